@@ -1,0 +1,393 @@
+/* sgemm: C = alpha * A * B + beta * C in FP32, C row-major, A and B row- or column-major.
+ * The op's registry: variants, params, constraints, launch geometry, flop/byte model, data, the
+ * host references and the cuBLAS calls. */
+#include <cublas_v2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/cuda_check.h"
+#include "runner/data.h"
+#include "runner/registry.h"
+#include "runner/verify.h"
+
+enum { M_, N_, K_ };     /* axes */
+enum { OP_A, OP_B };     /* operands with a layout */
+enum { ALPHA, BETA };    /* args */
+#define MAX_ELEMS 2147483647LL /* the kernels index with 32-bit ints */
+
+struct reg_problem {
+    reg_spec s;
+    const reg_ctx *ctx;
+    int on_device;
+    int m, n, k;
+    float alpha, beta;
+    size_t na, nb, nc;          /* elements */
+    float *ha, *hb, *hc0, *hc;  /* host inputs, initial C, output */
+    float *href, *hscale;       /* reference output and per-element error scale */
+    float *da, *db, *dc, *dc0;  /* device copies */
+};
+
+/* ---- model ------------------------------------------------------------------------------ */
+
+static double sgemm_flop(const reg_spec *s)
+{
+    return 2.0 * (double)s->dims[M_] * (double)s->dims[N_] * (double)s->dims[K_];
+}
+
+static double sgemm_bytes(const reg_spec *s)
+{
+    double m = (double)s->dims[M_], n = (double)s->dims[N_], k = (double)s->dims[K_];
+    double c = s->args[BETA] != 0.0 ? 2.0 * m * n : m * n; /* C read too when beta != 0 */
+    return 4.0 * (m * k + k * n + c);
+}
+
+/* A, B, C and the initial C, on the device; on the host also the reference and its error scale. */
+static uint64_t sgemm_mem_bytes(const reg_spec *s, int on_device)
+{
+    uint64_t ak, kn, mn, sum, total;
+    uint64_t m = (uint64_t)s->dims[M_], n = (uint64_t)s->dims[N_], k = (uint64_t)s->dims[K_];
+    if (!tl_mul_u64(m, k, &ak) || !tl_mul_u64(k, n, &kn) || !tl_mul_u64(m, n, &mn)) return 0;
+    uint64_t cs = on_device ? 2 : 4;
+    if (!tl_mul_u64(mn, cs, &mn) || !tl_add_u64(ak, kn, &sum) || !tl_add_u64(sum, mn, &sum)) return 0;
+    if (!tl_mul_u64(sum, sizeof(float), &total)) return 0;
+    return total;
+}
+
+static int fits_int(const reg_spec *s, char *why, size_t n)
+{
+    long long m = s->dims[M_], nn = s->dims[N_], k = s->dims[K_];
+    if (m * k > MAX_ELEMS || k * nn > MAX_ELEMS || m * nn > MAX_ELEMS) {
+        snprintf(why, n, "a matrix has more than 2^31-1 elements (the kernels index with int)");
+        return 0;
+    }
+    return 1;
+}
+
+static unsigned ceil_div(int64_t a, long b)
+{
+    return (unsigned)((a + b - 1) / b);
+}
+
+/* ---- 01_naive --------------------------------------------------------------------------- */
+
+static const reg_param naive_params[] = {
+    {"BX", 32, "threads per block along M (threadIdx.x walks rows of C)"},
+    {"BY", 32, "threads per block along N"},
+};
+
+static int naive_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    if (p[0] < 1 || p[1] < 1 || p[0] * p[1] > 1024)
+        return snprintf(why, n, "BX * BY = %ld is not 1 .. 1024 threads", p[0] * p[1]), 0;
+    if (ceil_div(s->dims[N_], p[1]) > 65535)
+        return snprintf(why, n, "n / BY needs more than 65535 blocks in y"), 0;
+    return fits_int(s, why, n);
+}
+
+static void naive_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    *l = (reg_launch){{ceil_div(s->dims[M_], p[0]), ceil_div(s->dims[N_], p[1]), 1}, {(unsigned)p[0], (unsigned)p[1], 1}, 0};
+}
+
+/* ---- 02_gmem_coalesced, 03_smem_tile ------------------------------------------------------ */
+
+static const reg_param blocksize_params[] = {
+    {"BLOCKSIZE", 32, "tile edge: BLOCKSIZE x BLOCKSIZE threads, one element of C each"},
+};
+
+static int blocksize_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    if (p[0] < 1 || p[0] > 32) return snprintf(why, n, "BLOCKSIZE = %ld is not 1 .. 32", p[0]), 0;
+    return fits_int(s, why, n);
+}
+
+static int coalesced_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    if (!blocksize_check(p, s, why, n)) return 0;
+    if (ceil_div(s->dims[N_], p[0]) > 65535) return snprintf(why, n, "n / BLOCKSIZE needs more than 65535 blocks in y"), 0;
+    return 1;
+}
+
+static void coalesced_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    *l = (reg_launch){{ceil_div(s->dims[M_], p[0]), ceil_div(s->dims[N_], p[0]), 1}, {(unsigned)(p[0] * p[0]), 1, 1}, 0};
+}
+
+static int smem_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    if (!blocksize_check(p, s, why, n)) return 0;
+    if (ceil_div(s->dims[M_], p[0]) > 65535) return snprintf(why, n, "m / BLOCKSIZE needs more than 65535 blocks in y"), 0;
+    return 1;
+}
+
+static void smem_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    *l = (reg_launch){{ceil_div(s->dims[N_], p[0]), ceil_div(s->dims[M_], p[0]), 1}, {(unsigned)(p[0] * p[0]), 1, 1}, 0};
+}
+
+/* ---- cuBLAS ------------------------------------------------------------------------------ */
+
+/* Row-major C = A B is column-major C^T = B^T A^T: swap the operands and let the layouts pick the
+ * transposes. */
+static int cublas_gemm(reg_problem *p, float alpha, const float *a, const float *b, float beta, float *c,
+                       cublasMath_t math, tl_err *e)
+{
+    cublasHandle_t h = p->ctx->cublas;
+    int acol = p->s.layouts[OP_A] == REG_COL, bcol = p->s.layouts[OP_B] == REG_COL;
+    cublasOperation_t opb = bcol ? CUBLAS_OP_T : CUBLAS_OP_N, opa = acol ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int ldb = bcol ? p->k : p->n, lda = acol ? p->m : p->k;
+    CUBLAS_CHECK(cublasSetMathMode(h, math));
+    CUBLAS_CHECK(cublasSgemm(h, opb, opa, p->n, p->m, p->k, &alpha, b, ldb, a, lda, &beta, c, p->n));
+    return 0;
+fail:
+    return -1;
+}
+
+static int cublas_run(reg_problem *p, const long *params, tl_err *e)
+{
+    (void)params;
+    /* The bar: cuBLAS's default FP32 path, which never uses TF32 tensor cores. */
+    return cublas_gemm(p, p->alpha, p->da, p->db, p->beta, p->dc, CUBLAS_DEFAULT_MATH, e);
+}
+
+/* ---- host target ------------------------------------------------------------------------- */
+
+static float host_a(const reg_problem *p, int i, int q)
+{
+    return p->s.layouts[OP_A] == REG_COL ? p->ha[(size_t)q * p->m + i] : p->ha[(size_t)i * p->k + q];
+}
+
+static float host_b(const reg_problem *p, int q, int j)
+{
+    return p->s.layouts[OP_B] == REG_COL ? p->hb[(size_t)j * p->k + q] : p->hb[(size_t)q * p->n + j];
+}
+
+static float epilogue(const reg_problem *p, float acc, size_t idx)
+{
+    return p->beta == 0.0f ? p->alpha * acc : p->alpha * acc + p->beta * p->hc[idx];
+}
+
+/* The textbook triple loop, FP32 accumulation. */
+static int host_naive_run(reg_problem *p, const long *params, tl_err *e)
+{
+    (void)params, (void)e;
+    for (int i = 0; i < p->m; i++)
+        for (int j = 0; j < p->n; j++) {
+            float acc = 0.0f;
+            for (int q = 0; q < p->k; q++) acc += host_a(p, i, q) * host_b(p, q, j);
+            p->hc[(size_t)i * p->n + j] = epilogue(p, acc, (size_t)i * p->n + j);
+        }
+    return 0;
+}
+
+/* i-k-j order: the inner loop streams a row of B and a row of C, which the cache likes. */
+static int host_ikj_run(reg_problem *p, const long *params, tl_err *e)
+{
+    (void)params, (void)e;
+    float *row = tl_xmalloc(sizeof *row * (size_t)p->n);
+    for (int i = 0; i < p->m; i++) {
+        memset(row, 0, sizeof *row * (size_t)p->n);
+        for (int q = 0; q < p->k; q++) {
+            float a = host_a(p, i, q);
+            for (int j = 0; j < p->n; j++) row[j] += a * host_b(p, q, j);
+        }
+        for (int j = 0; j < p->n; j++) p->hc[(size_t)i * p->n + j] = epilogue(p, row[j], (size_t)i * p->n + j);
+    }
+    free(row);
+    return 0;
+}
+
+/* ---- problem life cycle ------------------------------------------------------------------- */
+
+static void sgemm_problem_free(reg_problem *p)
+{
+    if (!p) return;
+    free(p->ha), free(p->hb), free(p->hc0), free(p->hc), free(p->href), free(p->hscale);
+    if (p->da) cudaFree(p->da);
+    if (p->db) cudaFree(p->db);
+    if (p->dc) cudaFree(p->dc);
+    if (p->dc0) cudaFree(p->dc0);
+    free(p);
+}
+
+static int sgemm_problem_new(reg_problem **out, const reg_spec *s, const reg_ctx *ctx, int on_device, tl_err *e)
+{
+    reg_problem *p = tl_xcalloc(1, sizeof *p);
+    p->s = *s;
+    p->ctx = ctx;
+    p->on_device = on_device;
+    p->m = (int)s->dims[M_], p->n = (int)s->dims[N_], p->k = (int)s->dims[K_];
+    p->alpha = (float)s->args[ALPHA], p->beta = (float)s->args[BETA];
+    p->na = (size_t)p->m * p->k, p->nb = (size_t)p->k * p->n, p->nc = (size_t)p->m * p->n;
+    p->ha = tl_xmalloc(p->na * sizeof(float));
+    p->hb = tl_xmalloc(p->nb * sizeof(float));
+    p->hc0 = tl_xmalloc(p->nc * sizeof(float));
+    p->hc = tl_xmalloc(p->nc * sizeof(float));
+    data_fill_uniform_f32(p->ha, p->na, s->seed, 1);
+    data_fill_uniform_f32(p->hb, p->nb, s->seed, 2);
+    data_fill_uniform_f32(p->hc0, p->nc, s->seed, 3);
+    memcpy(p->hc, p->hc0, p->nc * sizeof(float));
+    if (on_device) {
+        CUDA_CHECK(cudaMalloc((void **)&p->da, p->na * sizeof(float)));
+        CUDA_CHECK(cudaMalloc((void **)&p->db, p->nb * sizeof(float)));
+        CUDA_CHECK(cudaMalloc((void **)&p->dc, p->nc * sizeof(float)));
+        CUDA_CHECK(cudaMalloc((void **)&p->dc0, p->nc * sizeof(float)));
+        CUDA_CHECK(cudaMemcpy(p->da, p->ha, p->na * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(p->db, p->hb, p->nb * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(p->dc0, p->hc0, p->nc * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(p->dc, p->hc0, p->nc * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    *out = p;
+    return 0;
+fail:
+    sgemm_problem_free(p);
+    return -1;
+}
+
+/* Double-precision reference and error scale on the host: O(mnk), meant for small sizes. */
+static void reference_host(reg_problem *p)
+{
+    double aa = fabs((double)p->alpha), ab = fabs((double)p->beta);
+    for (int i = 0; i < p->m; i++)
+        for (int j = 0; j < p->n; j++) {
+            double acc = 0.0, mag = 0.0;
+            for (int q = 0; q < p->k; q++) {
+                double x = (double)host_a(p, i, q) * host_b(p, q, j);
+                acc += x;
+                mag += fabs(x);
+            }
+            size_t idx = (size_t)i * p->n + j;
+            double c0 = p->hc0[idx];
+            p->href[idx] = (float)(p->alpha * acc + (p->beta != 0.0f ? p->beta * c0 : 0.0));
+            p->hscale[idx] = (float)(aa * mag + ab * fabs(c0));
+        }
+}
+
+static void abs_copy(float *dst, const float *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dst[i] = fabsf(src[i]);
+}
+
+/* cuBLAS in pedantic FP32 (never TF32). The error scale |alpha||A||B| + |beta||C| is one more
+ * product, of the absolute values, computed in the same buffers and then undone. */
+static int reference_cublas(reg_problem *p, tl_err *e)
+{
+    float *tmp = NULL;
+    if (!p->on_device) {
+        tl_err_set(e, "the cublas reference needs a GPU; use reference: host");
+        return -1;
+    }
+    size_t big = p->na > p->nb ? p->na : p->nb;
+    tmp = tl_xmalloc((big > p->nc ? big : p->nc) * sizeof(float));
+    CUDA_CHECK(cudaMemcpy(p->dc, p->dc0, p->nc * sizeof(float), cudaMemcpyDeviceToDevice));
+    if (cublas_gemm(p, p->alpha, p->da, p->db, p->beta, p->dc, CUBLAS_PEDANTIC_MATH, e)) goto fail;
+    CUDA_CHECK(cudaMemcpy(p->href, p->dc, p->nc * sizeof(float), cudaMemcpyDeviceToHost));
+    abs_copy(tmp, p->ha, p->na);
+    CUDA_CHECK(cudaMemcpy(p->da, tmp, p->na * sizeof(float), cudaMemcpyHostToDevice));
+    abs_copy(tmp, p->hb, p->nb);
+    CUDA_CHECK(cudaMemcpy(p->db, tmp, p->nb * sizeof(float), cudaMemcpyHostToDevice));
+    abs_copy(tmp, p->hc0, p->nc);
+    CUDA_CHECK(cudaMemcpy(p->dc, tmp, p->nc * sizeof(float), cudaMemcpyHostToDevice));
+    if (cublas_gemm(p, fabsf(p->alpha), p->da, p->db, fabsf(p->beta), p->dc, CUBLAS_PEDANTIC_MATH, e)) goto fail;
+    CUDA_CHECK(cudaMemcpy(p->hscale, p->dc, p->nc * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(p->da, p->ha, p->na * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(p->db, p->hb, p->nb * sizeof(float), cudaMemcpyHostToDevice));
+    free(tmp);
+    return 0;
+fail:
+    free(tmp);
+    return -1;
+}
+
+static int sgemm_reference(reg_problem *p, const char *name, tl_err *e)
+{
+    if (!p->href) p->href = tl_xmalloc(p->nc * sizeof(float));
+    if (!p->hscale) p->hscale = tl_xmalloc(p->nc * sizeof(float));
+    if (!strcmp(name, "host")) {
+        reference_host(p);
+        return 0;
+    }
+    return reference_cublas(p, e);
+}
+
+static int sgemm_reset_output(reg_problem *p, int poison, tl_err *e)
+{
+    /* With beta == 0 C is write-only: poison it so that an unwritten element shows as NaN. */
+    int nan_fill = poison && p->beta == 0.0f;
+    if (!p->on_device) {
+        if (nan_fill) memset(p->hc, 0xff, p->nc * sizeof(float));
+        else if (p->beta != 0.0f) memcpy(p->hc, p->hc0, p->nc * sizeof(float));
+        return 0;
+    }
+    if (nan_fill) CUDA_CHECK(cudaMemsetAsync(p->dc, 0xff, p->nc * sizeof(float), 0));
+    else if (p->beta != 0.0f) CUDA_CHECK(cudaMemcpyAsync(p->dc, p->dc0, p->nc * sizeof(float), cudaMemcpyDeviceToDevice, 0));
+    return 0;
+fail:
+    return -1;
+}
+
+static int sgemm_kernel_args(reg_problem *p, void **argv, int max)
+{
+    if (max < 8) return -1;
+    void *args[] = {&p->m, &p->n, &p->k, &p->alpha, &p->da, &p->db, &p->beta, &p->dc};
+    memcpy(argv, args, sizeof args);
+    return 8;
+}
+
+static int sgemm_check_output(reg_problem *p, const reg_tolerance *t, reg_verify *v, tl_err *e)
+{
+    if (p->on_device) CUDA_CHECK(cudaMemcpy(p->hc, p->dc, p->nc * sizeof(float), cudaMemcpyDeviceToHost));
+    verify_f32(p->hc, p->href, p->hscale, p->nc, t, v);
+    return 0;
+fail:
+    return -1;
+}
+
+/* ---- the table ------------------------------------------------------------------------- */
+
+static const reg_variant sgemm_variants[] = {
+    {.name = "naive", .summary = "one thread per element of C; threadIdx.x walks rows (uncoalesced)",
+     .kind = REG_NVRTC, .source = "sgemm/01_naive.cu", .entry = "sgemm_naive",
+     .params = naive_params, .nparams = 2, .constraints = "BX * BY <= 1024",
+     .check = naive_check, .geometry = naive_geometry},
+    {.name = "gmem_coalesced", .summary = "consecutive threads own consecutive columns of C (coalesced)",
+     .kind = REG_NVRTC, .source = "sgemm/02_gmem_coalesced.cu", .entry = "sgemm_gmem_coalesced",
+     .params = blocksize_params, .nparams = 1, .constraints = "1 <= BLOCKSIZE <= 32",
+     .check = coalesced_check, .geometry = coalesced_geometry},
+    {.name = "smem_tile", .summary = "BLOCKSIZE x BLOCKSIZE tiles of A and B staged in shared memory",
+     .kind = REG_NVRTC, .source = "sgemm/03_smem_tile.cu", .entry = "sgemm_smem_tile",
+     .params = blocksize_params, .nparams = 1, .constraints = "1 <= BLOCKSIZE <= 32",
+     .check = smem_check, .geometry = smem_geometry},
+    {.name = "cublas", .summary = "cublasSgemm, default math (FP32, no TF32): the bar",
+     .kind = REG_LIBRARY, .run = cublas_run},
+    {.name = "host_naive", .summary = "C triple loop i-j-k, FP32 accumulation (host target)",
+     .kind = REG_HOST, .run = host_naive_run},
+    {.name = "host_ikj", .summary = "C loops in i-k-j order, row of C accumulated in place (host target)",
+     .kind = REG_HOST, .run = host_ikj_run},
+};
+
+static const char *const sgemm_axes[] = {"m", "n", "k"};
+static const char *const sgemm_operands[] = {"a", "b"};
+static const reg_arg sgemm_args[] = {{"alpha", 1.0}, {"beta", 0.0}};
+static const char *const sgemm_dtypes[] = {"f32"};
+static const char *const sgemm_references[] = {"cublas", "host"};
+
+const reg_op sgemm_op = {
+    .name = "sgemm",
+    .summary = "C = alpha A B + beta C, FP32; C row-major, A and B row- or column-major",
+    .axes = sgemm_axes, .naxes = 3,
+    .operands = sgemm_operands, .noperands = 2,
+    .args = sgemm_args, .nargs = 2,
+    .dtypes = sgemm_dtypes, .ndtypes = 1,
+    .references = sgemm_references, .nreferences = 2,
+    .host_reference = "host",
+    .tol = {.rtol = 1e-5, .atol = 1e-6},
+    .tol_doc = "|got - want| <= atol + rtol * (|alpha| (|A||B|)_ij + |beta| |C_ij|)",
+    .variants = sgemm_variants, .nvariants = sizeof sgemm_variants / sizeof *sgemm_variants,
+    .flop = sgemm_flop, .bytes = sgemm_bytes, .mem_bytes = sgemm_mem_bytes,
+    .problem_new = sgemm_problem_new, .problem_free = sgemm_problem_free,
+    .reference = sgemm_reference, .reset_output = sgemm_reset_output,
+    .kernel_args = sgemm_kernel_args, .check_output = sgemm_check_output,
+};

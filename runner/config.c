@@ -1,0 +1,702 @@
+#include "runner/config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+typedef struct {
+    const char *path;
+    yaml_document_t doc;
+    tl_err *e;
+} cfg_ctx;
+
+/* ---- errors ---------------------------------------------------------------------------- */
+
+__attribute__((format(printf, 4, 5))) static int fail_at(cfg_ctx *c, const yaml_node_t *n,
+                                                         const char *field, const char *fmt, ...)
+{
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    tl_err_set(c->e, "%s:%lu:%lu: %s: %s", c->path, (unsigned long)n->start_mark.line + 1,
+               (unsigned long)n->start_mark.column + 1, field, what);
+    return -1;
+}
+
+static const char *kind_name(const yaml_node_t *n)
+{
+    switch (n->type) {
+    case YAML_SCALAR_NODE: return "a scalar";
+    case YAML_SEQUENCE_NODE: return "a list";
+    case YAML_MAPPING_NODE: return "a mapping";
+    default: return "nothing";
+    }
+}
+
+static yaml_node_t *node(cfg_ctx *c, int id)
+{
+    return yaml_document_get_node(&c->doc, id);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+    return (const char *)n->data.scalar.value;
+}
+
+static int expect(cfg_ctx *c, const yaml_node_t *n, yaml_node_type_t t, const char *field)
+{
+    if (n->type == t) return 0;
+    const char *want = t == YAML_SCALAR_NODE ? "a scalar" : t == YAML_SEQUENCE_NODE ? "a list" : "a mapping";
+    return fail_at(c, n, field, "expected %s, got %s", want, kind_name(n));
+}
+
+/* ---- scalars --------------------------------------------------------------------------- */
+
+static int parse_int(cfg_ctx *c, const yaml_node_t *n, const char *field, long lo, long hi, long *out)
+{
+    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
+    const char *s = scalar(n);
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 0);
+    if (!*s || *end || errno) return fail_at(c, n, field, "expected an integer, got '%s'", s);
+    if (v < lo || v > hi) return fail_at(c, n, field, "%lld is out of range [%ld, %ld]", v, lo, hi);
+    *out = (long)v;
+    return 0;
+}
+
+static int parse_double(cfg_ctx *c, const yaml_node_t *n, const char *field, double lo, double hi,
+                        double *out)
+{
+    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
+    const char *s = scalar(n);
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !isfinite(v)) return fail_at(c, n, field, "expected a number, got '%s'", s);
+    if (v < lo || v > hi) return fail_at(c, n, field, "%g is out of range [%g, %g]", v, lo, hi);
+    *out = v;
+    return 0;
+}
+
+static int parse_bool(cfg_ctx *c, const yaml_node_t *n, const char *field, int *out)
+{
+    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
+    const char *s = scalar(n);
+    if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on")) *out = 1;
+    else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off")) *out = 0;
+    else return fail_at(c, n, field, "expected true or false, got '%s'", s);
+    return 0;
+}
+
+static int parse_string(cfg_ctx *c, const yaml_node_t *n, const char *field, char **out)
+{
+    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
+    *out = tl_xstrdup(scalar(n));
+    return 0;
+}
+
+/* One of choices[0..nchoices); *out gets the index. */
+static int parse_choice(cfg_ctx *c, const yaml_node_t *n, const char *field, const char *const *choices,
+                        int nchoices, int *out)
+{
+    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
+    for (int i = 0; i < nchoices; i++)
+        if (!strcmp(scalar(n), choices[i])) return *out = i, 0;
+    char list[512] = "";
+    for (int i = 0; i < nchoices; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", choices[i]);
+    return fail_at(c, n, field, "'%s' is not one of: %s", scalar(n), list);
+}
+
+/* ---- mappings -------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *key;
+    yaml_node_t *value;
+} cfg_pair;
+
+/* Splits a mapping into pairs, rejecting duplicate and (when allowed != NULL) unknown keys. */
+static int mapping_pairs(cfg_ctx *c, yaml_node_t *n, const char *field, const char *const *allowed,
+                         cfg_pair *pairs, int maxpairs, int *npairs)
+{
+    if (expect(c, n, YAML_MAPPING_NODE, field)) return -1;
+    int k = 0;
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = node(c, p->key), *vn = node(c, p->value);
+        if (kn->type != YAML_SCALAR_NODE) return fail_at(c, kn, field, "keys must be plain names");
+        const char *key = scalar(kn);
+        for (int i = 0; i < k; i++)
+            if (!strcmp(pairs[i].key, key)) return fail_at(c, kn, field, "key '%s' is given twice", key);
+        if (allowed) {
+            int ok = 0;
+            for (int i = 0; allowed[i]; i++) ok |= !strcmp(allowed[i], key);
+            if (!ok) {
+                char list[512] = "";
+                for (int i = 0; allowed[i]; i++)
+                    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                             allowed[i]);
+                return fail_at(c, kn, field, "unknown key '%s' (expected one of: %s)", key, list);
+            }
+        }
+        if (k == maxpairs) return fail_at(c, kn, field, "too many keys (at most %d)", maxpairs);
+        pairs[k].key = key;
+        pairs[k].value = vn;
+        k++;
+    }
+    *npairs = k;
+    return 0;
+}
+
+/* ---- value lists: 8 | [8, 16] | {pow2: [3, 5]} | {range: [start, stop, step]} ------------- */
+
+static void push_value(long **vals, int *n, long v)
+{
+    *vals = realloc(*vals, sizeof **vals * (size_t)(*n + 1));
+    if (!*vals) abort();
+    (*vals)[(*n)++] = v;
+}
+
+static int parse_values(cfg_ctx *c, yaml_node_t *n, const char *field, long lo, long hi, long **vals,
+                        int *nvals)
+{
+    long v;
+    *vals = NULL;
+    *nvals = 0;
+    if (n->type == YAML_SCALAR_NODE) {
+        if (parse_int(c, n, field, lo, hi, &v)) return -1;
+        push_value(vals, nvals, v);
+        return 0;
+    }
+    if (n->type == YAML_SEQUENCE_NODE) {
+        if (n->data.sequence.items.top == n->data.sequence.items.start)
+            return fail_at(c, n, field, "the list is empty");
+        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+            if (parse_int(c, node(c, *it), field, lo, hi, &v)) goto fail;
+            push_value(vals, nvals, v);
+        }
+        return 0;
+    }
+    static const char *const forms[] = {"pow2", "range", NULL};
+    cfg_pair pr[2];
+    int np;
+    if (mapping_pairs(c, n, field, forms, pr, 2, &np)) return -1;
+    if (np != 1) return fail_at(c, n, field, "expected one of {pow2: [lo, hi]} or {range: [start, stop, step]}");
+    yaml_node_t *seq = pr[0].value;
+    int is_pow2 = !strcmp(pr[0].key, "pow2");
+    int want = is_pow2 ? 2 : 3;
+    if (expect(c, seq, YAML_SEQUENCE_NODE, field)) return -1;
+    long a[3];
+    int got = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+    if (got != want)
+        return fail_at(c, seq, field, "%s takes %d numbers, got %d", pr[0].key, want, got);
+    for (int i = 0; i < want; i++)
+        if (parse_int(c, node(c, seq->data.sequence.items.start[i]), field, is_pow2 ? 0 : lo,
+                      is_pow2 ? 62 : hi, &a[i]))
+            return -1;
+    if (is_pow2) {
+        if (a[0] > a[1]) return fail_at(c, seq, field, "pow2: lo %ld is above hi %ld", a[0], a[1]);
+        for (long e = a[0]; e <= a[1]; e++) {
+            long p = 1L << e;
+            if (p < lo || p > hi) {
+                fail_at(c, seq, field, "2^%ld = %ld is out of range [%ld, %ld]", e, p, lo, hi);
+                goto fail;
+            }
+            push_value(vals, nvals, p);
+        }
+        return 0;
+    }
+    if (a[2] <= 0) return fail_at(c, seq, field, "range: step must be positive, got %ld", a[2]);
+    if (a[0] > a[1]) return fail_at(c, seq, field, "range: start %ld is above stop %ld", a[0], a[1]);
+    if ((a[1] - a[0]) / a[2] >= CFG_MAX_VALUES)
+        return fail_at(c, seq, field, "range expands to more than %d values", CFG_MAX_VALUES);
+    for (long x = a[0]; x <= a[1]; x += a[2]) push_value(vals, nvals, x);
+    return 0;
+fail:
+    free(*vals);
+    *vals = NULL;
+    *nvals = 0;
+    return -1;
+}
+
+/* ---- sizes ----------------------------------------------------------------------------- */
+
+#define AXIS_MAX 2147483647L /* kernels take int sizes */
+
+typedef struct {
+    int axes[REG_MAX_AXES]; /* op axis indices this factor sets */
+    int naxes;
+    long *vals[REG_MAX_AXES]; /* per axis: values (zip) or one shared list (tied) */
+    int nvals;
+} size_factor;
+
+/* "mnk" ties the single-letter axes m, n and k; an exact axis name sets that axis. */
+static int axes_of_key(cfg_ctx *c, yaml_node_t *kn, const char *key, const reg_op *op, int *axes,
+                       int *naxes, int *seen)
+{
+    int a = reg_find_axis(op, key);
+    *naxes = 0;
+    if (a >= 0) {
+        axes[(*naxes)++] = a;
+    } else {
+        for (const char *p = key; *p; p++) {
+            char one[2] = {*p, 0};
+            int b = reg_find_axis(op, one);
+            if (b < 0 || *naxes == REG_MAX_AXES) {
+                char list[128] = "";
+                for (int i = 0; i < op->naxes; i++)
+                    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", op->axes[i]);
+                return fail_at(c, kn, "sizes", "'%s' is not an axis of %s (axes: %s; 'mnk' ties m, n and k)",
+                               key, op->name, list);
+            }
+            axes[(*naxes)++] = b;
+        }
+    }
+    for (int i = 0; i < *naxes; i++) {
+        if (seen[axes[i]]) return fail_at(c, kn, "sizes", "axis '%s' is given twice", op->axes[axes[i]]);
+        seen[axes[i]] = 1;
+    }
+    return 0;
+}
+
+static void push_size(tl_experiment *x, const int64_t *dims)
+{
+    x->sizes = realloc(x->sizes, sizeof *x->sizes * (size_t)(x->nsizes + 1));
+    if (!x->sizes) abort();
+    memcpy(x->sizes[x->nsizes++].dims, dims, sizeof x->sizes[0].dims);
+}
+
+static void factors_free(size_factor *f, int nf)
+{
+    for (int i = 0; i < nf; i++)
+        for (int j = 0; j < REG_MAX_AXES; j++) free(f[i].vals[j]);
+}
+
+static int parse_zip(cfg_ctx *c, yaml_node_t *n, const reg_op *op, int *seen, size_factor *f)
+{
+    cfg_pair pr[REG_MAX_AXES];
+    int np;
+    if (mapping_pairs(c, n, "sizes.zip", NULL, pr, REG_MAX_AXES, &np)) return -1;
+    if (np == 0) return fail_at(c, n, "sizes.zip", "zip needs at least one axis");
+    f->naxes = 0;
+    for (int i = 0; i < np; i++) {
+        yaml_node_t *kn = NULL;
+        for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+            if (node(c, p->value) == pr[i].value) kn = node(c, p->key);
+        int axes[REG_MAX_AXES], na;
+        if (axes_of_key(c, kn, pr[i].key, op, axes, &na, seen)) return -1;
+        int nv;
+        char field[64];
+        snprintf(field, sizeof field, "sizes.zip.%s", pr[i].key);
+        if (parse_values(c, pr[i].value, field, 1, AXIS_MAX, &f->vals[f->naxes], &nv)) return -1;
+        if (i > 0 && nv != f->nvals)
+            return fail_at(c, pr[i].value, field, "zip needs lists of one length: %d here, %d before", nv,
+                           f->nvals);
+        f->nvals = nv;
+        for (int j = 0; j < na; j++) {
+            f->axes[f->naxes] = axes[j];
+            if (j > 0) {
+                f->vals[f->naxes] = tl_xmalloc(sizeof(long) * (size_t)nv);
+                memcpy(f->vals[f->naxes], f->vals[f->naxes - j], sizeof(long) * (size_t)nv);
+            }
+            f->naxes++;
+        }
+    }
+    return 0;
+}
+
+/* A sizes mapping: the product of its factors (an axis, tied axes, or a zip). */
+static int parse_sizes_mapping(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    const reg_op *op = x->op;
+    cfg_pair pr[REG_MAX_AXES + 1];
+    int np, seen[REG_MAX_AXES] = {0};
+    size_factor f[REG_MAX_AXES + 1];
+    memset(f, 0, sizeof f);
+    int nf = 0, rc = -1;
+    if (mapping_pairs(c, n, "sizes", NULL, pr, REG_MAX_AXES + 1, &np)) return -1;
+    yaml_node_pair_t *p = n->data.mapping.pairs.start;
+    for (int i = 0; i < np; i++, p++) {
+        size_factor *fi = &f[nf++];
+        if (!strcmp(pr[i].key, "zip")) {
+            if (parse_zip(c, pr[i].value, op, seen, fi)) goto out;
+            continue;
+        }
+        int na;
+        if (axes_of_key(c, node(c, p->key), pr[i].key, op, fi->axes, &na, seen)) goto out;
+        char field[64];
+        snprintf(field, sizeof field, "sizes.%s", pr[i].key);
+        if (parse_values(c, pr[i].value, field, 1, AXIS_MAX, &fi->vals[0], &fi->nvals)) goto out;
+        for (int j = 1; j < na; j++) {
+            fi->vals[j] = tl_xmalloc(sizeof(long) * (size_t)fi->nvals);
+            memcpy(fi->vals[j], fi->vals[0], sizeof(long) * (size_t)fi->nvals);
+        }
+        fi->naxes = na;
+    }
+    for (int a = 0; a < op->naxes; a++)
+        if (!seen[a]) {
+            fail_at(c, n, "sizes", "axis '%s' is not given", op->axes[a]);
+            goto out;
+        }
+    /* Product over factors, the last factor varying fastest. */
+    int idx[REG_MAX_AXES + 1] = {0};
+    for (;;) {
+        int64_t dims[REG_MAX_AXES] = {0};
+        for (int i = 0; i < nf; i++)
+            for (int j = 0; j < f[i].naxes; j++) dims[f[i].axes[j]] = f[i].vals[j][idx[i]];
+        if (x->nsizes >= CFG_MAX_CASES) {
+            fail_at(c, n, "sizes", "expands to more than %d sizes", CFG_MAX_CASES);
+            goto out;
+        }
+        push_size(x, dims);
+        int i = nf - 1;
+        while (i >= 0 && ++idx[i] == f[i].nvals) idx[i--] = 0;
+        if (i < 0) break;
+    }
+    rc = 0;
+out:
+    factors_free(f, nf);
+    return rc;
+}
+
+static int parse_sizes(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    if (n->type == YAML_MAPPING_NODE) return parse_sizes_mapping(c, n, x);
+    if (n->type != YAML_SEQUENCE_NODE)
+        return fail_at(c, n, "sizes", "expected a mapping of axes or a list of them, got %s", kind_name(n));
+    if (n->data.sequence.items.top == n->data.sequence.items.start)
+        return fail_at(c, n, "sizes", "the list is empty");
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *item = node(c, *it);
+        if (item->type != YAML_MAPPING_NODE)
+            return fail_at(c, item, "sizes", "each list item must be a mapping of axes, like {m: 64, n: 64, k: 64}");
+        if (parse_sizes_mapping(c, item, x)) return -1;
+    }
+    return 0;
+}
+
+/* ---- variants -------------------------------------------------------------------------- */
+
+static int parse_params(cfg_ctx *c, yaml_node_t *n, const char *field, cfg_variant *cv)
+{
+    const reg_variant *v = cv->v;
+    cfg_pair pr[REG_MAX_PARAMS];
+    int np;
+    if (n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.top - n->data.mapping.pairs.start > REG_MAX_PARAMS)
+        return fail_at(c, n, field, "too many params");
+    if (mapping_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
+    yaml_node_pair_t *p = n->data.mapping.pairs.start;
+    for (int i = 0; i < np; i++, p++) {
+        int k = reg_find_param(v, pr[i].key);
+        if (k < 0) {
+            char list[256] = "";
+            for (int j = 0; j < v->nparams; j++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", v->params[j].name);
+            return fail_at(c, node(c, p->key), field, "variant '%s' has no param '%s' (its params: %s)", v->name,
+                           pr[i].key, v->nparams ? list : "none");
+        }
+        char f2[128];
+        snprintf(f2, sizeof f2, "%s.%s", field, pr[i].key);
+        free(cv->values[k]);
+        if (parse_values(c, pr[i].value, f2, -(1L << 30), 1L << 30, &cv->values[k], &cv->nvalues[k])) return -1;
+    }
+    return 0;
+}
+
+static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
+{
+    static const char *const keys[] = {"name", "params", NULL};
+    char field[64];
+    snprintf(field, sizeof field, "variants[%d]", index);
+    cfg_variant *cv = &x->variants[index];
+    cv->line = (int)n->start_mark.line + 1;
+    yaml_node_t *name = n, *params = NULL;
+    if (n->type == YAML_MAPPING_NODE) {
+        cfg_pair pr[2];
+        int np;
+        if (mapping_pairs(c, n, field, keys, pr, 2, &np)) return -1;
+        name = NULL;
+        for (int i = 0; i < np; i++) {
+            if (!strcmp(pr[i].key, "name")) name = pr[i].value;
+            else params = pr[i].value;
+        }
+        if (!name) return fail_at(c, n, field, "'name' is required");
+    }
+    if (name->type != YAML_SCALAR_NODE)
+        return fail_at(c, name, field, "expected a variant name or {name: ..., params: {...}}, got %s",
+                       kind_name(name));
+    cv->v = reg_find_variant(x->op, scalar(name));
+    if (!cv->v) {
+        char list[1024] = "";
+        for (int i = 0; i < x->op->nvariants; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", x->op->variants[i].name);
+        return fail_at(c, name, field, "op '%s' has no variant '%s' (variants: %s)", x->op->name, scalar(name), list);
+    }
+    for (int k = 0; k < cv->v->nparams; k++) {
+        cv->values[k] = tl_xmalloc(sizeof(long));
+        cv->values[k][0] = cv->v->params[k].def;
+        cv->nvalues[k] = 1;
+    }
+    if (params) {
+        char f2[80];
+        snprintf(f2, sizeof f2, "%s.params", field);
+        if (parse_params(c, params, f2, cv)) return -1;
+    }
+    return 0;
+}
+
+static int parse_variants(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    if (expect(c, n, YAML_SEQUENCE_NODE, "variants")) return -1;
+    int count = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (count == 0) return fail_at(c, n, "variants", "the list is empty");
+    x->variants = tl_xcalloc((size_t)count, sizeof *x->variants);
+    x->nvariants = count;
+    for (int i = 0; i < count; i++)
+        if (parse_variant(c, node(c, n->data.sequence.items.start[i]), i, x)) return -1;
+    return 0;
+}
+
+/* ---- the small sections ---------------------------------------------------------------- */
+
+static int parse_layout(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    static const char *const names[] = {"row", "col"};
+    cfg_pair pr[REG_MAX_OPERANDS];
+    int np;
+    if (mapping_pairs(c, n, "layout", NULL, pr, REG_MAX_OPERANDS, &np)) return -1;
+    yaml_node_pair_t *p = n->data.mapping.pairs.start;
+    for (int i = 0; i < np; i++, p++) {
+        int o = -1;
+        for (int j = 0; j < x->op->noperands; j++)
+            if (!strcmp(x->op->operands[j], pr[i].key)) o = j;
+        if (o < 0) return fail_at(c, node(c, p->key), "layout", "op '%s' has no operand '%s'", x->op->name, pr[i].key);
+        char field[64];
+        snprintf(field, sizeof field, "layout.%s", pr[i].key);
+        yaml_node_t *v = pr[i].value;
+        x->nlayouts[o] = 0;
+        if (v->type == YAML_SEQUENCE_NODE) {
+            int cnt = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
+            if (cnt < 1 || cnt > 2) return fail_at(c, v, field, "expected row, col or [row, col]");
+            for (int k = 0; k < cnt; k++) {
+                int which;
+                if (parse_choice(c, node(c, v->data.sequence.items.start[k]), field, names, 2, &which)) return -1;
+                x->layouts[o][x->nlayouts[o]++] = which;
+            }
+        } else {
+            int which;
+            if (parse_choice(c, v, field, names, 2, &which)) return -1;
+            x->layouts[o][x->nlayouts[o]++] = which;
+        }
+    }
+    return 0;
+}
+
+static int parse_args(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    cfg_pair pr[REG_MAX_ARGS];
+    int np;
+    if (mapping_pairs(c, n, "args", NULL, pr, REG_MAX_ARGS, &np)) return -1;
+    yaml_node_pair_t *p = n->data.mapping.pairs.start;
+    for (int i = 0; i < np; i++, p++) {
+        int a = -1;
+        for (int j = 0; j < x->op->nargs; j++)
+            if (!strcmp(x->op->args[j].name, pr[i].key)) a = j;
+        if (a < 0) return fail_at(c, node(c, p->key), "args", "op '%s' has no arg '%s'", x->op->name, pr[i].key);
+        char field[64];
+        snprintf(field, sizeof field, "args.%s", pr[i].key);
+        if (parse_double(c, pr[i].value, field, -1e30, 1e30, &x->args[a])) return -1;
+    }
+    return 0;
+}
+
+static int parse_tolerance(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    static const char *const keys[] = {"rtol", "atol", NULL};
+    cfg_pair pr[2];
+    int np;
+    if (mapping_pairs(c, n, "tolerance", keys, pr, 2, &np)) return -1;
+    for (int i = 0; i < np; i++) {
+        double *dst = !strcmp(pr[i].key, "rtol") ? &x->tol.rtol : &x->tol.atol;
+        char field[32];
+        snprintf(field, sizeof field, "tolerance.%s", pr[i].key);
+        if (parse_double(c, pr[i].value, field, 0, 1, dst)) return -1;
+    }
+    return 0;
+}
+
+static int parse_measure(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    static const char *const keys[] = {"warmup", "min_reps", "max_reps", "max_noise", "max_time_s", "l2_flush", NULL};
+    measure_protocol *m = &x->protocol;
+    cfg_pair pr[8];
+    int np;
+    long v;
+    if (mapping_pairs(c, n, "measure", keys, pr, 8, &np)) return -1;
+    for (int i = 0; i < np; i++) {
+        const char *k = pr[i].key;
+        char field[32];
+        snprintf(field, sizeof field, "measure.%s", k);
+        int rc;
+        if (!strcmp(k, "warmup")) rc = parse_int(c, pr[i].value, field, 0, 100000, &v), m->warmup = (int)v;
+        else if (!strcmp(k, "min_reps")) rc = parse_int(c, pr[i].value, field, 1, 1000000, &v), m->min_reps = (int)v;
+        else if (!strcmp(k, "max_reps")) rc = parse_int(c, pr[i].value, field, 1, 1000000, &v), m->max_reps = (int)v;
+        else if (!strcmp(k, "max_noise")) rc = parse_double(c, pr[i].value, field, 0, 1, &m->max_noise);
+        else if (!strcmp(k, "max_time_s")) rc = parse_double(c, pr[i].value, field, 0, 86400, &m->max_time_s);
+        else rc = parse_bool(c, pr[i].value, field, &m->l2_flush);
+        if (rc) return -1;
+    }
+    if (m->min_reps > m->max_reps)
+        return fail_at(c, n, "measure", "min_reps (%d) is above max_reps (%d)", m->min_reps, m->max_reps);
+    return 0;
+}
+
+static int parse_name(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    if (parse_string(c, n, "name", &x->name)) return -1;
+    if (!*x->name) return fail_at(c, n, "name", "must not be empty");
+    for (const char *p = x->name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+              *p == '-'))
+            return fail_at(c, n, "name", "'%s' may hold only letters, digits, '_' and '-' (it names the output file)",
+                           x->name);
+    return 0;
+}
+
+/* ---- the document ---------------------------------------------------------------------- */
+
+static yaml_node_t *find_key(cfg_pair *pr, int np, const char *key)
+{
+    for (int i = 0; i < np; i++)
+        if (!strcmp(pr[i].key, key)) return pr[i].value;
+    return NULL;
+}
+
+static int parse_root(cfg_ctx *c, yaml_node_t *root, tl_experiment *x)
+{
+    static const char *const keys[] = {"name", "description", "op", "seed", "dtype", "layout", "args", "sizes",
+                                       "variants", "reference", "tolerance", "measure", NULL};
+    cfg_pair pr[16];
+    int np;
+    if (root->type != YAML_MAPPING_NODE)
+        return fail_at(c, root, "experiment", "expected a mapping of fields (name, op, sizes, variants, ...), got %s",
+                       kind_name(root));
+    if (mapping_pairs(c, root, "experiment", keys, pr, 16, &np)) return -1;
+    static const char *const required[] = {"name", "op", "seed", "sizes", "variants"};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (!find_key(pr, np, required[i]))
+            return fail_at(c, root, required[i], "required field is missing");
+
+    yaml_node_t *n;
+    if (parse_name(c, find_key(pr, np, "name"), x)) return -1;
+    if ((n = find_key(pr, np, "description")) && parse_string(c, n, "description", &x->description)) return -1;
+    n = find_key(pr, np, "op");
+    if (expect(c, n, YAML_SCALAR_NODE, "op")) return -1;
+    if (!(x->op = reg_find_op(scalar(n)))) {
+        char list[256] = "";
+        for (int i = 0; i < reg_nops; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", reg_ops[i]->name);
+        return fail_at(c, n, "op", "unknown op '%s' (ops: %s)", scalar(n), list);
+    }
+    const reg_op *op = x->op;
+    long seed;
+    if (parse_int(c, find_key(pr, np, "seed"), "seed", 0, 0x7fffffffffffffffL, &seed)) return -1;
+    x->seed = (uint64_t)seed;
+    x->dtype = op->dtypes[0];
+    int which;
+    if ((n = find_key(pr, np, "dtype"))) {
+        if (parse_choice(c, n, "dtype", op->dtypes, op->ndtypes, &which)) return -1;
+        x->dtype = op->dtypes[which];
+    }
+    for (int o = 0; o < op->noperands; o++) x->layouts[o][0] = REG_ROW, x->nlayouts[o] = 1;
+    if ((n = find_key(pr, np, "layout")) && parse_layout(c, n, x)) return -1;
+    for (int a = 0; a < op->nargs; a++) x->args[a] = op->args[a].def;
+    if ((n = find_key(pr, np, "args")) && parse_args(c, n, x)) return -1;
+    if (parse_sizes(c, find_key(pr, np, "sizes"), x)) return -1;
+    if (parse_variants(c, find_key(pr, np, "variants"), x)) return -1;
+    x->reference = op->references[0];
+    if ((n = find_key(pr, np, "reference"))) {
+        if (parse_choice(c, n, "reference", op->references, op->nreferences, &which)) return -1;
+        x->reference = op->references[which];
+    }
+    x->tol = op->tol;
+    if ((n = find_key(pr, np, "tolerance")) && parse_tolerance(c, n, x)) return -1;
+    x->protocol = measure_defaults;
+    if ((n = find_key(pr, np, "measure")) && parse_measure(c, n, x)) return -1;
+    return 0;
+}
+
+int config_parse(const char *path, const char *text, size_t len, tl_experiment *x, tl_err *e)
+{
+    yaml_parser_t parser;
+    cfg_ctx c = {.path = path, .e = e};
+    int rc = -1, have_doc = 0;
+    memset(x, 0, sizeof *x);
+    x->path = tl_xstrdup(path);
+    x->yaml = tl_xmalloc(len + 1);
+    memcpy(x->yaml, text, len);
+    x->yaml[len] = '\0';
+    x->yaml_len = len;
+    tl_sha256_hex(text, len, x->sha256);
+
+    if (!yaml_parser_initialize(&parser)) {
+        tl_err_set(e, "%s: libyaml could not initialise its parser", path);
+        return -1;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &c.doc)) {
+        tl_err_set(e, "%s:%lu:%lu: YAML syntax: %s%s%s", path, (unsigned long)parser.problem_mark.line + 1,
+                   (unsigned long)parser.problem_mark.column + 1, parser.problem ? parser.problem : "invalid YAML",
+                   parser.context ? " " : "", parser.context ? parser.context : "");
+        goto out;
+    }
+    have_doc = 1;
+    yaml_node_t *root = yaml_document_get_root_node(&c.doc);
+    if (!root) {
+        tl_err_set(e, "%s:1:1: experiment: the file is empty", path);
+        goto out;
+    }
+    rc = parse_root(&c, root, x);
+out:
+    if (have_doc) yaml_document_delete(&c.doc);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+int config_load(const char *path, tl_experiment *x, tl_err *e)
+{
+    size_t len;
+    char *text = tl_read_file(path, &len, e);
+    if (!text) {
+        memset(x, 0, sizeof *x);
+        return -1;
+    }
+    if (memchr(text, '\0', len)) {
+        tl_err_set(e, "%s: not a text file (it holds a NUL byte)", path);
+        free(text);
+        memset(x, 0, sizeof *x);
+        return -1;
+    }
+    int rc = config_parse(path, text, len, x, e);
+    free(text);
+    return rc;
+}
+
+void config_free(tl_experiment *x)
+{
+    free(x->path);
+    free(x->yaml);
+    free(x->name);
+    free(x->description);
+    free(x->sizes);
+    for (int i = 0; i < x->nvariants; i++)
+        for (int k = 0; k < REG_MAX_PARAMS; k++) free(x->variants[i].values[k]);
+    free(x->variants);
+    memset(x, 0, sizeof *x);
+}

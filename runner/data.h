@@ -1,0 +1,12 @@
+/* data: seeded inputs. Value i of stream s depends only on (seed, s, i), so every machine and every
+ * variant sees the same inputs for the same case, and nothing is ever zero-filled. */
+#ifndef TILELAB_DATA_H
+#define TILELAB_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Uniform in [-1, 1), exactly representable in float (24-bit mantissa). */
+void data_fill_uniform_f32(float *x, size_t n, uint64_t seed, uint64_t stream);
+
+#endif

@@ -1,0 +1,236 @@
+#include "runner/execute.h"
+
+#include <cublas_v2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/cuda_check.h"
+#include "runner/jit.h"
+
+int exec_init(exec_ctx *c, const tl_experiment *x, const env_info *env, int use_gpu, tl_err *e)
+{
+    memset(c, 0, sizeof *c);
+    c->x = x;
+    c->env = env;
+    c->cache_dir = jit_cache_dir();
+    c->protocol = measure_protocol_text(&x->protocol);
+    if (!use_gpu) return 0;
+    cublasHandle_t h = NULL;
+    CUBLAS_CHECK(cublasCreate(&h));
+    c->ctx.cublas = h;
+    /* Twice the L2: whatever the replacement policy, nothing of the last run survives. */
+    c->l2_bytes = 2 * (size_t)env->l2_bytes;
+    CUDA_CHECK(cudaMalloc(&c->l2_buf, c->l2_bytes));
+    return 0;
+fail:
+    exec_free(c);
+    return -1;
+}
+
+void exec_free(exec_ctx *c)
+{
+    if (c->prob) c->x->op->problem_free(c->prob);
+    if (c->ctx.cublas) cublasDestroy(c->ctx.cublas);
+    if (c->l2_buf) cudaFree(c->l2_buf);
+    free(c->prob_key);
+    free(c->cache_dir);
+    free(c->protocol);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- what the timed loop calls ---------------------------------------------------------- */
+
+typedef struct {
+    const tl_case *tc;
+    reg_problem *prob;
+    const jit_kernel *k; /* REG_NVRTC */
+    reg_launch geo;      /* REG_NVRTC */
+} run_ctx;
+
+static int run_reset(void *ctx, tl_err *e)
+{
+    run_ctx *r = ctx;
+    return r->tc->op->reset_output(r->prob, 0, e);
+}
+
+static int run_launch(void *ctx, tl_err *e)
+{
+    run_ctx *r = ctx;
+    const tl_case *tc = r->tc;
+    if (tc->variant->kind != REG_NVRTC) return tc->variant->run(r->prob, tc->params, e);
+    void *argv[32];
+    if (tc->op->kernel_args(r->prob, argv, 32) < 0) {
+        tl_err_set(e, "op %s: kernel arguments do not fit", tc->op->name);
+        return -1;
+    }
+    dim3 grid = {r->geo.grid[0], r->geo.grid[1], r->geo.grid[2]};
+    dim3 block = {r->geo.block[0], r->geo.block[1], r->geo.block[2]};
+    CUDA_CHECK(cudaLaunchKernel((const void *)r->k->kernel, grid, block, argv, r->geo.smem, 0));
+    CUDA_CHECK(cudaGetLastError());
+    return 0;
+fail:
+    return -1;
+}
+
+/* ---- steps ------------------------------------------------------------------------------ */
+
+static char *problem_key(const tl_case *tc, int on_device)
+{
+    char *args = plan_canonical(tc); /* args and seed sit at its end, after ";args=" */
+    char *key = tl_xasprintf("%s|%s|%s|%d", tc->sizes_text, tc->layout_text, strstr(args, ";args="), on_device);
+    free(args);
+    return key;
+}
+
+static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const char *ref, tl_err *e)
+{
+    const reg_op *op = tc->op;
+    char *key = problem_key(tc, on_device);
+    if (!c->prob_key || strcmp(key, c->prob_key)) {
+        if (c->prob) op->problem_free(c->prob);
+        c->prob = NULL;
+        free(c->prob_key);
+        c->prob_key = key;
+        c->prob_ref = NULL;
+        if (op->problem_new(&c->prob, &tc->spec, &c->ctx, on_device, e)) return -1;
+    } else {
+        free(key);
+    }
+    if (c->prob_ref && !strcmp(c->prob_ref, ref)) return 0;
+    if (op->reference(c->prob, ref, e)) return -1;
+    c->prob_ref = ref;
+    return 0;
+}
+
+static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_cubin *cb, tl_result *r,
+                          tl_err *e)
+{
+    int arch = c->env->cc_major * 10 + c->env->cc_minor;
+    if (jit_compile(tc->op, tc->variant, tc->params, &tc->spec, arch, c->cache_dir, cb, e)) return -1;
+    if (jit_load(cb, tc->variant->entry, k, e)) return -1;
+    tc->variant->geometry(tc->params, &tc->spec, &rc->geo);
+    rc->k = k;
+    r->regs = k->regs;
+    r->smem_bytes = (long)(k->smem_static + rc->geo.smem);
+    r->local_bytes = (long)k->local_bytes;
+    memcpy(r->cubin_sha256, cb->cubin_sha256, sizeof r->cubin_sha256);
+    r->nvrtc_options = tl_xstrdup(cb->options);
+    memcpy(r->grid, rc->geo.grid, sizeof r->grid);
+    memcpy(r->block, rc->geo.block, sizeof r->block);
+    unsigned threads = rc->geo.block[0] * rc->geo.block[1] * rc->geo.block[2];
+    if ((int)threads > k->max_threads) {
+        r->status = "skipped";
+        r->reason = tl_xasprintf("the compiled kernel allows %d threads per block, the launch needs %u", k->max_threads,
+                                 threads);
+        return 0;
+    }
+    if (rc->geo.smem > c->env->smem_per_block_optin - k->smem_static) {
+        r->status = "skipped";
+        r->reason = tl_xasprintf("needs %zu bytes of shared memory per block, the device allows %zu",
+                                 rc->geo.smem + k->smem_static, c->env->smem_per_block_optin);
+        return 0;
+    }
+    if (rc->geo.smem > 48 * 1024)
+        CUDA_CHECK(cudaFuncSetAttribute((const void *)k->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)rc->geo.smem));
+    return 0;
+fail:
+    return -1;
+}
+
+/* The verified run: output poisoned, one launch, every element compared. */
+static int verified_run(exec_ctx *c, const tl_case *tc, run_ctx *rc, tl_result *r, tl_err *e)
+{
+    reg_verify v;
+    int on_device = tc->variant->kind != REG_HOST;
+    if (tc->op->reset_output(rc->prob, 1, e) || run_launch(rc, e)) return -1;
+    if (on_device) {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaGetLastError());
+    }
+    if (tc->op->check_output(rc->prob, &r->tol, &v, e)) return -1;
+    r->max_abs_err = v.max_abs_err;
+    r->max_rel_err = v.max_rel_err;
+    if (!v.ok) {
+        r->status = "verify_failed";
+        r->reason = tl_xasprintf("%lld of %s elements out of tolerance (max rel err %.3g > rtol %.3g): %s",
+                                 (long long)v.bad, tc->sizes_text, v.max_rel_err, r->tol.rtol, v.detail);
+    }
+    (void)c;
+    return 0;
+fail:
+    return -1;
+}
+
+static void finish_stats(tl_result *r)
+{
+    if (r->samples.n == 0) return;
+    measure_stats_compute(r->samples.time_ms, r->samples.n, &r->st);
+    double s = r->st.median_ms * 1e-3;
+    r->gflops = r->flop / s * 1e-9;
+    r->gbs = r->bytes / s * 1e-9;
+}
+
+int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
+{
+    const tl_experiment *x = c->x;
+    int on_device = tc->variant->kind != REG_HOST;
+    jit_kernel k = {0};
+    jit_cubin cb = {0};
+    run_ctx rc = {.tc = tc};
+    memset(r, 0, sizeof *r);
+    r->c = tc;
+    r->status = "ok";
+    r->regs = -1, r->smem_bytes = -1, r->local_bytes = -1;
+    r->max_abs_err = r->max_rel_err = NAN;
+    r->gflops = r->gbs = NAN;
+    r->st.median_ms = r->st.mean_ms = r->st.stdev_ms = r->st.min_ms = r->st.max_ms = NAN;
+    r->st.p10_ms = r->st.p90_ms = NAN;
+    r->flop = tc->op->flop(&tc->spec);
+    r->bytes = tc->op->bytes(&tc->spec);
+    r->tol = x->tol;
+    r->protocol = c->protocol;
+    r->reference = on_device ? x->reference : tc->op->host_reference;
+    if (tc->skipped) {
+        r->status = "skipped";
+        r->reason = tl_xstrdup(tc->reason);
+        return 0;
+    }
+    if (ensure_problem(c, tc, on_device, r->reference, e)) goto error;
+    rc.prob = c->prob;
+    if (tc->variant->kind == REG_NVRTC && prepare_kernel(c, tc, &rc, &k, &cb, r, e)) goto error;
+    if (strcmp(r->status, "ok")) goto done;
+    if (verified_run(c, tc, &rc, r, e)) goto error;
+    if (strcmp(r->status, "ok")) goto done;
+    measure_target t = {.on_device = on_device, .reset = run_reset, .launch = run_launch, .ctx = &rc,
+                        .l2_buf = x->protocol.l2_flush ? c->l2_buf : NULL, .l2_bytes = c->l2_bytes};
+    if (measure_run(&x->protocol, &t, &r->samples, e)) goto error;
+    finish_stats(r);
+    goto done;
+error:
+    /* The case failed; the run goes on. A broken CUDA context shows up in the next cases too. */
+    r->status = "error";
+    r->reason = tl_xstrdup(e->msg);
+    measure_samples_free(&r->samples);
+    if (on_device) cudaGetLastError();
+    /* Inputs may be half-made: start afresh for the next case. */
+    if (c->prob) tc->op->problem_free(c->prob);
+    c->prob = NULL;
+    free(c->prob_key);
+    c->prob_key = NULL;
+    c->prob_ref = NULL;
+done:
+    jit_unload(&k);
+    jit_cubin_free(&cb);
+    return 0;
+}
+
+void result_free(tl_result *r)
+{
+    free(r->reason);
+    free(r->nvrtc_options);
+    measure_samples_free(&r->samples);
+    memset(r, 0, sizeof *r);
+}

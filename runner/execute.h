@@ -1,0 +1,31 @@
+/* execute: one case through the pipeline: inputs, reference, a poisoned and verified run, then the
+ * timed repetitions. Consecutive cases with the same inputs share them and their reference. */
+#ifndef TILELAB_EXECUTE_H
+#define TILELAB_EXECUTE_H
+
+#include "runner/config.h"
+#include "runner/env.h"
+#include "runner/result.h"
+
+typedef struct {
+    const tl_experiment *x;
+    const env_info *env;
+    reg_ctx ctx;       /* cuBLAS handle when there is a GPU */
+    char *cache_dir;   /* cubin cache, or NULL */
+    char *protocol;    /* measurement protocol as text */
+    void *l2_buf;      /* device buffer the L2 flush overwrites */
+    size_t l2_bytes;   /* its size, bytes */
+    reg_problem *prob; /* inputs of the last case */
+    char *prob_key;    /* what they were made for */
+    const char *prob_ref; /* the reference computed for them, or NULL */
+} exec_ctx;
+
+/* use_gpu: set up cuBLAS and the L2 flush buffer on env's device. */
+int exec_init(exec_ctx *c, const tl_experiment *x, const env_info *env, int use_gpu, tl_err *e);
+void exec_free(exec_ctx *c);
+
+/* Runs one case into r. A case that fails (verification, a CUDA error) is a result, not an error:
+ * -1 is returned only when the runner cannot go on. */
+int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e);
+
+#endif

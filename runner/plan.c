@@ -1,0 +1,147 @@
+#include "runner/plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *layout_name(int l)
+{
+    return l == REG_COL ? "col" : "row";
+}
+
+static char *params_text(const reg_variant *v, const long *params)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "%s", "");
+    for (int k = 0; k < v->nparams; k++) tl_buf_printf(&b, "%s%s=%ld", k ? "," : "", v->params[k].name, params[k]);
+    return b.s;
+}
+
+static char *sizes_text(const reg_op *op, const reg_spec *s)
+{
+    tl_buf b = {0};
+    for (int a = 0; a < op->naxes; a++) tl_buf_printf(&b, "%s%s=%lld", a ? "," : "", op->axes[a], (long long)s->dims[a]);
+    return b.s;
+}
+
+static char *layout_text(const reg_op *op, const reg_spec *s)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "%s", "");
+    for (int o = 0; o < op->noperands; o++)
+        tl_buf_printf(&b, "%s%s=%s", o ? "," : "", op->operands[o], layout_name(s->layouts[o]));
+    return b.s;
+}
+
+char *plan_canonical(const tl_case *c)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "tilelab-case/1;op=%s;variant=%s;target=%s;params=%s;sizes=%s;dtype=%s;layout=%s;args=",
+                  c->op->name, c->variant->name, reg_target_name(c->variant->kind), c->params_text, c->sizes_text,
+                  c->dtype, c->layout_text);
+    for (int a = 0; a < c->op->nargs; a++)
+        tl_buf_printf(&b, "%s%s=%.17g", a ? "," : "", c->op->args[a].name, c->spec.args[a]);
+    tl_buf_printf(&b, ";seed=%llu", (unsigned long long)c->spec.seed);
+    return b.s;
+}
+
+/* Skips what cannot run: a failed constraint, or more memory than the target has. */
+static void check_case(tl_case *c, const plan_limits *lim)
+{
+    char why[256] = "";
+    const reg_variant *v = c->variant;
+    int on_device = v->kind != REG_HOST;
+    uint64_t need = c->op->mem_bytes(&c->spec, on_device);
+    uint64_t have = on_device ? lim->device_bytes : lim->host_bytes;
+    if (need == 0) {
+        c->reason = tl_xstrdup("size arithmetic overflows 64 bits");
+    } else if (v->check && !v->check(c->params, &c->spec, why, sizeof why)) {
+        c->reason = tl_xstrdup(why[0] ? why : "constraint failed");
+    } else if (have && need > have) {
+        c->reason = tl_xasprintf("needs %.1f MiB of %s memory, %.1f MiB available", need / 1048576.0,
+                                 on_device ? "device" : "host", have / 1048576.0);
+    }
+    c->skipped = c->reason != NULL;
+}
+
+static void add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, const long *params,
+                     const reg_spec *spec, const plan_limits *lim)
+{
+    p->cases = realloc(p->cases, sizeof *p->cases * (size_t)(p->ncases + 1));
+    if (!p->cases) abort();
+    tl_case *c = &p->cases[p->ncases++];
+    memset(c, 0, sizeof *c);
+    c->op = x->op;
+    c->variant = cv->v;
+    memcpy(c->params, params, sizeof c->params);
+    c->spec = *spec;
+    c->dtype = x->dtype;
+    c->params_text = params_text(cv->v, params);
+    c->sizes_text = sizes_text(x->op, spec);
+    c->layout_text = layout_text(x->op, spec);
+    c->canonical = plan_canonical(c);
+    char hex[65];
+    tl_sha256_hex(c->canonical, strlen(c->canonical), hex);
+    memcpy(c->id, hex, 16);
+    c->id[16] = '\0';
+    check_case(c, lim);
+    p->nskipped += c->skipped;
+}
+
+/* Every combination of the variant's param values, the last param varying fastest. */
+static int expand_params(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, const reg_spec *spec,
+                         const plan_limits *lim, tl_err *e)
+{
+    int np = cv->v->nparams, idx[REG_MAX_PARAMS] = {0};
+    for (;;) {
+        long params[REG_MAX_PARAMS] = {0};
+        for (int k = 0; k < np; k++) params[k] = cv->values[k][idx[k]];
+        if (p->ncases >= CFG_MAX_CASES) {
+            tl_err_set(e, "%s:%d: variants: the experiment expands to more than %d cases", x->path, cv->line,
+                       CFG_MAX_CASES);
+            return -1;
+        }
+        add_case(p, x, cv, params, spec, lim);
+        int k = np - 1;
+        while (k >= 0 && ++idx[k] == cv->nvalues[k]) idx[k--] = 0;
+        if (k < 0) return 0;
+    }
+}
+
+int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_err *e)
+{
+    const reg_op *op = x->op;
+    memset(p, 0, sizeof *p);
+    for (int s = 0; s < x->nsizes; s++) {
+        int lidx[REG_MAX_OPERANDS] = {0};
+        for (;;) {
+            reg_spec spec = {0};
+            memcpy(spec.dims, x->sizes[s].dims, sizeof spec.dims);
+            for (int o = 0; o < op->noperands; o++) spec.layouts[o] = x->layouts[o][lidx[o]];
+            memcpy(spec.args, x->args, sizeof spec.args);
+            spec.seed = x->seed;
+            for (int v = 0; v < x->nvariants; v++)
+                if (expand_params(p, x, &x->variants[v], &spec, lim, e)) {
+                    plan_free(p);
+                    return -1;
+                }
+            int o = op->noperands - 1;
+            while (o >= 0 && ++lidx[o] == x->nlayouts[o]) lidx[o--] = 0;
+            if (o < 0) break;
+        }
+    }
+    return 0;
+}
+
+void plan_free(tl_plan *p)
+{
+    for (int i = 0; i < p->ncases; i++) {
+        free(p->cases[i].canonical);
+        free(p->cases[i].params_text);
+        free(p->cases[i].sizes_text);
+        free(p->cases[i].layout_text);
+        free(p->cases[i].reason);
+    }
+    free(p->cases);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,42 @@
+/* plan: an experiment -> an ordered list of cases, each with a stable case_id.
+ * Order: sizes (as listed) x layouts x variants (as listed) x params (registry order, last fastest). */
+#ifndef TILELAB_PLAN_H
+#define TILELAB_PLAN_H
+
+#include "runner/config.h"
+
+typedef struct {
+    char id[17];      /* first 16 hex digits of sha256(canonical) */
+    char *canonical;  /* the case's identity as text; see plan_canonical */
+    char *params_text;/* "BLOCKSIZE=32" (registry order), "" when none */
+    char *sizes_text; /* "m=256,n=256,k=256" */
+    char *layout_text;/* "a=row,b=col" */
+    const reg_op *op;
+    const reg_variant *variant;
+    long params[REG_MAX_PARAMS]; /* registry order */
+    reg_spec spec;
+    const char *dtype;
+    int skipped;  /* 1: not run, see reason */
+    char *reason; /* why it is skipped, or NULL */
+} tl_case;
+
+typedef struct {
+    tl_case *cases;
+    int ncases;
+    int nskipped;
+} tl_plan;
+
+/* Memory limits the plan checks sizes against; 0 = unknown (no check). */
+typedef struct {
+    uint64_t device_bytes; /* device memory the runner may use */
+    uint64_t host_bytes;   /* host memory the runner may use */
+} plan_limits;
+
+int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_err *e);
+void plan_free(tl_plan *p);
+
+/* The canonical text of a case: key=value fields in a fixed order, numbers in a fixed format.
+ * Its hash is the case_id, so it changes only when what runs changes. */
+char *plan_canonical(const tl_case *c);
+
+#endif

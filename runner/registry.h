@@ -1,0 +1,147 @@
+/* registry: what an op and its variants declare (kernels/<op>/<op>.c fills one reg_op).
+ * The runner, `list`, the tests and the docs all read these tables; nothing else lists variants. */
+#ifndef TILELAB_REGISTRY_H
+#define TILELAB_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runner/util.h"
+
+#define REG_MAX_AXES 4
+#define REG_MAX_PARAMS 16
+#define REG_MAX_OPERANDS 4
+#define REG_MAX_ARGS 4
+
+enum { REG_ROW = 0, REG_COL = 1 };
+
+typedef enum {
+    REG_NVRTC,   /* a .cu file compiled at run time by NVRTC, params as -D macros */
+    REG_LIBRARY, /* a library call compiled ahead of time (cuBLAS, CUB, cudaMemcpy) */
+    REG_HOST     /* a C implementation run on the CPU (the `host` target) */
+} reg_kind;
+
+/* One problem instance, independent of the variant that solves it. */
+typedef struct {
+    int64_t dims[REG_MAX_AXES];    /* size along each op axis, elements */
+    int layouts[REG_MAX_OPERANDS]; /* REG_ROW / REG_COL per op operand */
+    double args[REG_MAX_ARGS];     /* op scalars (alpha, beta), in op order */
+    uint64_t seed;                 /* input data seed, from the experiment */
+} reg_spec;
+
+typedef struct {
+    unsigned grid[3];  /* blocks */
+    unsigned block[3]; /* threads per block */
+    size_t smem;       /* dynamic shared memory, bytes */
+} reg_launch;
+
+typedef struct {
+    double rtol; /* relative tolerance (its scale is the op's, see README) */
+    double atol; /* absolute tolerance */
+} reg_tolerance;
+
+typedef struct {
+    int ok;             /* every element finite and within tolerance */
+    double max_abs_err; /* max |got - want| */
+    double max_rel_err; /* max |got - want| / |want| over elements with want != 0 */
+    int64_t bad;        /* elements out of tolerance or not finite */
+    char detail[512];   /* the first mismatches: index, got, want */
+} reg_verify;
+
+/* Handles the runner owns and lends to ops. */
+typedef struct {
+    void *cublas; /* cublasHandle_t, or NULL on the host target */
+} reg_ctx;
+
+typedef struct reg_problem reg_problem; /* op-defined: inputs, output, reference */
+
+typedef struct {
+    const char *name; /* macro name, passed as -DNAME=value */
+    long def;         /* default value */
+    const char *doc;  /* one line for `list` */
+} reg_param;
+
+typedef struct {
+    const char *name;    /* as written in YAML */
+    const char *summary; /* one line: the idea of this rung */
+    reg_kind kind;
+    const char *source; /* REG_NVRTC: path under kernels/ */
+    const char *entry;  /* REG_NVRTC: extern "C" kernel name */
+    const reg_param *params;
+    int nparams;
+    const char *constraints; /* human text for `list` */
+    /* 1 if the combination is valid, else 0 and a reason. May be NULL (always valid). */
+    int (*check)(const long *params, const reg_spec *s, char *why, size_t whylen);
+    /* REG_NVRTC: grid, block and dynamic shared memory. */
+    void (*geometry)(const long *params, const reg_spec *s, reg_launch *l);
+    /* REG_LIBRARY / REG_HOST: runs the variant once (asynchronously for a library call). */
+    int (*run)(reg_problem *p, const long *params, tl_err *e);
+} reg_variant;
+
+typedef struct {
+    const char *name; /* "alpha" */
+    double def;
+} reg_arg;
+
+typedef struct {
+    const char *name;    /* "sgemm" */
+    const char *summary; /* one line */
+    const char *const *axes;
+    int naxes;
+    const char *const *operands; /* operands with a layout ("a", "b") */
+    int noperands;
+    const reg_arg *args;
+    int nargs;
+    const char *const *dtypes;
+    int ndtypes;
+    const char *const *references; /* reference names; the first is the default */
+    int nreferences;
+    const char *host_reference; /* the reference that needs no GPU */
+    reg_tolerance tol;          /* default tolerance */
+    const char *tol_doc;        /* what rtol and atol are relative to */
+    const reg_variant *variants;
+    int nvariants;
+
+    double (*flop)(const reg_spec *s);  /* floating-point operations of one run */
+    double (*bytes)(const reg_spec *s); /* fewest bytes one run must move */
+    /* Memory the runner allocates for a case, bytes; 0 on overflow. */
+    uint64_t (*mem_bytes)(const reg_spec *s, int on_device);
+
+    int (*problem_new)(reg_problem **out, const reg_spec *s, const reg_ctx *ctx, int on_device,
+                       tl_err *e);
+    void (*problem_free)(reg_problem *p);
+    /* Computes the reference output for later checks. */
+    int (*reference)(reg_problem *p, const char *name, tl_err *e);
+    /* Puts the output back to its initial state; poison fills it with NaN instead where the
+     * op's semantics let a variant ignore its initial value. */
+    int (*reset_output)(reg_problem *p, int poison, tl_err *e);
+    /* REG_NVRTC: the kernel argument pointers, in the order every variant of the op takes them. */
+    int (*kernel_args)(reg_problem *p, void **argv, int max);
+    /* Fetches the output and compares every element with the reference. */
+    int (*check_output)(reg_problem *p, const reg_tolerance *t, reg_verify *v, tl_err *e);
+} reg_op;
+
+extern const reg_op *const reg_ops[];
+extern const int reg_nops;
+
+const reg_op *reg_find_op(const char *name);
+const reg_variant *reg_find_variant(const reg_op *op, const char *name);
+int reg_find_param(const reg_variant *v, const char *name);
+int reg_find_axis(const reg_op *op, const char *name);
+
+const char *reg_kind_name(reg_kind k);
+/* "host" for REG_HOST variants, "cuda" for the rest. */
+const char *reg_target_name(reg_kind k);
+
+/* Kernel sources, embedded in the binary at build time so that it is self-contained. */
+typedef struct {
+    const char *path; /* under kernels/, e.g. "sgemm/03_smem_tile.cu" */
+    const char *text;
+    size_t len;
+} reg_source;
+
+extern const reg_source reg_sources[];
+extern const int reg_nsources;
+const reg_source *reg_find_source(const char *path);
+
+#endif

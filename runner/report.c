@@ -1,0 +1,111 @@
+#include "runner/report.h"
+
+#include <math.h>
+#include <string.h>
+
+void report_list_op(FILE *f, const reg_op *op)
+{
+    fprintf(f, "%s: %s\n  axes:", op->name, op->summary);
+    for (int a = 0; a < op->naxes; a++) fprintf(f, " %s", op->axes[a]);
+    fprintf(f, "\n  layouts of:");
+    for (int o = 0; o < op->noperands; o++) fprintf(f, " %s", op->operands[o]);
+    fprintf(f, " (row | col)\n  args:");
+    for (int a = 0; a < op->nargs; a++) fprintf(f, " %s=%g", op->args[a].name, op->args[a].def);
+    fprintf(f, "\n  dtypes:");
+    for (int d = 0; d < op->ndtypes; d++) fprintf(f, " %s", op->dtypes[d]);
+    fprintf(f, "\n  references:");
+    for (int r = 0; r < op->nreferences; r++) fprintf(f, " %s%s", op->references[r], r ? "" : " (default)");
+    fprintf(f, "\n  tolerance: rtol=%g atol=%g: %s\n  variants:\n", op->tol.rtol, op->tol.atol, op->tol_doc);
+    for (int i = 0; i < op->nvariants; i++) {
+        const reg_variant *v = &op->variants[i];
+        fprintf(f, "    %-16s [%s, %s] %s\n", v->name, reg_target_name(v->kind), reg_kind_name(v->kind), v->summary);
+        if (v->source) fprintf(f, "      source: kernels/%s (%s)\n", v->source, v->entry);
+        for (int k = 0; k < v->nparams; k++)
+            fprintf(f, "      param %-10s default %-6ld %s\n", v->params[k].name, v->params[k].def, v->params[k].doc);
+        if (v->constraints) fprintf(f, "      constraints: %s\n", v->constraints);
+    }
+}
+
+void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl_plan *p)
+{
+    int host = 0;
+    for (int i = 0; i < p->ncases; i++) host += p->cases[i].variant->kind == REG_HOST;
+    fprintf(f, "%s: ok: experiment '%s', op %s, %d sizes, %d cases (%d on the GPU, %d on the host, %d skipped)\n", path,
+            x->name, x->op->name, x->nsizes, p->ncases, p->ncases - host, host, p->nskipped);
+    for (int i = 0; i < p->ncases; i++)
+        if (p->cases[i].skipped)
+            fprintf(f, "  skipped %s %s %s: %s\n", p->cases[i].variant->name, p->cases[i].params_text,
+                    p->cases[i].sizes_text, p->cases[i].reason);
+}
+
+void report_header(FILE *f, const tl_experiment *x, const tl_plan *p, const env_info *env, const char *out_path)
+{
+    fprintf(f, "tilelab: %s (%s): %d cases on %s\n", x->name, x->path, p->ncases,
+            env->have_gpu ? env->gpu_name : "the host");
+    fprintf(f, "tilelab: writing %s\n", out_path);
+}
+
+void report_progress(FILE *f, int done, int total, const tl_result *r, double elapsed_s)
+{
+    const tl_case *c = r->c;
+    fprintf(f, "[%*d/%d %6.1fs] %-15s %-14s %-22s %-13s", total >= 1000 ? 4 : 3, done, total, elapsed_s, c->variant->name,
+            c->params_text, c->sizes_text, r->status);
+    if (r->samples.n) fprintf(f, " %10.4f ms %9.1f GFLOP/s %4d reps", r->st.median_ms, r->gflops, r->samples.n);
+    else if (r->reason) fprintf(f, " %s", r->reason);
+    fputc('\n', f);
+    fflush(f);
+}
+
+/* The op's first library variant is the bar the others are measured against. */
+static const reg_variant *baseline_of(const reg_op *op)
+{
+    for (int i = 0; i < op->nvariants; i++)
+        if (op->variants[i].kind == REG_LIBRARY) return &op->variants[i];
+    return NULL;
+}
+
+static const tl_result *find_baseline(const tl_result *res, int n, const tl_result *r, const reg_variant *base)
+{
+    for (int i = 0; i < n; i++) {
+        const tl_case *c = res[i].c;
+        if (c->variant == base && res[i].samples.n && !strcmp(c->sizes_text, r->c->sizes_text) &&
+            !strcmp(c->layout_text, r->c->layout_text))
+            return &res[i];
+    }
+    return NULL;
+}
+
+void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n)
+{
+    const reg_variant *base = baseline_of(x->op);
+    char pct_head[32];
+    snprintf(pct_head, sizeof pct_head, "%% %s", base ? base->name : "base");
+    fprintf(f, "\n%-16s %-16s %-24s %-12s %12s %10s %9s  %s\n", "variant", "params", "size", "layout", "median ms",
+            "GFLOP/s", pct_head, "status");
+    for (int i = 0; i < n; i++) {
+        const tl_result *r = &res[i];
+        const tl_case *c = r->c;
+        char med[32] = "-", gf[32] = "-", pct[32] = "-";
+        if (r->samples.n) {
+            snprintf(med, sizeof med, "%.4f", r->st.median_ms);
+            snprintf(gf, sizeof gf, "%.1f", r->gflops);
+            const tl_result *b = base ? find_baseline(res, n, r, base) : NULL;
+            if (b) snprintf(pct, sizeof pct, "%.1f", 100.0 * b->st.median_ms / r->st.median_ms);
+        }
+        fprintf(f, "%-16s %-16s %-24s %-12s %12s %10s %9s  %s\n", c->variant->name,
+                c->params_text[0] ? c->params_text : "-", c->sizes_text, c->layout_text, med, gf, pct, r->status);
+    }
+}
+
+int report_failures(const tl_result *res, int n)
+{
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        const char *s = res[i].status;
+        if (strcmp(s, "verify_failed") && strcmp(s, "error")) continue;
+        fprintf(stderr, "FAILED %s %s %s %s: %s\n", res[i].c->id, res[i].c->variant->name, res[i].c->params_text,
+                res[i].c->sizes_text, res[i].reason ? res[i].reason : s);
+        bad++;
+    }
+    return bad;
+}

@@ -1,0 +1,21 @@
+/* report: what the runner prints: the progress line, the final table, `list` and `validate`.
+ * (Analysis reads only the HDF5 file; this is for the person at the terminal.) */
+#ifndef TILELAB_REPORT_H
+#define TILELAB_REPORT_H
+
+#include <stdio.h>
+
+#include "runner/env.h"
+#include "runner/plan.h"
+#include "runner/result.h"
+
+void report_list_op(FILE *f, const reg_op *op);
+void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl_plan *p);
+void report_header(FILE *f, const tl_experiment *x, const tl_plan *p, const env_info *env, const char *out_path);
+void report_progress(FILE *f, int done, int total, const tl_result *r, double elapsed_s);
+/* variant, params, size, median ms, GFLOP/s, % of the op's library baseline, status. */
+void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n);
+/* Number of cases that failed verification or errored; prints their reasons to stderr. */
+int report_failures(const tl_result *res, int n);
+
+#endif

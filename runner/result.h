@@ -1,0 +1,32 @@
+/* result: what one case produced, as the writer, the table and the exit code see it. */
+#ifndef TILELAB_RESULT_H
+#define TILELAB_RESULT_H
+
+#include "runner/measure.h"
+#include "runner/plan.h"
+
+typedef struct {
+    const tl_case *c;
+    const char *status;       /* "ok", "verify_failed", "skipped" or "error" */
+    char *reason;             /* why it is not ok (skip reason, mismatches, CUDA message), or NULL */
+    const char *reference;    /* what the output was compared with */
+    reg_tolerance tol;        /* the tolerance it was compared under */
+    double max_abs_err;       /* max |got - want|, NaN when not verified */
+    double max_rel_err;       /* max |got - want| / error scale, NaN when not verified */
+    double flop;              /* operations of one run */
+    double bytes;             /* fewest bytes one run moves */
+    int regs;                 /* registers per thread, -1 when not a compiled kernel */
+    long smem_bytes;          /* static + dynamic shared memory per block, bytes; -1 when n/a */
+    long local_bytes;         /* local memory per thread (spills), bytes; -1 when n/a */
+    char cubin_sha256[65];    /* "" when n/a */
+    char *nvrtc_options;      /* NULL when n/a */
+    unsigned grid[3], block[3]; /* launch geometry; zeros when n/a */
+    const char *protocol;     /* the measurement protocol, as text */
+    measure_samples samples;  /* raw timings (n == 0 when not measured) */
+    measure_stats st;         /* statistics of the samples */
+    double gflops, gbs;       /* from the median; NaN when not measured */
+} tl_result;
+
+void result_free(tl_result *r);
+
+#endif

@@ -1,0 +1,215 @@
+#include "runner/util.h"
+
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void tl_err_set(tl_err *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+}
+
+void tl_err_wrap(tl_err *e, const char *fmt, ...)
+{
+    char prefix[512];
+    char old[sizeof e->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, e->msg, sizeof old);
+    snprintf(e->msg, sizeof e->msg, "%s: %s", prefix, old);
+}
+
+static void out_of_memory(size_t n)
+{
+    fprintf(stderr, "tilelab: out of host memory (asked for %zu bytes)\n", n);
+    abort();
+}
+
+void *tl_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) out_of_memory(n);
+    return p;
+}
+
+void *tl_xcalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) out_of_memory(count * size);
+    return p;
+}
+
+char *tl_xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(tl_xmalloc(n), s, n);
+}
+
+char *tl_xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = tl_xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void tl_buf_printf(tl_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    size_t need = b->len + (size_t)n + 1;
+    if (need > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < need) cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) out_of_memory(cap);
+        b->s = s;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void tl_buf_free(tl_buf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+}
+
+void tl_sha256_hex(const void *data, size_t n, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
+        fprintf(stderr, "tilelab: OpenSSL SHA-256 failed\n");
+        abort();
+    }
+    for (unsigned i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+char *tl_read_file(const char *path, size_t *len, tl_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        tl_err_set(e, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    tl_buf b = {0};
+    char chunk[65536];
+    size_t got;
+    tl_buf_printf(&b, "%s", "");
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + got + 1 > b.cap) {
+            size_t cap = b.cap;
+            while (cap < b.len + got + 1) cap *= 2;
+            char *s = realloc(b.s, cap);
+            if (!s) out_of_memory(cap);
+            b.s = s;
+            b.cap = cap;
+        }
+        memcpy(b.s + b.len, chunk, got);
+        b.len += got;
+        b.s[b.len] = '\0';
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        tl_err_set(e, "%s: read error", path);
+        tl_buf_free(&b);
+        return NULL;
+    }
+    if (len) *len = b.len;
+    return b.s;
+}
+
+int tl_write_file_atomic(const char *path, const void *data, size_t n, tl_err *e)
+{
+    char *tmp = tl_xasprintf("%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        tl_err_set(e, "%s: cannot create: %s", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    int ok = fwrite(data, 1, n, f) == n;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        tl_err_set(e, "%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+int tl_mkdir_p(const char *path, tl_err *e)
+{
+    char *p = tl_xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) goto fail;
+        *s = '/';
+    }
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) goto fail;
+    free(p);
+    return 0;
+fail:
+    tl_err_set(e, "%s: cannot create directory: %s", p, strerror(errno));
+    free(p);
+    return -1;
+}
+
+char *tl_user_path(const char *path)
+{
+    const char *base = getenv("BUILD_WORKING_DIRECTORY");
+    if (path[0] == '/' || !base || !*base) return tl_xstrdup(path);
+    return tl_xasprintf("%s/%s", base, path);
+}
+
+int tl_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+
+int tl_add_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+
+double tl_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void tl_utc_stamp(char out[32], int iso)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, 32, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y%m%dT%H%M%SZ", &tm);
+}

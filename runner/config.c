@@ -196,10 +196,11 @@ static int parse_values(cfg_ctx *c, yaml_node_t *n, const char *field, long lo, 
     int got = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
     if (got != want)
         return fail_at(c, seq, field, "%s takes %d numbers, got %d", pr[0].key, want, got);
-    for (int i = 0; i < want; i++)
-        if (parse_int(c, node(c, seq->data.sequence.items.start[i]), field, is_pow2 ? 0 : lo,
-                      is_pow2 ? 62 : hi, &a[i]))
-            return -1;
+    for (int i = 0; i < want; i++) {
+        /* A range's step is checked below, with its own message. */
+        long ilo = is_pow2 ? 0 : i == 2 ? -(1L << 62) : lo, ihi = is_pow2 ? 62 : i == 2 ? (1L << 62) : hi;
+        if (parse_int(c, node(c, seq->data.sequence.items.start[i]), field, ilo, ihi, &a[i])) return -1;
+    }
     if (is_pow2) {
         if (a[0] > a[1]) return fail_at(c, seq, field, "pow2: lo %ld is above hi %ld", a[0], a[1]);
         for (long e = a[0]; e <= a[1]; e++) {

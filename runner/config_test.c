@@ -1,0 +1,141 @@
+/* config: every malformed input gets a message naming file:line:column and the field. */
+#include <stdlib.h>
+
+#include "runner/config.h"
+#include "runner/testutil.h"
+
+typedef struct {
+    const char *yaml;
+    const char *want; /* expected prefix (file:line:col: field: ...) or substring after '~' */
+} bad_row;
+
+#define HEAD "name: t\nop: sgemm\nseed: 1\n"
+#define SIZES "sizes: {mnk: 64}\n"
+#define VARS "variants: [naive]\n"
+
+static const bad_row bad_rows[] = {
+    {"", "t.yaml:1:1: experiment: the file is empty"},
+    {"name: [unclosed\n", "t.yaml:2:1: YAML syntax: did not find expected ',' or ']'"},
+    {"- a\n- b\n", "t.yaml:1:1: experiment: expected a mapping of fields"},
+    {HEAD SIZES VARS "nmae: x\n", "t.yaml:6:1: experiment: unknown key 'nmae' (expected one of: name, description"},
+    {"op: sgemm\nseed: 1\n" SIZES VARS, "t.yaml:1:1: name: required field is missing"},
+    {"name: t\nop: dgemm\nseed: 1\n" SIZES VARS, "t.yaml:2:5: op: unknown op 'dgemm' (ops: sgemm)"},
+    {"name: t\nop: sgemm\nseed: abc\n" SIZES VARS, "t.yaml:3:7: seed: expected an integer, got 'abc'"},
+    {"name: t\nop: sgemm\nseed: -4\n" SIZES VARS, "t.yaml:3:7: seed: -4 is out of range"},
+    {HEAD SIZES "variants: [smem]\n", "t.yaml:5:12: variants[0]: op 'sgemm' has no variant 'smem' (variants: naive,"},
+    {HEAD SIZES "variants:\n  - name: smem_tile\n    params: {BLOKSIZE: 16}\n",
+     "t.yaml:7:14: variants[0].params: variant 'smem_tile' has no param 'BLOKSIZE' (its params: BLOCKSIZE)"},
+    {HEAD SIZES "variants:\n  - name: smem_tile\n    params: {BLOCKSIZE: big}\n",
+     "t.yaml:7:25: variants[0].params.BLOCKSIZE: expected an integer, got 'big'"},
+    {HEAD "sizes: {m: 64, n: 64}\n" VARS, "t.yaml:4:8: sizes: axis 'k' is not given"},
+    {HEAD "sizes: {mnk: 8, m: 4}\n" VARS, "t.yaml:4:17: sizes: axis 'm' is given twice"},
+    {HEAD "sizes: {mnk: 0}\n" VARS, "t.yaml:4:14: sizes.mnk: 0 is out of range [1, 2147483647]"},
+    {HEAD "sizes: {mnk: {pow2: [5, 3]}}\n" VARS, "t.yaml:4:21: sizes.mnk: pow2: lo 5 is above hi 3"},
+    {HEAD "sizes: {mnk: {range: [8, 64, 0]}}\n" VARS, "t.yaml:4:22: sizes.mnk: range: step must be positive, got 0"},
+    {HEAD "sizes:\n  zip: {m: [1, 2], n: [1, 2, 3]}\n  k: 8\n" VARS,
+     "t.yaml:5:23: sizes.zip.n: zip needs lists of one length: 3 here, 2 before"},
+    {HEAD "seed: 2\n" SIZES VARS, "t.yaml:4:1: experiment: key 'seed' is given twice"},
+    {HEAD SIZES VARS "layout: {a: diag}\n", "t.yaml:6:13: layout.a: 'diag' is not one of: row, col"},
+    {HEAD SIZES VARS "measure: {reps: 5}\n", "t.yaml:6:11: measure: unknown key 'reps' (expected one of: warmup,"},
+    {HEAD SIZES VARS "measure: {min_reps: 50, max_reps: 10}\n", "t.yaml:6:10: measure: min_reps (50) is above max_reps (10)"},
+    {HEAD SIZES VARS "tolerance: {rtol: -1}\n", "t.yaml:6:19: tolerance.rtol: -1 is out of range [0, 1]"},
+    {"name: a/b\nop: sgemm\nseed: 1\n" SIZES VARS, "t.yaml:1:7: name: 'a/b' may hold only letters, digits"},
+    {HEAD SIZES VARS "dtype: f64\n", "t.yaml:6:8: dtype: 'f64' is not one of: f32"},
+    {HEAD SIZES "variants: []\n", "t.yaml:5:11: variants: the list is empty"},
+    {HEAD "sizes: {q: 4}\n" VARS, "t.yaml:4:9: sizes: 'q' is not an axis of sgemm (axes: m, n, k"},
+    {HEAD SIZES VARS "measure: {l2_flush: maybe}\n", "t.yaml:6:21: measure.l2_flush: expected true or false, got 'maybe'"},
+    {HEAD SIZES VARS "reference: cudnn\n", "t.yaml:6:12: reference: 'cudnn' is not one of: cublas, host"},
+    {HEAD SIZES VARS "args: {gamma: 2}\n", "t.yaml:6:8: args: op 'sgemm' has no arg 'gamma'"},
+    {HEAD SIZES "variants:\n  - params: {BX: 8}\n", "t.yaml:6:5: variants[0]: 'name' is required"},
+    {HEAD "sizes: 64\n" VARS, "t.yaml:4:8: sizes: expected a mapping of axes or a list of them, got a scalar"},
+    {HEAD "sizes:\n  - 64\n" VARS, "t.yaml:5:5: sizes: each list item must be a mapping of axes"},
+    {HEAD "sizes: {mnk: {pow2: [3, 5], range: [1, 2, 1]}}\n" VARS, "t.yaml:4:14: sizes.mnk: expected one of {pow2"},
+    {HEAD SIZES VARS "args: {alpha: nan}\n", "t.yaml:6:15: args.alpha: expected a number, got 'nan'"},
+};
+
+static int check_bad(const bad_row *r)
+{
+    tl_experiment x;
+    tl_err e = {{0}};
+    int rc = config_parse("t.yaml", r->yaml, strlen(r->yaml), &x, &e);
+    config_free(&x);
+    if (rc == 0) {
+        CHECK(0, "accepted malformed input:\n%s", r->yaml);
+        return 1;
+    }
+    CHECK(strncmp(e.msg, r->want, strlen(r->want)) == 0, "input:\n%s\nwant prefix: %s\ngot:         %s", r->yaml,
+          r->want, e.msg);
+    return 1;
+}
+
+static int check_sizes(void)
+{
+    static const char *yaml = HEAD
+        "sizes:\n"
+        "  - {mnk: {pow2: [3, 5]}}\n"                 /* 8, 16, 32 tied */
+        "  - {m: [1, 2], n: {range: [10, 30, 10]}, k: 7}\n" /* product: 2 x 3 */
+        "  - {zip: {mn: [4, 5], k: [6, 7]}}\n"          /* zipped: 2 */
+        VARS;
+    static const int64_t want[][3] = {{8, 8, 8},   {16, 16, 16}, {32, 32, 32}, {1, 10, 7}, {1, 20, 7}, {1, 30, 7},
+                                      {2, 10, 7},  {2, 20, 7},   {2, 30, 7},   {4, 4, 6},  {5, 5, 7}};
+    tl_experiment x;
+    tl_err e;
+    int rc = config_parse("t.yaml", yaml, strlen(yaml), &x, &e);
+    CHECK(rc == 0, "%s", e.msg);
+    int n = (int)(sizeof want / sizeof *want);
+    CHECK(x.nsizes == n, "nsizes %d, want %d", x.nsizes, n);
+    for (int i = 0; i < n && i < x.nsizes; i++)
+        CHECK(!memcmp(x.sizes[i].dims, want[i], sizeof want[i]), "size %d: got %lld,%lld,%lld", i,
+              (long long)x.sizes[i].dims[0], (long long)x.sizes[i].dims[1], (long long)x.sizes[i].dims[2]);
+    config_free(&x);
+    return 1;
+}
+
+static int check_defaults_and_params(void)
+{
+    static const char *yaml = HEAD SIZES
+        "variants:\n"
+        "  - name: naive\n    params: {BY: [4, 8]}\n"
+        "  - cublas\n"
+        "layout: {b: [row, col]}\n"
+        "args: {beta: 0.5}\n"
+        "measure: {warmup: 2, l2_flush: false}\n";
+    tl_experiment x;
+    tl_err e;
+    int rc = config_parse("t.yaml", yaml, strlen(yaml), &x, &e);
+    CHECK(rc == 0, "%s", e.msg);
+    if (rc) return 1;
+    CHECK(x.nvariants == 2, "nvariants %d", x.nvariants);
+    CHECK(x.variants[0].nvalues[0] == 1 && x.variants[0].values[0][0] == 32, "BX default 32");
+    CHECK(x.variants[0].nvalues[1] == 2 && x.variants[0].values[1][1] == 8, "BY sweep [4, 8]");
+    CHECK(x.nlayouts[0] == 1 && x.layouts[0][0] == REG_ROW, "a defaults to row");
+    CHECK(x.nlayouts[1] == 2 && x.layouts[1][1] == REG_COL, "b sweeps row, col");
+    CHECK(x.args[0] == 1.0 && x.args[1] == 0.5, "alpha default 1, beta 0.5");
+    CHECK(x.protocol.warmup == 2 && x.protocol.l2_flush == 0, "measure overrides");
+    CHECK(x.protocol.max_reps == measure_defaults.max_reps, "measure defaults kept");
+    CHECK(!strcmp(x.reference, "cublas"), "reference defaults to the op's first");
+    CHECK(x.tol.rtol == x.op->tol.rtol, "tolerance defaults to the op's");
+    CHECK(strlen(x.sha256) == 64, "config sha256");
+    config_free(&x);
+    return 1;
+}
+
+static int check_missing_file(void)
+{
+    tl_experiment x;
+    tl_err e;
+    CHECK(config_load("no/such/file.yaml", &x, &e) != 0, "missing file accepted");
+    CHECK(strstr(e.msg, "no/such/file.yaml: cannot open") == e.msg, "got: %s", e.msg);
+    config_free(&x);
+    return 1;
+}
+
+int main(void)
+{
+    int total = 0;
+    for (size_t i = 0; i < sizeof bad_rows / sizeof *bad_rows; i++) total += check_bad(&bad_rows[i]);
+    total += check_sizes();
+    total += check_defaults_and_params();
+    total += check_missing_file();
+    return TEST_REPORT(total);
+}

@@ -1,0 +1,156 @@
+/* plan: deterministic expansion, stable case ids, skipped cases with reasons. */
+#include <stdlib.h>
+
+#include "runner/plan.h"
+#include "runner/testutil.h"
+
+static int load(const char *yaml, tl_experiment *x, tl_plan *p, uint64_t device_bytes)
+{
+    tl_err e;
+    plan_limits lim = {device_bytes, 0};
+    if (config_parse("t.yaml", yaml, strlen(yaml), x, &e)) {
+        CHECK(0, "config: %s", e.msg);
+        return -1;
+    }
+    if (plan_expand(x, &lim, p, &e)) {
+        CHECK(0, "plan: %s", e.msg);
+        config_free(x);
+        return -1;
+    }
+    return 0;
+}
+
+static void unload(tl_experiment *x, tl_plan *p)
+{
+    plan_free(p);
+    config_free(x);
+}
+
+/* Sizes outer, then layouts, then variants as listed, params last-fastest. */
+static int check_order(void)
+{
+    static const char *yaml =
+        "name: t\nop: sgemm\nseed: 5\n"
+        "sizes: {mnk: [64, 128]}\n"
+        "variants:\n"
+        "  - {name: naive, params: {BX: [8, 16], BY: 4}}\n"
+        "  - cublas\n"
+        "  - {name: smem_tile, params: {BLOCKSIZE: 40}}\n";
+    static const char *want[] = {
+        "naive BX=8,BY=4 m=64,n=64,k=64",       "naive BX=16,BY=4 m=64,n=64,k=64",
+        "cublas  m=64,n=64,k=64",               "smem_tile BLOCKSIZE=40 m=64,n=64,k=64",
+        "naive BX=8,BY=4 m=128,n=128,k=128",    "naive BX=16,BY=4 m=128,n=128,k=128",
+        "cublas  m=128,n=128,k=128",            "smem_tile BLOCKSIZE=40 m=128,n=128,k=128",
+    };
+    tl_experiment x;
+    tl_plan p;
+    if (load(yaml, &x, &p, 0)) return 1;
+    CHECK(p.ncases == 8, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases && i < 8; i++) {
+        char got[128];
+        snprintf(got, sizeof got, "%s %s %s", p.cases[i].variant->name, p.cases[i].params_text, p.cases[i].sizes_text);
+        CHECK(!strcmp(got, want[i]), "case %d: got '%s', want '%s'", i, got, want[i]);
+    }
+    CHECK(p.nskipped == 2, "nskipped %d", p.nskipped);
+    CHECK(p.cases[3].skipped && strstr(p.cases[3].reason, "BLOCKSIZE = 40 is not 1 .. 32"), "reason: %s",
+          p.cases[3].reason ? p.cases[3].reason : "(none)");
+    unload(&x, &p);
+    return 1;
+}
+
+/* The same cases written with other key orders have the same ids, and a known case has a known id. */
+static int check_ids_stable(void)
+{
+    static const char *a =
+        "name: t\nop: sgemm\nseed: 1234\nlayout: {a: row, b: col}\nargs: {alpha: 2, beta: 0.5}\n"
+        "sizes: {m: 100, n: 200, k: 300}\n"
+        "variants:\n  - {name: naive, params: {BX: 16, BY: 8}}\n";
+    static const char *b =
+        "variants:\n  - {params: {BY: 8, BX: 16}, name: naive}\n"
+        "sizes: {k: 300, n: 200, m: 100}\n"
+        "args: {beta: 0.5, alpha: 2.0}\nlayout: {b: col, a: row}\nseed: 1234\nop: sgemm\nname: other_name\n"
+        "measure: {min_reps: 2, max_reps: 7}\n";
+    tl_experiment xa, xb;
+    tl_plan pa, pb;
+    if (load(a, &xa, &pa, 0)) return 1;
+    if (load(b, &xb, &pb, 0)) {
+        unload(&xa, &pa);
+        return 1;
+    }
+    CHECK(pa.ncases == 1 && pb.ncases == 1, "one case each");
+    CHECK(!strcmp(pa.cases[0].id, pb.cases[0].id), "ids differ: %s vs %s", pa.cases[0].id, pb.cases[0].id);
+    CHECK(!strcmp(pa.cases[0].canonical,
+                  "tilelab-case/1;op=sgemm;variant=naive;target=cuda;params=BX=16,BY=8;sizes=m=100,n=200,k=300;"
+                  "dtype=f32;layout=a=row,b=col;args=alpha=2,beta=0.5;seed=1234"),
+          "canonical text changed: %s", pa.cases[0].canonical);
+    /* sha256 of that text: a change here re-identifies every stored case (resume, compare, merge). */
+    CHECK(!strcmp(pa.cases[0].id, "89e8d6e46a3b8ebd"), "case id changed: %s", pa.cases[0].id);
+    unload(&xa, &pa);
+    unload(&xb, &pb);
+    return 1;
+}
+
+/* Whatever changes what runs changes the id. */
+static int check_ids_distinct(void)
+{
+    static const char *yaml =
+        "name: t\nop: sgemm\nseed: 1\nlayout: {a: [row, col]}\nargs: {beta: 0.25}\n"
+        "sizes: {mnk: [32, 64]}\n"
+        "variants:\n  - {name: smem_tile, params: {BLOCKSIZE: [8, 16]}}\n  - {name: gmem_coalesced, params: {BLOCKSIZE: 8}}\n";
+    tl_experiment x;
+    tl_plan p;
+    if (load(yaml, &x, &p, 0)) return 1;
+    CHECK(p.ncases == 12, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases; i++)
+        for (int j = i + 1; j < p.ncases; j++)
+            CHECK(strcmp(p.cases[i].id, p.cases[j].id), "cases %d and %d share id %s", i, j, p.cases[i].id);
+    unload(&x, &p);
+    static const char *seed2 =
+        "name: t\nop: sgemm\nseed: 2\nlayout: {a: [row, col]}\nargs: {beta: 0.25}\n"
+        "sizes: {mnk: [32, 64]}\n"
+        "variants:\n  - {name: smem_tile, params: {BLOCKSIZE: [8, 16]}}\n  - {name: gmem_coalesced, params: {BLOCKSIZE: 8}}\n";
+    tl_experiment x1, x2;
+    tl_plan p1, p2;
+    if (load(yaml, &x1, &p1, 0)) return 1;
+    if (load(seed2, &x2, &p2, 0)) {
+        unload(&x1, &p1);
+        return 1;
+    }
+    CHECK(strcmp(p1.cases[0].id, p2.cases[0].id), "seed does not change the id");
+    unload(&x1, &p1);
+    unload(&x2, &p2);
+    return 1;
+}
+
+static int check_memory_and_overflow(void)
+{
+    static const char *yaml =
+        "name: t\nop: sgemm\nseed: 1\n"
+        "sizes:\n  - {mnk: 1024}\n  - {mnk: 2147483647}\n  - {m: 65536, n: 65536, k: 1}\n"
+        "variants: [cublas, smem_tile]\n";
+    tl_experiment x;
+    tl_plan p;
+    if (load(yaml, &x, &p, 8u << 20)) return 1; /* 8 MiB of device memory */
+    CHECK(p.ncases == 6, "ncases %d", p.ncases);
+    CHECK(p.cases[0].skipped && strstr(p.cases[0].reason, "needs 16.0 MiB of device memory, 8.0 MiB available"),
+          "memory: %s", p.cases[0].reason ? p.cases[0].reason : "(not skipped)");
+    CHECK(p.cases[2].skipped && strstr(p.cases[2].reason, "overflows"), "overflow: %s",
+          p.cases[2].reason ? p.cases[2].reason : "(not skipped)");
+    unload(&x, &p);
+    if (load(yaml, &x, &p, 0)) return 1; /* no memory limit: the int-index constraint remains */
+    CHECK(!p.cases[0].skipped && !p.cases[1].skipped, "1024^3 runs without a memory limit");
+    CHECK(p.cases[5].skipped && strstr(p.cases[5].reason, "2^31-1 elements"), "int index: %s",
+          p.cases[5].reason ? p.cases[5].reason : "(not skipped)");
+    unload(&x, &p);
+    return 1;
+}
+
+int main(void)
+{
+    int total = 0;
+    total += check_order();
+    total += check_ids_stable();
+    total += check_ids_distinct();
+    total += check_memory_and_overflow();
+    return TEST_REPORT(total);
+}

@@ -1,0 +1,145 @@
+"""End to end on the host target: the runner writes a tilelab/1 file that h5py reads, with every
+group, attribute and sample a user relies on; bad input exits 2 and writes nothing."""
+import hashlib
+import os
+import subprocess
+import tempfile
+import unittest
+
+import h5py
+import numpy as np
+
+RUNNER = os.path.join("runner", "runner")
+SMOKE = os.path.join("experiments", "host_smoke.yaml")
+
+
+def run(*args):
+    return subprocess.run([RUNNER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
+class HostSmoke(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.path = os.path.join(cls.tmp, "smoke.h5")
+        cls.proc = run(SMOKE, "-o", cls.path)
+
+    def test_exit_code_and_table(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
+        self.assertIn("host_ikj", self.proc.stdout)
+        self.assertIn("results: " + self.path, self.proc.stdout)
+
+    def test_root_provenance(self):
+        with open(SMOKE, "rb") as f:
+            raw = f.read()
+        with h5py.File(self.path, "r") as f:
+            a = {k: text(v) for k, v in f.attrs.items()}
+        self.assertEqual(a["schema"], "tilelab/1")
+        self.assertEqual(a["experiment"], "host_smoke")
+        self.assertEqual(a["config_yaml"], raw.decode())
+        self.assertEqual(a["config_sha256"], hashlib.sha256(raw).hexdigest())
+        for key in ("tilelab_version", "git_commit", "created_utc", "host", "argv", "protocol", "tolerance"):
+            self.assertTrue(a[key], key)
+        self.assertIn(self.path, a["argv"])
+        self.assertIn(int(a["git_dirty"]), (0, 1))
+
+    def test_env(self):
+        with h5py.File(self.path, "r") as f:
+            env = dict(f["env"].attrs)
+        self.assertTrue(text(env["host"]))
+        self.assertGreater(int(env["cpus"]), 0)
+
+    def test_cases_and_samples(self):
+        with h5py.File(self.path, "r") as f:
+            protocol = dict(kv.split("=") for kv in text(f.attrs["protocol"]).split(";"))
+            lo, hi = int(protocol["min_reps"]), int(protocol["max_reps"])
+            rtol = float(text(f.attrs["tolerance"]).split(";")[0].split("=")[1])
+            cases = f["cases"]
+            # 3 sizes x 2 layouts of b x 2 variants
+            self.assertEqual(len(cases), 12)
+            variants = set()
+            for cid, g in cases.items():
+                a = {k: text(v) for k, v in g.attrs.items()}
+                self.assertEqual(a["case_id"], cid)
+                self.assertEqual(hashlib.sha256(a["canonical"].encode()).hexdigest()[:16], cid)
+                self.assertEqual(a["status"], "ok", a["reason"])
+                self.assertEqual(a["target"], "host")
+                self.assertEqual(a["seed"], 7)
+                self.assertLess(a["max_rel_err"], rtol)
+                self.assertEqual(a["alpha"], 1.5)
+                self.assertEqual(a["beta"], 0.5)
+                m, n, k = (int(x) for x in g.attrs["dims"])
+                self.assertEqual(a["flop"], 2.0 * m * n * k)
+                t = g["time_ms"][()]
+                self.assertEqual(t.dtype, np.float64)
+                self.assertTrue(lo <= len(t) <= hi, len(t))
+                self.assertTrue(np.all(t > 0))
+                self.assertIn(a["stopped"], ("noise", "max_reps", "max_time"))
+                variants.add(a["variant"])
+            self.assertEqual(variants, {"host_naive", "host_ikj"})
+
+    def test_summary_matches_samples(self):
+        with h5py.File(self.path, "r") as f:
+            rows = f["summary"][()]
+            self.assertEqual(len(rows), len(f["cases"]))
+            for row in rows:
+                g = f["cases"][text(row["case_id"])]
+                t = g["time_ms"][()]
+                self.assertEqual(int(row["reps"]), len(t))
+                self.assertAlmostEqual(float(row["median_ms"]), float(np.median(t)), places=12)
+                self.assertAlmostEqual(float(row["mean_ms"]), float(np.mean(t)), places=12)
+                self.assertAlmostEqual(float(row["min_ms"]), float(np.min(t)), places=12)
+                self.assertAlmostEqual(float(row["p90_ms"]), float(np.percentile(t, 90)), places=12)
+                self.assertAlmostEqual(float(row["gflops"]), g.attrs["flop"] / (np.median(t) * 1e-3) / 1e9, places=6)
+
+    def test_never_overwrites(self):
+        before = os.path.getmtime(self.path)
+        p = run(SMOKE, "-o", self.path)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("cannot create the result file", p.stderr)
+        self.assertEqual(os.path.getmtime(self.path), before)
+
+
+class BadInput(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+
+    def test_config_error_exits_2_without_a_file(self):
+        bad = os.path.join(self.tmp, "bad.yaml")
+        with open(bad, "w") as f:
+            f.write("name: bad\nop: sgemm\nseed: 1\nsizes: {mnk: 8}\nvariants:\n  - name: host_naive\n    parms: {}\n")
+        out = os.path.join(self.tmp, "bad.h5")
+        p = run(bad, "-o", out)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(bad + ":7:5: variants[0]: unknown key 'parms'", p.stderr)
+        self.assertFalse(os.path.exists(out))
+
+    def test_gpu_experiment_without_gpu(self):
+        out = os.path.join(self.tmp, "smem.h5")
+        p = run(os.path.join("experiments", "smem_tile.yaml"), "-o", out)
+        if "no CUDA device found" not in p.stderr:
+            self.skipTest("this machine has a GPU")
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("try experiments/host_smoke.yaml", p.stderr)
+        self.assertFalse(os.path.exists(out))
+
+    def test_validate_counts_cases(self):
+        p = run("validate", SMOKE, os.path.join("experiments", "smem_tile.yaml"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("12 cases (0 on the GPU, 12 on the host, 0 skipped)", p.stdout)
+        self.assertIn("25 cases (25 on the GPU", p.stdout)
+
+    def test_help(self):
+        p = run("--help")
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("validate", p.stdout)
+        self.assertIn("exit codes", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

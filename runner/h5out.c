@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,8 +237,11 @@ int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_inf
     return 0;
 fail:
     {
+        /* Never leave a half-written file behind: it was created here, so it goes. */
+        int created = o->file >= 0;
         tl_err ignored;
         h5out_close(o, &ignored);
+        if (created) remove(path);
     }
     return -1;
 }

@@ -384,6 +384,8 @@ static int parse_sizes(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
 
 /* ---- variants -------------------------------------------------------------------------- */
 
+static int parse_measure(cfg_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m);
+
 static int parse_params(cfg_ctx *c, yaml_node_t *n, const char *field, cfg_variant *cv)
 {
     const reg_variant *v = cv->v;
@@ -412,20 +414,22 @@ static int parse_params(cfg_ctx *c, yaml_node_t *n, const char *field, cfg_varia
 
 static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
 {
-    static const char *const keys[] = {"name", "params", NULL};
+    static const char *const keys[] = {"name", "params", "measure", NULL};
     char field[64];
     snprintf(field, sizeof field, "variants[%d]", index);
     cfg_variant *cv = &x->variants[index];
     cv->line = (int)n->start_mark.line + 1;
-    yaml_node_t *name = n, *params = NULL;
+    cv->protocol = x->protocol;
+    yaml_node_t *name = n, *params = NULL, *measure = NULL;
     if (n->type == YAML_MAPPING_NODE) {
-        cfg_pair pr[2];
+        cfg_pair pr[3];
         int np;
-        if (mapping_pairs(c, n, field, keys, pr, 2, &np)) return -1;
+        if (mapping_pairs(c, n, field, keys, pr, 3, &np)) return -1;
         name = NULL;
         for (int i = 0; i < np; i++) {
             if (!strcmp(pr[i].key, "name")) name = pr[i].value;
-            else params = pr[i].value;
+            else if (!strcmp(pr[i].key, "params")) params = pr[i].value;
+            else measure = pr[i].value;
         }
         if (!name) return fail_at(c, n, field, "'name' is required");
     }
@@ -449,6 +453,14 @@ static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x
         snprintf(f2, sizeof f2, "%s.params", field);
         if (parse_params(c, params, f2, cv)) return -1;
     }
+    if (measure) {
+        char f2[80];
+        snprintf(f2, sizeof f2, "%s.measure", field);
+        if (parse_measure(c, measure, f2, &cv->protocol)) return -1;
+    }
+    if (x->verify == CFG_VERIFY_EVERY && cv->protocol.batch > 1)
+        return fail_at(c, measure ? measure : n, field,
+                       "verify: every checks each run, so it needs batch: 1 (a batch repeats runs on one output)");
     return 0;
 }
 
@@ -532,20 +544,25 @@ static int parse_tolerance(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
     return 0;
 }
 
-static int parse_measure(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+const char *const cfg_verify_names[] = {"off", "once", "every"};
+
+/* `measure:` at the top (prefix "measure") or in a variant (prefix "variants[i].measure"). */
+static int parse_measure(cfg_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m)
 {
-    static const char *const keys[] = {"warmup", "min_reps", "max_reps", "max_noise", "max_time_s", "l2_flush", NULL};
-    measure_protocol *m = &x->protocol;
+    static const char *const keys[] = {"warmup", "warmup_s", "min_reps", "max_reps", "max_noise", "max_time_s",
+                                       "l2_flush", "batch", NULL};
     cfg_pair pr[8];
     int np;
     long v;
-    if (mapping_pairs(c, n, "measure", keys, pr, 8, &np)) return -1;
+    if (mapping_pairs(c, n, prefix, keys, pr, 8, &np)) return -1;
     for (int i = 0; i < np; i++) {
         const char *k = pr[i].key;
-        char field[32];
-        snprintf(field, sizeof field, "measure.%s", k);
+        char field[96];
+        snprintf(field, sizeof field, "%s.%s", prefix, k);
         int rc;
         if (!strcmp(k, "warmup")) rc = parse_int(c, pr[i].value, field, 0, 100000, &v), m->warmup = (int)v;
+        else if (!strcmp(k, "warmup_s")) rc = parse_double(c, pr[i].value, field, 0, 3600, &m->warmup_s);
+        else if (!strcmp(k, "batch")) rc = parse_int(c, pr[i].value, field, 1, 100000, &v), m->batch = (int)v;
         else if (!strcmp(k, "min_reps")) rc = parse_int(c, pr[i].value, field, 1, 1000000, &v), m->min_reps = (int)v;
         else if (!strcmp(k, "max_reps")) rc = parse_int(c, pr[i].value, field, 1, 1000000, &v), m->max_reps = (int)v;
         else if (!strcmp(k, "max_noise")) rc = parse_double(c, pr[i].value, field, 0, 1, &m->max_noise);
@@ -554,7 +571,7 @@ static int parse_measure(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
         if (rc) return -1;
     }
     if (m->min_reps > m->max_reps)
-        return fail_at(c, n, "measure", "min_reps (%d) is above max_reps (%d)", m->min_reps, m->max_reps);
+        return fail_at(c, n, prefix, "min_reps (%d) is above max_reps (%d)", m->min_reps, m->max_reps);
     return 0;
 }
 
@@ -582,7 +599,7 @@ static yaml_node_t *find_key(cfg_pair *pr, int np, const char *key)
 static int parse_root(cfg_ctx *c, yaml_node_t *root, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "description", "op", "seed", "dtype", "layout", "args", "sizes",
-                                       "variants", "reference", "tolerance", "measure", NULL};
+                                       "variants", "reference", "tolerance", "measure", "data", "verify", NULL};
     cfg_pair pr[16];
     int np;
     if (root->type != YAML_MAPPING_NODE)
@@ -619,17 +636,27 @@ static int parse_root(cfg_ctx *c, yaml_node_t *root, tl_experiment *x)
     if ((n = find_key(pr, np, "layout")) && parse_layout(c, n, x)) return -1;
     for (int a = 0; a < op->nargs; a++) x->args[a] = op->args[a].def;
     if ((n = find_key(pr, np, "args")) && parse_args(c, n, x)) return -1;
+    if ((n = find_key(pr, np, "data"))) {
+        if (parse_choice(c, n, "data", reg_dist_names, REG_NDISTS, &which)) return -1;
+        x->dist = (reg_dist)which;
+    }
+    x->verify = CFG_VERIFY_ONCE;
+    if ((n = find_key(pr, np, "verify"))) {
+        if (parse_choice(c, n, "verify", cfg_verify_names, 3, &which)) return -1;
+        x->verify = (cfg_verify)which;
+    }
     if (parse_sizes(c, find_key(pr, np, "sizes"), x)) return -1;
+    x->protocol = measure_defaults;
+    if ((n = find_key(pr, np, "measure")) && parse_measure(c, n, "measure", &x->protocol)) return -1;
     if (parse_variants(c, find_key(pr, np, "variants"), x)) return -1;
     x->reference = op->references[0];
     if ((n = find_key(pr, np, "reference"))) {
         if (parse_choice(c, n, "reference", op->references, op->nreferences, &which)) return -1;
         x->reference = op->references[which];
     }
-    x->tol = op->tol;
+    /* Integer inputs give exact results: checked exactly unless the file says otherwise. */
+    x->tol = x->dist == REG_INT ? op->tol_exact : op->tol;
     if ((n = find_key(pr, np, "tolerance")) && parse_tolerance(c, n, x)) return -1;
-    x->protocol = measure_defaults;
-    if ((n = find_key(pr, np, "measure")) && parse_measure(c, n, x)) return -1;
     return 0;
 }
 

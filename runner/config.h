@@ -11,8 +11,11 @@
 #define CFG_MAX_VALUES 4096 /* values one param or axis may expand to */
 #define CFG_MAX_CASES 1000000
 
+typedef enum { CFG_VERIFY_OFF, CFG_VERIFY_ONCE, CFG_VERIFY_EVERY } cfg_verify;
+
 typedef struct {
     const reg_variant *v;
+    measure_protocol protocol; /* the experiment's, with this variant's overrides */
     long *values[REG_MAX_PARAMS]; /* the values each param sweeps, registry order */
     int nvalues[REG_MAX_PARAMS];
     int line; /* where the variant is declared (1-based) */
@@ -41,8 +44,12 @@ typedef struct {
     int nvariants;
     const char *reference; /* one of op->references */
     reg_tolerance tol;
-    measure_protocol protocol;
+    measure_protocol protocol; /* experiment-wide; variants may override */
+    reg_dist dist;             /* input distribution */
+    cfg_verify verify;         /* off | once (the first run) | every (every timed run) */
 } tl_experiment;
+
+extern const char *const cfg_verify_names[]; /* indexed by cfg_verify */
 
 /* Loads and validates path. Returns 0, or -1 with e naming file:line:col. */
 int config_load(const char *path, tl_experiment *x, tl_err *e);

@@ -51,6 +51,13 @@ static const bad_row bad_rows[] = {
     {HEAD "sizes:\n  - 64\n" VARS, "t.yaml:5:5: sizes: each list item must be a mapping of axes"},
     {HEAD "sizes: {mnk: {pow2: [3, 5], range: [1, 2, 1]}}\n" VARS, "t.yaml:4:14: sizes.mnk: expected one of {pow2"},
     {HEAD SIZES VARS "args: {alpha: nan}\n", "t.yaml:6:15: args.alpha: expected a number, got 'nan'"},
+    {HEAD SIZES VARS "data: gaussian\n", "t.yaml:6:7: data: 'gaussian' is not one of: uniform, normal, int"},
+    {HEAD SIZES VARS "verify: sometimes\n", "t.yaml:6:9: verify: 'sometimes' is not one of: off, once, every"},
+    {HEAD SIZES "verify: every\nmeasure: {batch: 4}\n" VARS,
+     "t.yaml:7:12: variants[0]: verify: every checks each run, so it needs batch: 1"},
+    {HEAD SIZES "variants:\n  - name: naive\n    measure: {reps: 3}\n",
+     "t.yaml:7:15: variants[0].measure: unknown key 'reps' (expected one of: warmup, warmup_s,"},
+    {HEAD SIZES VARS "measure: {batch: 0}\n", "t.yaml:6:18: measure.batch: 0 is out of range [1, 100000]"},
 };
 
 static int check_bad(const bad_row *r)
@@ -116,6 +123,27 @@ static int check_defaults_and_params(void)
     CHECK(!strcmp(x.reference, "cublas"), "reference defaults to the op's first");
     CHECK(x.tol.rtol == x.op->tol.rtol, "tolerance defaults to the op's");
     CHECK(strlen(x.sha256) == 64, "config sha256");
+    CHECK(x.variants[0].protocol.warmup == 2, "variants inherit the experiment's protocol");
+    config_free(&x);
+    return 1;
+}
+
+static int check_variant_override_and_int_data(void)
+{
+    static const char *yaml = HEAD SIZES
+        "data: int\n"
+        "measure: {max_reps: 50, batch: 2}\n"
+        "variants:\n"
+        "  - {name: naive, measure: {batch: 16, max_reps: 20}}\n"
+        "  - cublas\n";
+    tl_experiment x;
+    tl_err e;
+    int rc = config_parse("t.yaml", yaml, strlen(yaml), &x, &e);
+    CHECK(rc == 0, "%s", e.msg);
+    if (rc) return 1;
+    CHECK(x.variants[0].protocol.batch == 16 && x.variants[0].protocol.max_reps == 20, "variant override");
+    CHECK(x.variants[1].protocol.batch == 2 && x.variants[1].protocol.max_reps == 50, "experiment protocol kept");
+    CHECK(x.dist == REG_INT && x.tol.rtol == 0 && x.tol.atol == 0, "int data is checked exactly by default");
     config_free(&x);
     return 1;
 }
@@ -136,6 +164,7 @@ int main(void)
     for (size_t i = 0; i < sizeof bad_rows / sizeof *bad_rows; i++) total += check_bad(&bad_rows[i]);
     total += check_sizes();
     total += check_defaults_and_params();
+    total += check_variant_override_and_int_data();
     total += check_missing_file();
     return TEST_REPORT(total);
 }

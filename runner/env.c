@@ -64,6 +64,7 @@ int env_gpu(env_info *v, tl_err *e)
     struct cudaDeviceProp p;
     CUDA_CHECK(cudaSetDevice(dev));
     CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+    CUDA_CHECK(cudaDeviceGetPCIBusId(v->pci_bus_id, (int)sizeof v->pci_bus_id, dev));
     v->have_gpu = 1;
     v->device = dev;
     snprintf(v->gpu_name, sizeof v->gpu_name, "%s", p.name);

@@ -17,6 +17,8 @@ typedef struct {
     int have_gpu;
     int device;                 /* CUDA device ordinal */
     char gpu_name[256];
+    char pci_bus_id[32];        /* "0000:3B:00.0", to find the same GPU in NVML */
+    char nvml[256];             /* "ok" or "unavailable: <why>" (telemetry) */
     int cc_major, cc_minor;     /* compute capability */
     int sms;                    /* multiprocessors */
     int l2_bytes;               /* L2 cache, bytes */

@@ -15,11 +15,17 @@ int exec_init(exec_ctx *c, const tl_experiment *x, const env_info *env, int use_
     c->x = x;
     c->env = env;
     c->cache_dir = jit_cache_dir();
-    c->protocol = measure_protocol_text(&x->protocol);
     if (!use_gpu) return 0;
+    c->gpu = nvml_open(env->pci_bus_id);
     cublasHandle_t h = NULL;
+    cudaStream_t st = NULL;
+    /* A created stream (graphs cannot be captured on stream 0); blocking, so that the synchronous
+     * copies of the ops stay ordered with it. */
+    CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamDefault));
+    c->ctx.stream = st;
     CUBLAS_CHECK(cublasCreate(&h));
     c->ctx.cublas = h;
+    CUBLAS_CHECK(cublasSetStream(h, st));
     /* Twice the L2: whatever the replacement policy, nothing of the last run survives. */
     c->l2_bytes = 2 * (size_t)env->l2_bytes;
     CUDA_CHECK(cudaMalloc(&c->l2_buf, c->l2_bytes));
@@ -33,10 +39,11 @@ void exec_free(exec_ctx *c)
 {
     if (c->prob) c->x->op->problem_free(c->prob);
     if (c->ctx.cublas) cublasDestroy(c->ctx.cublas);
+    if (c->ctx.stream) cudaStreamDestroy(c->ctx.stream);
     if (c->l2_buf) cudaFree(c->l2_buf);
+    nvml_close(c->gpu);
     free(c->prob_key);
     free(c->cache_dir);
-    free(c->protocol);
     memset(c, 0, sizeof *c);
 }
 
@@ -45,14 +52,17 @@ void exec_free(exec_ctx *c)
 typedef struct {
     const tl_case *tc;
     reg_problem *prob;
-    const jit_kernel *k; /* REG_NVRTC */
-    reg_launch geo;      /* REG_NVRTC */
+    const jit_kernel *k;    /* REG_NVRTC */
+    reg_launch geo;         /* REG_NVRTC */
+    void *stream;           /* cudaStream_t */
+    int verify_every;       /* poison before and check after every timed run */
+    tl_result *r;           /* where a failed check is reported */
 } run_ctx;
 
 static int run_reset(void *ctx, tl_err *e)
 {
     run_ctx *r = ctx;
-    return r->tc->op->reset_output(r->prob, 0, e);
+    return r->tc->op->reset_output(r->prob, r->verify_every, e);
 }
 
 static int run_launch(void *ctx, tl_err *e)
@@ -67,7 +77,7 @@ static int run_launch(void *ctx, tl_err *e)
     }
     dim3 grid = {r->geo.grid[0], r->geo.grid[1], r->geo.grid[2]};
     dim3 block = {r->geo.block[0], r->geo.block[1], r->geo.block[2]};
-    CUDA_CHECK(cudaLaunchKernel((const void *)r->k->kernel, grid, block, argv, r->geo.smem, 0));
+    CUDA_CHECK(cudaLaunchKernel((const void *)r->k->kernel, grid, block, argv, r->geo.smem, (cudaStream_t)r->stream));
     CUDA_CHECK(cudaGetLastError());
     return 0;
 fail:
@@ -98,7 +108,7 @@ static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const c
     } else {
         free(key);
     }
-    if (c->prob_ref && !strcmp(c->prob_ref, ref)) return 0;
+    if (!ref || (c->prob_ref && !strcmp(c->prob_ref, ref))) return 0;
     if (op->reference(c->prob, ref, e)) return -1;
     c->prob_ref = ref;
     return 0;
@@ -114,6 +124,8 @@ static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kerne
     rc->k = k;
     r->regs = k->regs;
     r->smem_bytes = (long)(k->smem_static + rc->geo.smem);
+    r->smem_static_bytes = (long)k->smem_static;
+    r->smem_dynamic_bytes = (long)rc->geo.smem;
     r->local_bytes = (long)k->local_bytes;
     memcpy(r->cubin_sha256, cb->cubin_sha256, sizeof r->cubin_sha256);
     r->nvrtc_options = tl_xstrdup(cb->options);
@@ -140,28 +152,39 @@ fail:
     return -1;
 }
 
-/* The verified run: output poisoned, one launch, every element compared. */
-static int verified_run(exec_ctx *c, const tl_case *tc, run_ctx *rc, tl_result *r, tl_err *e)
+/* Compares the output of the last run; keeps the largest errors seen. 1: it failed. */
+static int compare(run_ctx *rc, tl_err *e)
 {
+    const tl_case *tc = rc->tc;
+    tl_result *r = rc->r;
     reg_verify v;
-    int on_device = tc->variant->kind != REG_HOST;
-    if (tc->op->reset_output(rc->prob, 1, e) || run_launch(rc, e)) return -1;
-    if (on_device) {
-        CUDA_CHECK(cudaDeviceSynchronize());
+    if (tc->variant->kind != REG_HOST) {
+        CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)rc->stream));
         CUDA_CHECK(cudaGetLastError());
     }
     if (tc->op->check_output(rc->prob, &r->tol, &v, e)) return -1;
-    r->max_abs_err = v.max_abs_err;
-    r->max_rel_err = v.max_rel_err;
-    if (!v.ok) {
-        r->status = "verify_failed";
-        r->reason = tl_xasprintf("%lld of %s elements out of tolerance (max rel err %.3g > rtol %.3g): %s",
-                                 (long long)v.bad, tc->sizes_text, v.max_rel_err, r->tol.rtol, v.detail);
-    }
-    (void)c;
-    return 0;
+    if (isnan(r->max_abs_err) || v.max_abs_err > r->max_abs_err) r->max_abs_err = v.max_abs_err;
+    if (isnan(r->max_rel_err) || v.max_rel_err > r->max_rel_err) r->max_rel_err = v.max_rel_err;
+    if (v.ok) return 0;
+    r->status = "verify_failed";
+    free(r->reason);
+    r->reason = tl_xasprintf("%lld elements of %s out of tolerance (max err %.3g of the error scale, rtol %.3g): %s",
+                             (long long)v.bad, tc->sizes_text, v.max_rel_err, r->tol.rtol, v.detail);
+    return 1;
 fail:
     return -1;
+}
+
+static int check_after_run(void *ctx, tl_err *e)
+{
+    return compare(ctx, e);
+}
+
+/* The verified run: output poisoned, one launch, every element compared. */
+static int verified_run(run_ctx *rc, tl_err *e)
+{
+    if (rc->tc->op->reset_output(rc->prob, 1, e) || run_launch(rc, e)) return -1;
+    return compare(rc, e) < 0 ? -1 : 0;
 }
 
 static void finish_stats(tl_result *r)
@@ -179,11 +202,11 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     int on_device = tc->variant->kind != REG_HOST;
     jit_kernel k = {0};
     jit_cubin cb = {0};
-    run_ctx rc = {.tc = tc};
+    run_ctx rc = {.tc = tc, .stream = c->ctx.stream, .r = r, .verify_every = x->verify == CFG_VERIFY_EVERY};
     memset(r, 0, sizeof *r);
     r->c = tc;
     r->status = "ok";
-    r->regs = -1, r->smem_bytes = -1, r->local_bytes = -1;
+    r->regs = -1, r->smem_bytes = -1, r->local_bytes = -1, r->smem_static_bytes = -1, r->smem_dynamic_bytes = -1;
     r->max_abs_err = r->max_rel_err = NAN;
     r->gflops = r->gbs = NAN;
     r->st.median_ms = r->st.mean_ms = r->st.stdev_ms = r->st.min_ms = r->st.max_ms = NAN;
@@ -191,22 +214,25 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     r->flop = tc->op->flop(&tc->spec);
     r->bytes = tc->op->bytes(&tc->spec);
     r->tol = x->tol;
-    r->protocol = c->protocol;
-    r->reference = on_device ? x->reference : tc->op->host_reference;
+    r->protocol = measure_protocol_text(&tc->protocol);
+    r->verify = cfg_verify_names[x->verify];
+    r->data = reg_dist_names[tc->spec.dist];
+    r->reference = x->verify == CFG_VERIFY_OFF ? "none" : on_device ? x->reference : tc->op->host_reference;
     if (tc->skipped) {
         r->status = "skipped";
         r->reason = tl_xstrdup(tc->reason);
         return 0;
     }
-    if (ensure_problem(c, tc, on_device, r->reference, e)) goto error;
+    if (ensure_problem(c, tc, on_device, x->verify == CFG_VERIFY_OFF ? NULL : r->reference, e)) goto error;
     rc.prob = c->prob;
     if (tc->variant->kind == REG_NVRTC && prepare_kernel(c, tc, &rc, &k, &cb, r, e)) goto error;
     if (strcmp(r->status, "ok")) goto done;
-    if (verified_run(c, tc, &rc, r, e)) goto error;
+    if (x->verify != CFG_VERIFY_OFF && verified_run(&rc, e)) goto error;
     if (strcmp(r->status, "ok")) goto done;
-    measure_target t = {.on_device = on_device, .reset = run_reset, .launch = run_launch, .ctx = &rc,
-                        .l2_buf = x->protocol.l2_flush ? c->l2_buf : NULL, .l2_bytes = c->l2_bytes};
-    if (measure_run(&x->protocol, &t, &r->samples, e)) goto error;
+    measure_target t = {.on_device = on_device, .stream = c->ctx.stream, .reset = run_reset, .launch = run_launch,
+                        .check = rc.verify_every ? check_after_run : NULL, .ctx = &rc, .l2_buf = c->l2_buf,
+                        .l2_bytes = c->l2_bytes, .gpu = on_device ? c->gpu : NULL};
+    if (measure_run(&tc->protocol, &t, &r->samples, e)) goto error;
     finish_stats(r);
     goto done;
 error:
@@ -231,6 +257,7 @@ void result_free(tl_result *r)
 {
     free(r->reason);
     free(r->nvrtc_options);
+    free(r->protocol);
     measure_samples_free(&r->samples);
     memset(r, 0, sizeof *r);
 }

@@ -5,14 +5,15 @@
 
 #include "runner/config.h"
 #include "runner/env.h"
+#include "runner/nvml.h"
 #include "runner/result.h"
 
 typedef struct {
     const tl_experiment *x;
     const env_info *env;
-    reg_ctx ctx;       /* cuBLAS handle when there is a GPU */
+    reg_ctx ctx;       /* cuBLAS handle and stream when there is a GPU */
     char *cache_dir;   /* cubin cache, or NULL */
-    char *protocol;    /* measurement protocol as text */
+    nvml_gpu *gpu;     /* telemetry (never NULL once initialised; may be unavailable) */
     void *l2_buf;      /* device buffer the L2 flush overwrites */
     size_t l2_bytes;   /* its size, bytes */
     reg_problem *prob; /* inputs of the last case */

@@ -77,7 +77,8 @@ static herr_t attr_i64_array(hid_t obj, const char *name, const long long *v, hs
 typedef struct {
     const char *case_id, *op, *variant, *target, *params, *sizes, *layout, *status;
     double median_ms, mean_ms, stdev_ms, min_ms, max_ms, p10_ms, p90_ms, gflops, gbs; /* ms, GFLOP/s, GB/s */
-    int reps;
+    int reps;      /* samples */
+    int throttled; /* samples taken while a clock-event reason slowed the GPU */
 } summary_row;
 
 static hid_t summary_type_create(void)
@@ -91,6 +92,7 @@ static hid_t summary_type_create(void)
     F64(median_ms), F64(mean_ms), F64(stdev_ms), F64(min_ms), F64(max_ms), F64(p10_ms), F64(p90_ms);
     F64(gflops), F64(gbs);
     rc |= H5Tinsert(t, "reps", offsetof(summary_row, reps), H5T_NATIVE_INT);
+    rc |= H5Tinsert(t, "throttled", offsetof(summary_row, throttled), H5T_NATIVE_INT);
 #undef STR
 #undef F64
     H5Tclose(s);
@@ -124,7 +126,8 @@ static int summary_append(h5out *o, const tl_result *r, tl_err *e)
     const tl_case *c = r->c;
     summary_row row = {c->id, c->op->name, c->variant->name, reg_target_name(c->variant->kind), c->params_text,
                        c->sizes_text, c->layout_text, r->status, r->st.median_ms, r->st.mean_ms, r->st.stdev_ms,
-                       r->st.min_ms, r->st.max_ms, r->st.p10_ms, r->st.p90_ms, r->gflops, r->gbs, r->samples.n};
+                       r->st.min_ms, r->st.max_ms, r->st.p10_ms, r->st.p90_ms, r->gflops, r->gbs, r->samples.n,
+                       r->samples.nthrottled};
     hsize_t newsize = o->rows + 1, start = o->rows, one = 1;
     hid_t file_space = -1, mem_space = -1;
     H5_CHECK(H5Dset_extent(o->summary, &newsize));
@@ -169,6 +172,8 @@ static int write_root(h5out *o, const tl_experiment *x, const env_info *v, const
     H5_CHECK(attr_str(f, "tolerance", tol));
     H5_CHECK(attr_str(f, "tolerance_rule", x->op->tol_doc));
     H5_CHECK(attr_str(f, "protocol", protocol));
+    H5_CHECK(attr_str(f, "verify", cfg_verify_names[x->verify]));
+    H5_CHECK(attr_str(f, "data", reg_dist_names[x->dist]));
     free(protocol);
     return 0;
 fail:
@@ -186,10 +191,12 @@ static int write_env(h5out *o, const env_info *v, tl_err *e)
     H5_CHECK(attr_i64(g, "host_mem_bytes", (long long)v->host_mem_bytes));
     H5_CHECK(attr_str(g, "build_compiler", tl_build_compiler));
     H5_CHECK(attr_i64(g, "have_gpu", v->have_gpu));
+    H5_CHECK(attr_str(g, "nvml", v->have_gpu ? v->nvml : "not used (host target)"));
     if (v->have_gpu) {
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", v->cc_major, v->cc_minor);
         H5_CHECK(attr_str(g, "device_name", v->gpu_name));
+        H5_CHECK(attr_str(g, "pci_bus_id", v->pci_bus_id));
         H5_CHECK(attr_i64(g, "device_ordinal", v->device));
         H5_CHECK(attr_str(g, "compute_capability", cc));
         H5_CHECK(attr_i64(g, "sms", v->sms));
@@ -246,12 +253,13 @@ fail:
     return -1;
 }
 
-static int write_dataset(h5out *o, hid_t g, const char *name, const double *x, hsize_t n, tl_err *e)
+static int write_dataset(h5out *o, hid_t g, const char *name, hid_t file_type, hid_t mem_type, const void *x,
+                         hsize_t n, tl_err *e)
 {
     hid_t space = -1, d = -1;
     H5_CHECK(space = H5Screate_simple(1, &n, NULL));
-    H5_CHECK(d = H5Dcreate2(g, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    if (n) H5_CHECK(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x));
+    H5_CHECK(d = H5Dcreate2(g, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    if (n) H5_CHECK(H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, x));
     H5Dclose(d);
     H5Sclose(space);
     return 0;
@@ -294,6 +302,8 @@ static int write_case_attrs(h5out *o, hid_t g, const tl_result *r, tl_err *e)
     H5_CHECK(attr_f64(g, "bytes", r->bytes));
     H5_CHECK(attr_i64(g, "regs", r->regs));
     H5_CHECK(attr_i64(g, "smem_bytes", r->smem_bytes));
+    H5_CHECK(attr_i64(g, "smem_static_bytes", r->smem_static_bytes));
+    H5_CHECK(attr_i64(g, "smem_dynamic_bytes", r->smem_dynamic_bytes));
     H5_CHECK(attr_i64(g, "local_bytes", r->local_bytes));
     H5_CHECK(attr_str(g, "cubin_sha256", r->cubin_sha256));
     H5_CHECK(attr_str(g, "nvrtc_options", r->nvrtc_options));
@@ -302,6 +312,11 @@ static int write_case_attrs(h5out *o, hid_t g, const tl_result *r, tl_err *e)
     H5_CHECK(attr_i64_array(g, "block", block, 3));
     H5_CHECK(attr_str(g, "protocol", r->protocol));
     H5_CHECK(attr_str(g, "stopped", r->samples.stopped));
+    H5_CHECK(attr_str(g, "verify", r->verify));
+    H5_CHECK(attr_str(g, "data", r->data));
+    H5_CHECK(attr_i64(g, "warmup_runs", r->samples.warmup_runs));
+    H5_CHECK(attr_i64(g, "throttled", r->samples.nthrottled));
+    H5_CHECK(attr_f64(g, "timed_s", r->samples.timed_s));
     for (int a = 0; a < c->op->nargs; a++) H5_CHECK(attr_f64(g, c->op->args[a].name, c->spec.args[a]));
     return 0;
 fail:
@@ -314,7 +329,15 @@ int h5out_write_case(h5out *o, const tl_result *r, tl_err *e)
     char *name = tl_xasprintf("/cases/%s", r->c->id);
     H5_CHECK(g = H5Gcreate2(o->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     if (write_case_attrs(o, g, r, e)) goto fail;
-    if (write_dataset(o, g, "time_ms", r->samples.time_ms, (hsize_t)r->samples.n, e)) goto fail;
+    const measure_samples *s = &r->samples;
+    hsize_t n = (hsize_t)s->n;
+    if (write_dataset(o, g, "time_ms", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->time_ms, n, e)) goto fail;
+    if (s->sm_clock_mhz && (write_dataset(o, g, "sm_clock_mhz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->sm_clock_mhz, n, e) ||
+                            write_dataset(o, g, "temp_c", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->temp_c, n, e) ||
+                            write_dataset(o, g, "power_w", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->power_w, n, e) ||
+                            write_dataset(o, g, "throttle_reasons", H5T_STD_U64LE, H5T_NATIVE_UINT64, s->throttle, n, e) ||
+                            write_dataset(o, g, "throttled", H5T_STD_U8LE, H5T_NATIVE_UINT8, s->throttled, n, e)))
+        goto fail;
     H5Gclose(g);
     g = -1;
     if (summary_append(o, r, e)) goto fail;
@@ -325,6 +348,24 @@ fail:
     if (g >= 0) H5Gclose(g);
     tl_err_wrap(e, "case %s", r->c->id);
     free(name);
+    return -1;
+}
+
+int h5out_root_attr(h5out *o, const char *name, const char *value, tl_err *e)
+{
+    H5_CHECK(attr_str(o->file, name, value));
+    return 0;
+fail:
+    return -1;
+}
+
+int h5out_finish(h5out *o, double wall_s, double timed_s, tl_err *e)
+{
+    H5_CHECK(attr_f64(o->file, "wall_s", wall_s));
+    H5_CHECK(attr_f64(o->file, "timed_s", timed_s));
+    H5_CHECK(H5Fflush(o->file, H5F_SCOPE_GLOBAL));
+    return 0;
+fail:
     return -1;
 }
 

@@ -23,6 +23,10 @@ typedef struct {
 int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_info *env, const char *argv_text,
                tl_err *e);
 int h5out_write_case(h5out *o, const tl_result *r, tl_err *e);
+/* One more string attribute on the root group (e.g. rerun_of). */
+int h5out_root_attr(h5out *o, const char *name, const char *value, tl_err *e);
+/* Run totals (overhead: wall time against the sum of timed regions), as root attributes. */
+int h5out_finish(h5out *o, double wall_s, double timed_s, tl_err *e);
 int h5out_close(h5out *o, tl_err *e);
 
 #endif

@@ -9,6 +9,7 @@
 #include "runner/config.h"
 #include "runner/env.h"
 #include "runner/execute.h"
+#include "runner/h5in.h"
 #include "runner/h5out.h"
 #include "runner/plan.h"
 #include "runner/report.h"
@@ -18,11 +19,13 @@ static const char usage[] =
     "\n"
     "usage:\n"
     "  runner [run] EXPERIMENT.yaml [options]   run every case, print a table, write the result file\n"
+    "  runner rerun RESULT.h5 [options]         run the experiment embedded in a result file again,\n"
+    "                                           on this machine, into a new file (same case ids)\n"
     "  runner validate EXPERIMENT.yaml...       check configs and print case counts; runs nothing\n"
     "  runner list [OP]                         ops, variants, params, defaults and constraints\n"
     "  runner --help | --version\n"
     "\n"
-    "run options:\n"
+    "run and rerun options:\n"
     "  -o, --output FILE     result file (default: RESULTS_DIR/<name>-<utc>.h5); never overwritten\n"
     "  --results-dir DIR     folder for the default file name (default: results)\n"
     "  -q, --quiet           no progress line per case\n"
@@ -157,37 +160,35 @@ static char *output_path(const run_opts *o, const tl_experiment *x, tl_err *e)
 
 static int run_cases(const run_opts *o, const tl_plan *p, exec_ctx *ex, h5out *out, tl_result *res, tl_err *e)
 {
-    double t0 = tl_now_s();
+    double t0 = tl_now_s(), timed = 0;
     for (int i = 0; i < p->ncases; i++) {
         if (exec_case(ex, &p->cases[i], &res[i], e)) return -1;
         if (h5out_write_case(out, &res[i], e)) return -1;
+        timed += res[i].samples.timed_s;
         if (!o->quiet) report_progress(stderr, i + 1, p->ncases, &res[i], tl_now_s() - t0);
     }
+    double wall = tl_now_s() - t0;
+    if (h5out_finish(out, wall, timed, e)) return -1;
+    fprintf(stderr, "tilelab: overhead: %.2f s wall for %.2f s inside timed regions (%.1f%%)\n", wall, timed,
+            wall > 0 ? 100.0 * timed / wall : 0.0);
     return 0;
 }
 
-static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
+/* Plans x (again with the device's memory once there is one), runs it, writes the file. */
+static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv, const char *rerun_of)
 {
-    run_opts o;
-    tl_experiment x;
     tl_plan p = {0};
     env_info env = {0};
     exec_ctx ex = {0};
     h5out out = {.file = -1, .summary = -1, .summary_type = -1};
     tl_result *res = NULL;
     tl_err e;
-    char *yaml = NULL, *path = NULL, *argv_text = NULL;
+    char *path = NULL, *argv_text = NULL;
     int rc = TL_EXIT_BAD_INPUT, have_exec = 0;
 
-    if (parse_run_args(argc, argv, &o)) return TL_EXIT_BAD_INPUT;
-    yaml = tl_user_path(o.yaml);
-    if (config_load(yaml, &x, &e)) {
-        fprintf(stderr, "%s\n", e.msg);
-        goto out;
-    }
     env_host(&env);
     plan_limits lim = {0, env.host_mem_bytes / 2};
-    if (plan_expand(&x, &lim, &p, &e)) {
+    if (plan_expand(x, &lim, &p, &e)) {
         fprintf(stderr, "%s\n", e.msg);
         goto out;
     }
@@ -195,43 +196,39 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     if (use_gpu) {
         if (env_gpu(&env, &e)) {
             fprintf(stderr, "runner: %s: %s; try experiments/host_smoke.yaml (host target) or `runner validate %s`\n",
-                    o.yaml, e.msg, o.yaml);
+                    o->yaml, e.msg, o->yaml);
             goto out;
         }
         plan_free(&p);
         lim.device_bytes = (uint64_t)(env.free_mem * 0.9) - 2 * (uint64_t)env.l2_bytes;
-        if (plan_expand(&x, &lim, &p, &e)) {
+        if (plan_expand(x, &lim, &p, &e)) {
             fprintf(stderr, "%s\n", e.msg);
             goto out;
         }
     }
-    if (!(path = output_path(&o, &x, &e))) {
+    if (!(path = output_path(o, x, &e))) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
     }
-    if (exec_init(&ex, &x, &env, use_gpu, &e)) {
+    if (exec_init(&ex, x, &env, use_gpu, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
     }
     have_exec = 1;
-    argv_text = join_argv(full_argc, full_argv);
-    if (h5out_open(&out, path, &x, &env, argv_text, &e)) {
+    snprintf(env.nvml, sizeof env.nvml, "%s", nvml_status(ex.gpu));
+    argv_text = join_argv(argc, argv);
+    if (h5out_open(&out, path, x, &env, argv_text, &e) || (rerun_of && h5out_root_attr(&out, "rerun_of", rerun_of, &e))) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
     }
-    if (!o.quiet) report_header(stderr, &x, &p, &env, path);
+    if (!o->quiet) report_header(stderr, x, &p, &env, path);
     res = tl_xcalloc((size_t)p.ncases, sizeof *res);
-    if (run_cases(&o, &p, &ex, &out, res, &e)) {
+    if (run_cases(o, &p, &ex, &out, res, &e) || h5out_close(&out, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         rc = TL_EXIT_FAILED;
         goto out;
     }
-    if (h5out_close(&out, &e)) {
-        fprintf(stderr, "runner: %s\n", e.msg);
-        rc = TL_EXIT_FAILED;
-        goto out;
-    }
-    report_table(stdout, &x, res, p.ncases);
+    report_table(stdout, x, res, p.ncases);
     printf("results: %s\n", path);
     rc = report_failures(res, p.ncases) ? TL_EXIT_FAILED : TL_EXIT_OK;
 out:
@@ -241,8 +238,54 @@ out:
     free(res);
     if (have_exec) exec_free(&ex);
     plan_free(&p);
+    free(path), free(argv_text);
+    return rc;
+}
+
+static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
+{
+    run_opts o;
+    tl_experiment x;
+    tl_err e;
+    if (parse_run_args(argc, argv, &o)) return TL_EXIT_BAD_INPUT;
+    char *yaml = tl_user_path(o.yaml);
+    int rc = TL_EXIT_BAD_INPUT;
+    if (config_load(yaml, &x, &e)) fprintf(stderr, "%s\n", e.msg);
+    else rc = run_experiment(&o, &x, full_argc, full_argv, NULL);
     config_free(&x);
-    free(yaml), free(path), free(argv_text);
+    free(yaml);
+    return rc;
+}
+
+/* The experiment embedded in a result file, on this machine, into a new file. */
+static int cmd_rerun(int argc, char **argv, int full_argc, char **full_argv)
+{
+    run_opts o;
+    tl_experiment x = {0};
+    h5in_source src;
+    tl_err e;
+    if (parse_run_args(argc, argv, &o)) return TL_EXIT_BAD_INPUT;
+    char *h5 = tl_user_path(o.yaml);
+    int rc = TL_EXIT_BAD_INPUT;
+    if (h5in_read_source(h5, &src, &e)) {
+        fprintf(stderr, "runner rerun: %s\n", e.msg);
+        free(h5);
+        return rc;
+    }
+    /* Errors in the embedded text point into it: "<file.h5>:config_yaml:line:col". */
+    char *label = tl_xasprintf("%s:config_yaml", o.yaml);
+    if (config_parse(label, src.config_yaml, strlen(src.config_yaml), &x, &e)) {
+        fprintf(stderr, "runner rerun: %s\n", e.msg);
+    } else {
+        char *of = tl_xasprintf("%s (run %s on %s from %s)", h5, src.created_utc ? src.created_utc : "?",
+                                src.host ? src.host : "?", src.config_path ? src.config_path : "?");
+        rc = run_experiment(&o, &x, full_argc, full_argv, of);
+        free(of);
+    }
+    config_free(&x);
+    h5in_source_free(&src);
+    free(label);
+    free(h5);
     return rc;
 }
 
@@ -269,5 +312,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "validate")) return cmd_validate(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2, argc, argv);
+    if (!strcmp(cmd, "rerun")) return cmd_rerun(argc - 2, argv + 2, argc, argv);
     return cmd_run(argc - 1, argv + 1, argc, argv);
 }

@@ -5,23 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/cuda_check.h"
+
 const measure_protocol measure_defaults = {
     .warmup = 3,
+    .warmup_s = 0.0,
     .min_reps = 10,
     .max_reps = 200,
     .max_noise = 0.01,
     .max_time_s = 2.0,
     .l2_flush = 1,
+    .batch = 1,
 };
-
-#define CUDA_TRY(call)                                                                                     \
-    do {                                                                                                   \
-        cudaError_t err_ = (call);                                                                         \
-        if (err_ != cudaSuccess) {                                                                         \
-            tl_err_set(e, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(err_));           \
-            goto fail;                                                                                     \
-        }                                                                                                  \
-    } while (0)
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -29,7 +24,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Linear interpolation between order statistics of sorted x. */
+/* Linear interpolation between order statistics of sorted x (numpy's default). */
 static double quantile(const double *sorted, int n, double q)
 {
     double pos = q * (n - 1);
@@ -61,40 +56,97 @@ void measure_stats_compute(const double *x, int n, measure_stats *st)
 
 char *measure_protocol_text(const measure_protocol *p)
 {
-    return tl_xasprintf("warmup=%d;min_reps=%d;max_reps=%d;max_noise=%.17g;max_time_s=%.17g;l2_flush=%d",
-                        p->warmup, p->min_reps, p->max_reps, p->max_noise, p->max_time_s, p->l2_flush);
+    return tl_xasprintf("warmup=%d;warmup_s=%.17g;min_reps=%d;max_reps=%d;max_noise=%.17g;max_time_s=%.17g;"
+                        "l2_flush=%d;batch=%d",
+                        p->warmup, p->warmup_s, p->min_reps, p->max_reps, p->max_noise, p->max_time_s, p->l2_flush,
+                        p->batch);
 }
 
-static int flush_l2(const measure_target *t, tl_err *e)
+/* ---- one repetition ----------------------------------------------------------------------- */
+
+typedef struct {
+    const measure_protocol *p;
+    const measure_target *t;
+    cudaEvent_t ev[2];
+    cudaGraphExec_t graph; /* batch > 1 on the device */
+} timer;
+
+static int launch_batch(const timer *tm, tl_err *e)
 {
-    if (!t->on_device || !t->l2_buf) return 0;
-    CUDA_TRY(cudaMemsetAsync(t->l2_buf, 0x5a, t->l2_bytes, 0));
+    const measure_target *t = tm->t;
+    if (tm->graph) {
+        CUDA_CHECK(cudaGraphLaunch(tm->graph, (cudaStream_t)t->stream));
+        return 0;
+    }
+    for (int i = 0; i < (t->on_device ? 1 : tm->p->batch); i++)
+        if (t->launch(t->ctx, e)) return -1;
     return 0;
 fail:
     return -1;
 }
 
-/* One timed run; *ms gets its duration. */
-static int time_one(const measure_target *t, cudaEvent_t ev[2], double *ms, tl_err *e)
+/* One timed repetition; *ms gets the time of one launch. */
+static int time_one(const timer *tm, int i, double *ms, tl_err *e)
 {
+    const measure_target *t = tm->t;
+    cudaStream_t st = (cudaStream_t)t->stream;
+    if (t->fake_ms) {
+        if (launch_batch(tm, e)) return -1;
+        *ms = t->fake_ms(t->ctx, i);
+        return 0;
+    }
     if (!t->on_device) {
         double t0 = tl_now_s();
-        if (t->launch(t->ctx, e)) return -1;
-        *ms = (tl_now_s() - t0) * 1e3;
+        if (launch_batch(tm, e)) return -1;
+        *ms = (tl_now_s() - t0) * 1e3 / tm->p->batch;
         return 0;
     }
     float f;
-    CUDA_TRY(cudaEventRecord(ev[0], 0));
-    if (t->launch(t->ctx, e)) return -1;
-    CUDA_TRY(cudaEventRecord(ev[1], 0));
-    CUDA_TRY(cudaEventSynchronize(ev[1]));
-    CUDA_TRY(cudaGetLastError());
-    CUDA_TRY(cudaEventElapsedTime(&f, ev[0], ev[1]));
-    *ms = f;
+    CUDA_CHECK(cudaEventRecord(tm->ev[0], st));
+    if (launch_batch(tm, e)) return -1;
+    CUDA_CHECK(cudaEventRecord(tm->ev[1], st));
+    CUDA_CHECK(cudaEventSynchronize(tm->ev[1]));
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaEventElapsedTime(&f, tm->ev[0], tm->ev[1]));
+    *ms = (double)f / tm->p->batch;
     return 0;
 fail:
     return -1;
 }
+
+static int prepare(const timer *tm, tl_err *e)
+{
+    const measure_target *t = tm->t;
+    if (t->reset(t->ctx, e)) return -1;
+    if (t->on_device && t->l2_buf && tm->p->l2_flush)
+        CUDA_CHECK(cudaMemsetAsync(t->l2_buf, 0x5a, t->l2_bytes, (cudaStream_t)t->stream));
+    return 0;
+fail:
+    return -1;
+}
+
+/* The batch as one CUDA graph, so that launch gaps do not count. */
+static int capture(timer *tm, tl_err *e)
+{
+    const measure_target *t = tm->t;
+    cudaStream_t st = (cudaStream_t)t->stream;
+    cudaGraph_t g = NULL;
+    CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < tm->p->batch; i++)
+        if (t->launch(t->ctx, e)) {
+            cudaStreamEndCapture(st, &g);
+            goto fail;
+        }
+    CUDA_CHECK(cudaStreamEndCapture(st, &g));
+    CUDA_CHECK(cudaGraphInstantiate(&tm->graph, g, 0));
+    cudaGraphDestroy(g);
+    return 0;
+fail:
+    if (g) cudaGraphDestroy(g);
+    return -1;
+}
+
+/* ---- the loop ----------------------------------------------------------------------------- */
 
 static int stop_reason(const measure_protocol *p, const double *x, int n, double elapsed_s, const char **why)
 {
@@ -110,37 +162,90 @@ static int stop_reason(const measure_protocol *p, const double *x, int n, double
     return 0;
 }
 
+static void alloc_samples(measure_samples *s, int max, int telemetry)
+{
+    memset(s, 0, sizeof *s);
+    s->time_ms = tl_xcalloc((size_t)max, sizeof *s->time_ms);
+    if (!telemetry) return;
+    s->sm_clock_mhz = tl_xcalloc((size_t)max, sizeof *s->sm_clock_mhz);
+    s->temp_c = tl_xcalloc((size_t)max, sizeof *s->temp_c);
+    s->power_w = tl_xcalloc((size_t)max, sizeof *s->power_w);
+    s->throttle = tl_xcalloc((size_t)max, sizeof *s->throttle);
+    s->throttled = tl_xcalloc((size_t)max, sizeof *s->throttled);
+}
+
+static void record_telemetry(const measure_target *t, measure_samples *s)
+{
+    if (!s->sm_clock_mhz) return;
+    nvml_sample v;
+    nvml_read(t->gpu, &v);
+    int i = s->n;
+    s->sm_clock_mhz[i] = v.sm_clock_mhz;
+    s->temp_c[i] = v.temp_c;
+    s->power_w[i] = v.power_w;
+    s->throttle[i] = v.reasons;
+    s->throttled[i] = (uint8_t)nvml_is_throttled(v.reasons);
+    s->nthrottled += s->throttled[i];
+}
+
+static int warm_up(const timer *tm, measure_samples *out, tl_err *e)
+{
+    double t0 = tl_now_s(), ms;
+    while (out->warmup_runs < tm->p->warmup || tl_now_s() - t0 < tm->p->warmup_s) {
+        if (prepare(tm, e) || time_one(tm, -1, &ms, e)) return -1;
+        out->warmup_runs++;
+    }
+    return 0;
+}
+
 int measure_run(const measure_protocol *p, const measure_target *t, measure_samples *out, tl_err *e)
 {
-    cudaEvent_t ev[2] = {0, 0};
-    memset(out, 0, sizeof *out);
-    out->time_ms = tl_xmalloc(sizeof *out->time_ms * (size_t)p->max_reps);
-    if (t->on_device) {
-        CUDA_TRY(cudaEventCreate(&ev[0]));
-        CUDA_TRY(cudaEventCreate(&ev[1]));
+    timer tm = {.p = p, .t = t};
+    int real_device = t->on_device && !t->fake_ms;
+    alloc_samples(out, p->max_reps, t->gpu != NULL && nvml_ok(t->gpu));
+    if (real_device) {
+        CUDA_CHECK(cudaEventCreate(&tm.ev[0]));
+        CUDA_CHECK(cudaEventCreate(&tm.ev[1]));
+        if (p->batch > 1 && capture(&tm, e)) goto fail;
     }
-    for (int i = 0; i < p->warmup; i++) {
-        double ms;
-        if (t->reset(t->ctx, e) || time_one(t, ev, &ms, e)) goto fail;
-    }
-    double start = tl_now_s();
+    if (warm_up(&tm, out, e)) goto fail;
+    double start = tl_now_s(), fake_elapsed = 0;
     for (;;) {
-        if (t->reset(t->ctx, e) || flush_l2(t, e)) goto fail;
-        if (time_one(t, ev, &out->time_ms[out->n], e)) goto fail;
+        if (prepare(&tm, e)) goto fail;
+        if (time_one(&tm, out->n, &out->time_ms[out->n], e)) goto fail;
+        out->timed_s += out->time_ms[out->n] * p->batch * 1e-3;
+        fake_elapsed += out->time_ms[out->n] * 1e-3;
+        record_telemetry(t, out);
         out->n++;
-        if (stop_reason(p, out->time_ms, out->n, tl_now_s() - start, &out->stopped)) break;
+        if (t->check) {
+            int bad = t->check(t->ctx, e);
+            if (bad < 0) goto fail;
+            if (bad) {
+                out->stopped = "verify_failed";
+                break;
+            }
+        }
+        double elapsed = t->fake_ms ? fake_elapsed : tl_now_s() - start;
+        if (stop_reason(p, out->time_ms, out->n, elapsed, &out->stopped)) break;
     }
-    if (ev[0]) cudaEventDestroy(ev[0]);
-    if (ev[1]) cudaEventDestroy(ev[1]);
+    if (tm.graph) cudaGraphExecDestroy(tm.graph);
+    if (tm.ev[0]) cudaEventDestroy(tm.ev[0]);
+    if (tm.ev[1]) cudaEventDestroy(tm.ev[1]);
     return 0;
 fail:
-    if (ev[0]) cudaEventDestroy(ev[0]);
-    if (ev[1]) cudaEventDestroy(ev[1]);
+    if (tm.graph) cudaGraphExecDestroy(tm.graph);
+    if (tm.ev[0]) cudaEventDestroy(tm.ev[0]);
+    if (tm.ev[1]) cudaEventDestroy(tm.ev[1]);
     return -1;
 }
 
 void measure_samples_free(measure_samples *s)
 {
     free(s->time_ms);
+    free(s->sm_clock_mhz);
+    free(s->temp_c);
+    free(s->power_w);
+    free(s->throttle);
+    free(s->throttled);
     memset(s, 0, sizeof *s);
 }

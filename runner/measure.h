@@ -1,27 +1,43 @@
-/* measure: the timing protocol. Warm-up, then timed repetitions until the stopping rule holds;
- * every sample is kept. Device runs are timed with one CUDA event pair per repetition, host runs
- * with CLOCK_MONOTONIC. The L2 flush and the output reset sit outside the timed region. */
+/* measure: the timing protocol. Warm-up (by count and by time), then timed repetitions until the
+ * stopping rule holds; every sample is kept. Device runs are timed with one CUDA event pair per
+ * repetition, host runs with CLOCK_MONOTONIC. The L2 flush and the output reset sit outside the
+ * timed region. In batch mode one repetition is a CUDA graph of `batch` launches and its sample is
+ * the per-launch time. After each repetition the GPU's clock, temperature, power and throttle
+ * reasons are read through NVML when it is there; throttled samples are flagged, never dropped. */
 #ifndef TILELAB_MEASURE_H
 #define TILELAB_MEASURE_H
 
+#include <stdint.h>
+
+#include "runner/nvml.h"
 #include "runner/util.h"
 
 typedef struct {
-    int warmup;        /* untimed runs before the first sample */
+    int warmup;        /* untimed runs before the first sample, at least */
+    double warmup_s;   /* and untimed runs until this long has passed, s */
     int min_reps;      /* samples always taken */
     int max_reps;      /* samples at most */
     double max_noise;  /* stop once the relative standard error of the median is below this */
     double max_time_s; /* stop once the timed loop has run this long, s */
     int l2_flush;      /* 1: flush L2 before every sample (cold); 0: hot */
+    int batch;         /* launches per sample (a CUDA graph on the device); 1 = one launch */
 } measure_protocol;
 
 /* The defaults written into every result file. */
 extern const measure_protocol measure_defaults;
 
 typedef struct {
-    double *time_ms;     /* one per repetition, ms */
-    int n;               /* samples taken */
-    const char *stopped; /* "noise", "max_reps" or "max_time" */
+    double *time_ms;       /* one per repetition, ms (per launch in batch mode) */
+    double *sm_clock_mhz;  /* per repetition, NAN when not read; NULL without NVML */
+    double *temp_c;        /* per repetition, deg C */
+    double *power_w;       /* per repetition, W */
+    uint64_t *throttle;    /* per repetition, NVML clock-event reason bits */
+    uint8_t *throttled;    /* per repetition, 1 when a reason slows the clock (see nvml.h) */
+    int n;                 /* samples taken */
+    int nthrottled;        /* samples flagged throttled */
+    int warmup_runs;       /* untimed runs done */
+    double timed_s;        /* sum of the timed regions, s (per sample, not per launch) */
+    const char *stopped;   /* "noise", "max_reps", "max_time" or "verify_failed" */
 } measure_samples;
 
 typedef struct {
@@ -29,14 +45,20 @@ typedef struct {
     double noise; /* relative standard error of the median */
 } measure_stats;
 
-/* What is being timed; the callbacks return 0 or -1 with e set. */
+/* What is being timed; callbacks return 0, or -1 with e set. */
 typedef struct {
-    int on_device;                      /* 1: CUDA events; 0: CLOCK_MONOTONIC */
-    int (*reset)(void *ctx, tl_err *e); /* before each run, untimed */
+    int on_device;                      /* 1: CUDA events on `stream`; 0: CLOCK_MONOTONIC */
+    void *stream;                       /* cudaStream_t */
+    int (*reset)(void *ctx, tl_err *e); /* before each repetition, untimed */
     int (*launch)(void *ctx, tl_err *e);
+    /* Optional, after each repetition, untimed: 1 when the output is wrong (stops the loop). */
+    int (*check)(void *ctx, tl_err *e);
     void *ctx;
     void *l2_buf;    /* device buffer the L2 flush overwrites, or NULL */
     size_t l2_bytes; /* its size, bytes */
+    nvml_gpu *gpu;   /* telemetry, or NULL */
+    /* Tests only: replaces the clock; returns the duration of repetition i, ms. */
+    double (*fake_ms)(void *ctx, int i);
 } measure_target;
 
 int measure_run(const measure_protocol *p, const measure_target *t, measure_samples *out, tl_err *e);

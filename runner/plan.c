@@ -36,12 +36,12 @@ static char *layout_text(const reg_op *op, const reg_spec *s)
 char *plan_canonical(const tl_case *c)
 {
     tl_buf b = {0};
-    tl_buf_printf(&b, "tilelab-case/1;op=%s;variant=%s;target=%s;params=%s;sizes=%s;dtype=%s;layout=%s;args=",
+    tl_buf_printf(&b, "tilelab-case/2;op=%s;variant=%s;target=%s;params=%s;sizes=%s;dtype=%s;layout=%s;args=",
                   c->op->name, c->variant->name, reg_target_name(c->variant->kind), c->params_text, c->sizes_text,
                   c->dtype, c->layout_text);
     for (int a = 0; a < c->op->nargs; a++)
         tl_buf_printf(&b, "%s%s=%.17g", a ? "," : "", c->op->args[a].name, c->spec.args[a]);
-    tl_buf_printf(&b, ";seed=%llu", (unsigned long long)c->spec.seed);
+    tl_buf_printf(&b, ";seed=%llu;data=%s", (unsigned long long)c->spec.seed, reg_dist_names[c->spec.dist]);
     return b.s;
 }
 
@@ -76,6 +76,7 @@ static void add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, 
     memcpy(c->params, params, sizeof c->params);
     c->spec = *spec;
     c->dtype = x->dtype;
+    c->protocol = cv->protocol;
     c->params_text = params_text(cv->v, params);
     c->sizes_text = sizes_text(x->op, spec);
     c->layout_text = layout_text(x->op, spec);
@@ -120,6 +121,7 @@ int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_e
             for (int o = 0; o < op->noperands; o++) spec.layouts[o] = x->layouts[o][lidx[o]];
             memcpy(spec.args, x->args, sizeof spec.args);
             spec.seed = x->seed;
+            spec.dist = x->dist;
             for (int v = 0; v < x->nvariants; v++)
                 if (expand_params(p, x, &x->variants[v], &spec, lim, e)) {
                     plan_free(p);

@@ -16,6 +16,7 @@ typedef struct {
     long params[REG_MAX_PARAMS]; /* registry order */
     reg_spec spec;
     const char *dtype;
+    measure_protocol protocol; /* how it is timed (not part of its identity) */
     int skipped;  /* 1: not run, see reason */
     char *reason; /* why it is skipped, or NULL */
 } tl_case;

@@ -80,11 +80,11 @@ static int check_ids_stable(void)
     CHECK(pa.ncases == 1 && pb.ncases == 1, "one case each");
     CHECK(!strcmp(pa.cases[0].id, pb.cases[0].id), "ids differ: %s vs %s", pa.cases[0].id, pb.cases[0].id);
     CHECK(!strcmp(pa.cases[0].canonical,
-                  "tilelab-case/1;op=sgemm;variant=naive;target=cuda;params=BX=16,BY=8;sizes=m=100,n=200,k=300;"
-                  "dtype=f32;layout=a=row,b=col;args=alpha=2,beta=0.5;seed=1234"),
+                  "tilelab-case/2;op=sgemm;variant=naive;target=cuda;params=BX=16,BY=8;sizes=m=100,n=200,k=300;"
+                  "dtype=f32;layout=a=row,b=col;args=alpha=2,beta=0.5;seed=1234;data=uniform"),
           "canonical text changed: %s", pa.cases[0].canonical);
     /* sha256 of that text: a change here re-identifies every stored case (resume, compare, merge). */
-    CHECK(!strcmp(pa.cases[0].id, "89e8d6e46a3b8ebd"), "case id changed: %s", pa.cases[0].id);
+    CHECK(!strcmp(pa.cases[0].id, "3861ace5e071d04f"), "case id changed: %s", pa.cases[0].id);
     unload(&xa, &pa);
     unload(&xb, &pb);
     return 1;

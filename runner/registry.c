@@ -40,6 +40,8 @@ const char *reg_kind_name(reg_kind k)
     return "?";
 }
 
+const char *const reg_dist_names[] = {"uniform", "normal", "int"};
+
 const char *reg_target_name(reg_kind k)
 {
     return k == REG_HOST ? "host" : "cuda";

@@ -15,6 +15,13 @@
 
 enum { REG_ROW = 0, REG_COL = 1 };
 
+/* Input distributions (YAML `data:`). */
+typedef enum {
+    REG_UNIFORM, /* uniform in [-1, 1) */
+    REG_NORMAL,  /* standard normal */
+    REG_INT      /* small integers in [-3, 3]: sums are exact, so checks can be exact */
+} reg_dist;
+
 typedef enum {
     REG_NVRTC,   /* a .cu file compiled at run time by NVRTC, params as -D macros */
     REG_LIBRARY, /* a library call compiled ahead of time (cuBLAS, CUB, cudaMemcpy) */
@@ -27,6 +34,7 @@ typedef struct {
     int layouts[REG_MAX_OPERANDS]; /* REG_ROW / REG_COL per op operand */
     double args[REG_MAX_ARGS];     /* op scalars (alpha, beta), in op order */
     uint64_t seed;                 /* input data seed, from the experiment */
+    reg_dist dist;                 /* input distribution */
 } reg_spec;
 
 typedef struct {
@@ -51,6 +59,7 @@ typedef struct {
 /* Handles the runner owns and lends to ops. */
 typedef struct {
     void *cublas; /* cublasHandle_t, or NULL on the host target */
+    void *stream; /* cudaStream_t every device operation goes to (blocking: ordered with stream 0) */
 } reg_ctx;
 
 typedef struct reg_problem reg_problem; /* op-defined: inputs, output, reference */
@@ -76,6 +85,7 @@ typedef struct {
     void (*geometry)(const long *params, const reg_spec *s, reg_launch *l);
     /* REG_LIBRARY / REG_HOST: runs the variant once (asynchronously for a library call). */
     int (*run)(reg_problem *p, const long *params, tl_err *e);
+    int test_only; /* 1: exists for the runner's own tests (e.g. a deliberately wrong kernel) */
 } reg_variant;
 
 typedef struct {
@@ -98,6 +108,7 @@ typedef struct {
     int nreferences;
     const char *host_reference; /* the reference that needs no GPU */
     reg_tolerance tol;          /* default tolerance */
+    reg_tolerance tol_exact;    /* default tolerance for `data: int`, whose results are exact */
     const char *tol_doc;        /* what rtol and atol are relative to */
     const reg_variant *variants;
     int nvariants;
@@ -132,6 +143,8 @@ int reg_find_axis(const reg_op *op, const char *name);
 const char *reg_kind_name(reg_kind k);
 /* "host" for REG_HOST variants, "cuda" for the rest. */
 const char *reg_target_name(reg_kind k);
+extern const char *const reg_dist_names[]; /* indexed by reg_dist */
+#define REG_NDISTS 3
 
 /* Kernel sources, embedded in the binary at build time so that it is self-contained. */
 typedef struct {

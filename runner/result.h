@@ -17,11 +17,15 @@ typedef struct {
     double bytes;             /* fewest bytes one run moves */
     int regs;                 /* registers per thread, -1 when not a compiled kernel */
     long smem_bytes;          /* static + dynamic shared memory per block, bytes; -1 when n/a */
+    long smem_static_bytes;   /* of which static, bytes; -1 when n/a */
+    long smem_dynamic_bytes;  /* of which dynamic, bytes; -1 when n/a */
     long local_bytes;         /* local memory per thread (spills), bytes; -1 when n/a */
     char cubin_sha256[65];    /* "" when n/a */
     char *nvrtc_options;      /* NULL when n/a */
     unsigned grid[3], block[3]; /* launch geometry; zeros when n/a */
-    const char *protocol;     /* the measurement protocol, as text */
+    char *protocol;           /* the measurement protocol, as text */
+    const char *verify;       /* off, once or every */
+    const char *data;         /* input distribution */
     measure_samples samples;  /* raw timings (n == 0 when not measured) */
     measure_stats st;         /* statistics of the samples */
     double gflops, gbs;       /* from the median; NaN when not measured */

@@ -42,8 +42,13 @@ class HostSmoke(unittest.TestCase):
         self.assertEqual(a["experiment"], "host_smoke")
         self.assertEqual(a["config_yaml"], raw.decode())
         self.assertEqual(a["config_sha256"], hashlib.sha256(raw).hexdigest())
-        for key in ("tilelab_version", "git_commit", "created_utc", "host", "argv", "protocol", "tolerance"):
+        for key in ("tilelab_version", "git_commit", "created_utc", "host", "argv", "protocol", "tolerance",
+                    "tolerance_rule", "config_path", "reference", "verify", "data"):
             self.assertTrue(a[key], key)
+        self.assertEqual(a["verify"], "once")
+        self.assertEqual(a["data"], "uniform")
+        self.assertGreater(float(a["wall_s"]), float(a["timed_s"]))
+        self.assertGreater(float(a["timed_s"]), 0)
         self.assertIn(self.path, a["argv"])
         self.assertIn(int(a["git_dirty"]), (0, 1))
 
@@ -51,7 +56,12 @@ class HostSmoke(unittest.TestCase):
         with h5py.File(self.path, "r") as f:
             env = dict(f["env"].attrs)
         self.assertTrue(text(env["host"]))
+        self.assertTrue(text(env["cpu"]))
+        self.assertTrue(text(env["build_compiler"]))
         self.assertGreater(int(env["cpus"]), 0)
+        self.assertGreater(int(env["host_mem_bytes"]), 0)
+        self.assertEqual(int(env["have_gpu"]), 0)
+        self.assertIn("host target", text(env["nvml"]))
 
     def test_cases_and_samples(self):
         with h5py.File(self.path, "r") as f:
@@ -79,6 +89,12 @@ class HostSmoke(unittest.TestCase):
                 self.assertTrue(lo <= len(t) <= hi, len(t))
                 self.assertTrue(np.all(t > 0))
                 self.assertIn(a["stopped"], ("noise", "max_reps", "max_time"))
+                for key in ("protocol", "tolerance", "reference", "verify", "data", "layouts", "dtype", "kind"):
+                    self.assertTrue(a[key], key)
+                self.assertEqual(a["reference"], "host")
+                self.assertGreaterEqual(int(a["warmup_runs"]), 1)
+                self.assertAlmostEqual(float(a["timed_s"]), float(t.sum()) * 1e-3, places=12)
+                self.assertEqual(a["regs"], -1)  # not a compiled kernel
                 variants.add(a["variant"])
             self.assertEqual(variants, {"host_naive", "host_ikj"})
 
@@ -96,12 +112,76 @@ class HostSmoke(unittest.TestCase):
                 self.assertAlmostEqual(float(row["p90_ms"]), float(np.percentile(t, 90)), places=12)
                 self.assertAlmostEqual(float(row["gflops"]), g.attrs["flop"] / (np.median(t) * 1e-3) / 1e9, places=6)
 
+    def test_rerun_reproduces_case_ids(self):
+        again = os.path.join(self.tmp, "again.h5")
+        p = run("rerun", self.path, "-o", again, "-q")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with h5py.File(self.path, "r") as a, h5py.File(again, "r") as b:
+            self.assertEqual(sorted(a["cases"]), sorted(b["cases"]))
+            self.assertEqual(text(b.attrs["config_yaml"]), text(a.attrs["config_yaml"]))
+            self.assertEqual(text(b.attrs["config_sha256"]), text(a.attrs["config_sha256"]))
+            self.assertTrue(text(b.attrs["rerun_of"]).startswith(self.path))
+
+    def test_rerun_of_a_non_result_file(self):
+        p = run("rerun", SMOKE)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not a readable HDF5 file", p.stderr)
+
     def test_never_overwrites(self):
         before = os.path.getmtime(self.path)
         p = run(SMOKE, "-o", self.path)
         self.assertEqual(p.returncode, 2)
         self.assertIn("cannot create the result file", p.stderr)
         self.assertEqual(os.path.getmtime(self.path), before)
+
+
+def write(tmp, name, body):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(body)
+    return path
+
+
+class Modes(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+
+    def cases(self, path):
+        with h5py.File(path, "r") as f:
+            return [{k: text(v) for k, v in g.attrs.items()} for g in f["cases"].values()]
+
+    def test_int_data_is_exact(self):
+        y = write(self.tmp, "int.yaml", "name: i\nop: sgemm\nseed: 3\ndata: int\nargs: {alpha: 1.5, beta: -0.5}\n"
+                  "sizes: {m: 31, n: 29, k: 57}\nvariants: [host_naive, host_ikj]\n"
+                  "measure: {min_reps: 2, max_reps: 3}\n")
+        out = os.path.join(self.tmp, "int.h5")
+        p = run(y, "-o", out, "-q")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for c in self.cases(out):
+            self.assertEqual(c["status"], "ok", c["reason"])
+            self.assertEqual(c["data"], "int")
+            self.assertEqual(c["max_abs_err"], 0.0)
+            self.assertEqual(c["tolerance"], "rtol=0;atol=0")
+
+    def test_verify_off_and_every(self):
+        base = "name: v\nop: sgemm\nseed: 3\ndata: normal\nsizes: {mnk: 24}\nvariants: [host_ikj]\n" \
+               "measure: {min_reps: 4, max_reps: 4}\n"
+        for mode, ref in (("off", "none"), ("every", "host")):
+            out = os.path.join(self.tmp, mode + ".h5")
+            p = run(write(self.tmp, mode + ".yaml", base + "verify: %s\n" % mode), "-o", out, "-q")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            (c,) = self.cases(out)
+            self.assertEqual((c["status"], c["verify"], c["reference"]), ("ok", mode, ref))
+            self.assertEqual(np.isnan(c["max_abs_err"]), mode == "off")
+
+    def test_batch_on_the_host(self):
+        out = os.path.join(self.tmp, "batch.h5")
+        y = write(self.tmp, "b.yaml", "name: b\nop: sgemm\nseed: 3\nsizes: {mnk: 16}\n"
+                  "variants: [{name: host_ikj, measure: {batch: 50, min_reps: 3, max_reps: 3}}]\n")
+        p = run(y, "-o", out, "-q")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        (c,) = self.cases(out)
+        self.assertIn("batch=50", c["protocol"])
 
 
 class BadInput(unittest.TestCase):

@@ -225,9 +225,9 @@ static int sgemm_problem_new(reg_problem **out, const reg_spec *s, const reg_ctx
     p->hb = tl_xmalloc(p->nb * sizeof(float));
     p->hc0 = tl_xmalloc(p->nc * sizeof(float));
     p->hc = tl_xmalloc(p->nc * sizeof(float));
-    data_fill_uniform_f32(p->ha, p->na, s->seed, 1);
-    data_fill_uniform_f32(p->hb, p->nb, s->seed, 2);
-    data_fill_uniform_f32(p->hc0, p->nc, s->seed, 3);
+    data_fill_f32(s->dist, p->ha, p->na, s->seed, 1);
+    data_fill_f32(s->dist, p->hb, p->nb, s->seed, 2);
+    data_fill_f32(s->dist, p->hc0, p->nc, s->seed, 3);
     memcpy(p->hc, p->hc0, p->nc * sizeof(float));
     if (on_device) {
         CUDA_CHECK(cudaMalloc((void **)&p->da, p->na * sizeof(float)));
@@ -321,8 +321,9 @@ static int sgemm_reset_output(reg_problem *p, int poison, tl_err *e)
         else if (p->beta != 0.0f) memcpy(p->hc, p->hc0, p->nc * sizeof(float));
         return 0;
     }
-    if (nan_fill) CUDA_CHECK(cudaMemsetAsync(p->dc, 0xff, p->nc * sizeof(float), 0));
-    else if (p->beta != 0.0f) CUDA_CHECK(cudaMemcpyAsync(p->dc, p->dc0, p->nc * sizeof(float), cudaMemcpyDeviceToDevice, 0));
+    cudaStream_t st = p->ctx->stream;
+    if (nan_fill) CUDA_CHECK(cudaMemsetAsync(p->dc, 0xff, p->nc * sizeof(float), st));
+    else if (p->beta != 0.0f) CUDA_CHECK(cudaMemcpyAsync(p->dc, p->dc0, p->nc * sizeof(float), cudaMemcpyDeviceToDevice, st));
     return 0;
 fail:
     return -1;
@@ -384,6 +385,7 @@ const reg_op sgemm_op = {
     .references = sgemm_references, .nreferences = 2,
     .host_reference = "host",
     .tol = {.rtol = 1e-5, .atol = 1e-6},
+    .tol_exact = {.rtol = 0.0, .atol = 0.0},
     .tol_doc = "|got - want| <= atol + rtol * (|alpha| (|A||B|)_ij + |beta| |C_ij|)",
     .variants = sgemm_variants, .nvariants = sizeof sgemm_variants / sizeof *sgemm_variants,
     .flop = sgemm_flop, .bytes = sgemm_bytes, .mem_bytes = sgemm_mem_bytes,

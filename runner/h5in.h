@@ -1,0 +1,18 @@
+/* h5in: what the runner reads back from a result file: the embedded experiment, for `rerun`. */
+#ifndef TILELAB_H5IN_H
+#define TILELAB_H5IN_H
+
+#include "runner/util.h"
+
+typedef struct {
+    char *config_yaml; /* the experiment file, verbatim */
+    char *config_path; /* where it was read from */
+    char *created_utc; /* when that run started */
+    char *host;        /* where it ran */
+} h5in_source;
+
+/* Reads the root attributes of a tilelab result file; checks its schema. */
+int h5in_read_source(const char *path, h5in_source *s, tl_err *e);
+void h5in_source_free(h5in_source *s);
+
+#endif

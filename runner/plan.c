@@ -109,6 +109,32 @@ static int expand_params(tl_plan *p, const tl_experiment *x, const cfg_variant *
     }
 }
 
+static int cmp_case_index(const void *a, const void *b, void *arg)
+{
+    const tl_case *cs = arg;
+    int i = *(const int *)a, j = *(const int *)b;
+    int c = strcmp(cs[i].id, cs[j].id);
+    return c ? c : (i > j) - (i < j);
+}
+
+/* The same case twice (a variant listed twice, a param value repeated) would be run twice under
+ * one id: an error in the experiment, reported with both places. */
+static int check_duplicates(const tl_experiment *x, const tl_plan *p, tl_err *e)
+{
+    int *order = tl_xmalloc(sizeof *order * (size_t)(p->ncases ? p->ncases : 1)), rc = 0;
+    for (int i = 0; i < p->ncases; i++) order[i] = i;
+    qsort_r(order, (size_t)p->ncases, sizeof *order, cmp_case_index, p->cases);
+    for (int i = 1; i < p->ncases && !rc; i++) {
+        const tl_case *a = &p->cases[order[i - 1]], *b = &p->cases[order[i]];
+        if (strcmp(a->id, b->id)) continue;
+        tl_err_set(e, "%s: variants: case %s (%s %s %s %s) is listed twice: each case runs once", x->path, a->id,
+                   a->variant->name, a->params_text, a->sizes_text, a->layout_text);
+        rc = -1;
+    }
+    free(order);
+    return rc;
+}
+
 int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_err *e)
 {
     const reg_op *op = x->op;
@@ -131,6 +157,10 @@ int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_e
             while (o >= 0 && ++lidx[o] == x->nlayouts[o]) lidx[o--] = 0;
             if (o < 0) break;
         }
+    }
+    if (check_duplicates(x, p, e)) {
+        plan_free(p);
+        return -1;
     }
     return 0;
 }

@@ -145,6 +145,27 @@ static int check_memory_and_overflow(void)
     return 1;
 }
 
+/* A case listed twice is an error, found at plan time, before anything runs. */
+static int check_duplicates_rejected(void)
+{
+    static const char *const dup[] = {
+        "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 64}\nvariants: [cublas, naive, cublas]\n",
+        "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: [64, 32, 64]}\nvariants: [cublas]\n",
+        "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 64}\nvariants: [{name: smem_tile, params: {BLOCKSIZE: [8, 16, 8]}}]\n",
+    };
+    for (size_t i = 0; i < sizeof dup / sizeof *dup; i++) {
+        tl_experiment x;
+        tl_plan p;
+        tl_err e;
+        plan_limits lim = {0, 0};
+        CHECK(config_parse("t.yaml", dup[i], strlen(dup[i]), &x, &e) == 0, "%s", e.msg);
+        CHECK(plan_expand(&x, &lim, &p, &e) != 0, "duplicate accepted: %s", dup[i]);
+        CHECK(strstr(e.msg, "is listed twice") != NULL, "got: %s", e.msg);
+        config_free(&x);
+    }
+    return 3;
+}
+
 int main(void)
 {
     int total = 0;
@@ -152,5 +173,6 @@ int main(void)
     total += check_ids_stable();
     total += check_ids_distinct();
     total += check_memory_and_overflow();
+    total += check_duplicates_rejected();
     return TEST_REPORT(total);
 }

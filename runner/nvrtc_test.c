@@ -69,6 +69,25 @@ static int check_kernel_rejects_bad_shape(void)
     return 1;
 }
 
+/* Every NVRTC variant of the registry compiles with its defaults (test-only ones too). */
+static int check_registry_defaults(void)
+{
+    for (int i = 0; i < reg_nops; i++)
+        for (int j = 0; j < reg_ops[i]->nvariants; j++) {
+            const reg_variant *v = &reg_ops[i]->variants[j];
+            if (v->kind != REG_NVRTC) continue;
+            long params[REG_MAX_PARAMS] = {0};
+            for (int k = 0; k < v->nparams; k++) params[k] = v->params[k].def;
+            reg_spec s = {.dims = {64, 64, 64}};
+            jit_cubin cb;
+            tl_err e;
+            int rc = jit_compile(reg_ops[i], v, params, &s, ARCH, NULL, &cb, &e);
+            CHECK(rc == 0, "%s/%s with defaults: %s", reg_ops[i]->name, v->name, e.msg);
+            if (rc == 0) jit_cubin_free(&cb);
+        }
+    return 1;
+}
+
 /* The disk cache returns the same cubin and says it did. */
 static int check_cache(void)
 {
@@ -102,6 +121,7 @@ int main(void)
     globfree(&g);
     for (int i = 0; i < ndone; i++) free(done[i]);
     free(done);
+    total += check_registry_defaults();
     total += check_kernel_rejects_bad_shape();
     total += check_cache();
     return TEST_REPORT(total);

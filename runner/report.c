@@ -18,7 +18,8 @@ void report_list_op(FILE *f, const reg_op *op)
     fprintf(f, "\n  tolerance: rtol=%g atol=%g: %s\n  variants:\n", op->tol.rtol, op->tol.atol, op->tol_doc);
     for (int i = 0; i < op->nvariants; i++) {
         const reg_variant *v = &op->variants[i];
-        fprintf(f, "    %-16s [%s, %s] %s\n", v->name, reg_target_name(v->kind), reg_kind_name(v->kind), v->summary);
+        fprintf(f, "    %-16s [%s, %s%s] %s\n", v->name, reg_target_name(v->kind), reg_kind_name(v->kind),
+                v->test_only ? ", test only" : "", v->summary);
         if (v->source) fprintf(f, "      source: kernels/%s (%s)\n", v->source, v->entry);
         for (int k = 0; k < v->nparams; k++)
             fprintf(f, "      param %-10s default %-6ld %s\n", v->params[k].name, v->params[k].def, v->params[k].doc);

@@ -1,26 +1,32 @@
 #!/usr/bin/env bash
-# Makes the portable bundle: the runner, its non-system shared libraries (lib/, found through the
-# runner's rpath $ORIGIN/lib), the kernels, experiments and checks, as one tarball that runs on a node
-# with only CUDA 13 (no Bazel, libyaml or HDF5).
+# Makes the portable bundle: the runner (and benchmark binaries), their non-system shared libraries
+# (lib/, found through the binaries' rpath $ORIGIN/lib), the kernels, experiments and checks, as one
+# tarball that runs on a node with only CUDA 13 (no Bazel, libyaml or HDF5).
 #
-# usage: bundle.sh OUT.tar.gz RUNNER [FILE...]   (FILEs keep their workspace-relative paths)
+# usage: bundle.sh OUT.tar.gz BINARY... -- FILE...
+#   BINARYs go to the bundle's top folder; FILEs keep their workspace-relative paths.
 set -euo pipefail
-out=$1 runner=$2
-shift 2
+out=$1
+shift
+bins=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do bins+=("$1"); shift; done
+[ $# -gt 0 ] && shift
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 root=$stage/tilelab
 mkdir -p "$root/lib"
-cp "$runner" "$root/runner"
-chmod 755 "$root/runner"
 
 # glibc, the compiler runtime and the CUDA libraries come from the node; everything else travels.
 system='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libgcc_s|libstdc\+\+|libcuda|libcudart|libcublas|libcublasLt|libnvrtc|libnvrtc-builtins)\.so'
-ldd "$runner" | while read -r name arrow path _; do
-  [ "$arrow" = "=>" ] || continue
-  if [ "$path" = "not" ]; then echo "bundle: $name not found" >&2; exit 1; fi
-  if [[ $name =~ $system ]]; then continue; fi
-  cp -L "$path" "$root/lib/$name"
+for bin in "${bins[@]}"; do
+  cp "$bin" "$root/$(basename "$bin")"
+  chmod 755 "$root/$(basename "$bin")"
+  ldd "$bin" | while read -r name arrow path _; do
+    [ "$arrow" = "=>" ] || continue
+    if [ "$path" = "not" ]; then echo "bundle: $name (needed by $bin) not found" >&2; exit 1; fi
+    if [[ $name =~ $system ]]; then continue; fi
+    cp -L "$path" "$root/lib/$name"
+  done
 done
 
 for f in "$@"; do

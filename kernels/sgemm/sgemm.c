@@ -127,6 +127,21 @@ static void smem_geometry(const long *p, const reg_spec *s, reg_launch *l)
     *l = (reg_launch){{ceil_div(s->dims[N_], p[0]), ceil_div(s->dims[M_], p[0]), 1}, {(unsigned)(p[0] * p[0]), 1, 1}, 0};
 }
 
+/* ---- 99_wrong_for_tests ------------------------------------------------------------------ */
+
+static void wrong_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    (void)p;
+    *l = (reg_launch){{ceil_div(s->dims[N_], 16), ceil_div(s->dims[M_], 16), 1}, {256, 1, 1}, 0};
+}
+
+static int wrong_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    (void)p;
+    if (ceil_div(s->dims[M_], 16) > 65535) return snprintf(why, n, "m / 16 needs more than 65535 blocks in y"), 0;
+    return fits_int(s, why, n);
+}
+
 /* ---- cuBLAS ------------------------------------------------------------------------------ */
 
 /* Row-major C = A B is column-major C^T = B^T A^T: swap the operands and let the layouts pick the
@@ -363,6 +378,9 @@ static const reg_variant sgemm_variants[] = {
      .check = smem_check, .geometry = smem_geometry},
     {.name = "cublas", .summary = "cublasSgemm, default math (FP32, no TF32): the bar",
      .kind = REG_LIBRARY, .run = cublas_run},
+    {.name = "wrong_for_tests", .summary = "deliberately wrong (drops the last k): verification must fail",
+     .kind = REG_NVRTC, .source = "sgemm/99_wrong_for_tests.cu", .entry = "sgemm_wrong_for_tests",
+     .check = wrong_check, .geometry = wrong_geometry, .test_only = 1},
     {.name = "host_naive", .summary = "C triple loop i-j-k, FP32 accumulation (host target)",
      .kind = REG_HOST, .run = host_naive_run},
     {.name = "host_ikj", .summary = "C loops in i-k-j order, row of C accumulated in place (host target)",

@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runner/jit.h"
 
 #include "runner/config.h"
 #include "runner/env.h"
@@ -23,6 +27,9 @@ static const char usage[] =
     "                                           on this machine, into a new file (same case ids)\n"
     "  runner validate EXPERIMENT.yaml...       check configs and print case counts; runs nothing\n"
     "  runner list [OP]                         ops, variants, params, defaults and constraints\n"
+    "  runner compile EXPERIMENT.yaml... [--arch sm_90] [-j N]\n"
+    "                                           compile every kernel the experiments name into the\n"
+    "                                           cubin cache, without a GPU (NVRTC), for another machine\n"
     "  runner --help | --version\n"
     "\n"
     "run and rerun options:\n"
@@ -93,6 +100,97 @@ static int cmd_validate(int argc, char **argv)
         free(path);
     }
     return bad ? TL_EXIT_BAD_INPUT : TL_EXIT_OK;
+}
+
+/* ---- compile ------------------------------------------------------------------------------ */
+
+typedef struct {
+    const tl_case **cases; /* distinct (source, options) */
+    int n;
+} compile_list;
+
+static void collect_kernels(const tl_plan *p, compile_list *l)
+{
+    for (int i = 0; i < p->ncases; i++) {
+        const tl_case *c = &p->cases[i];
+        if (c->variant->kind != REG_NVRTC || c->skipped) continue;
+        int dup = 0;
+        for (int j = 0; j < l->n && !dup; j++)
+            dup = l->cases[j]->variant == c->variant && !strcmp(l->cases[j]->params_text, c->params_text) &&
+                  !strcmp(l->cases[j]->layout_text, c->layout_text);
+        if (dup) continue;
+        l->cases = realloc(l->cases, sizeof *l->cases * (size_t)(l->n + 1));
+        if (!l->cases) abort();
+        l->cases[l->n++] = c;
+    }
+}
+
+/* Worker w of nw compiles kernels w, w + nw, ...; returns the number that failed. */
+static int compile_share(const compile_list *l, int w, int nw, int arch, const char *cache)
+{
+    int bad = 0;
+    for (int i = w; i < l->n; i += nw) {
+        const tl_case *c = l->cases[i];
+        jit_cubin cb;
+        tl_err e;
+        if (jit_compile(c->op, c->variant, c->params, &c->spec, arch, cache, &cb, &e)) {
+            fprintf(stderr, "FAILED %s %s %s: %s\n", c->variant->name, c->params_text, c->layout_text, e.msg);
+            bad++;
+        } else {
+            jit_cubin_free(&cb);
+        }
+    }
+    return bad;
+}
+
+static int cmd_compile(int argc, char **argv)
+{
+    int arch = 90, jobs = 1, bad = 0, nfiles = 0;
+    tl_experiment *xs = tl_xcalloc((size_t)argc + 1, sizeof *xs);
+    tl_plan *ps = tl_xcalloc((size_t)argc + 1, sizeof *ps);
+    compile_list l = {0};
+    char *cache = jit_cache_dir();
+    for (int i = 0; i < argc; i++) {
+        tl_err e;
+        plan_limits lim = {0, 0};
+        if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
+            if (sscanf(argv[++i], "sm_%d", &arch) != 1 || arch < 50) {
+                fprintf(stderr, "runner compile: --arch takes sm_NN, e.g. sm_90\n");
+                bad = 1;
+            }
+        } else if (!strcmp(argv[i], "-j") && i + 1 < argc) {
+            jobs = atoi(argv[++i]);
+        } else {
+            char *path = tl_user_path(argv[i]);
+            if (config_load(path, &xs[nfiles], &e) || plan_expand(&xs[nfiles], &lim, &ps[nfiles], &e)) {
+                fprintf(stderr, "%s\n", e.msg);
+                bad = 1;
+            } else {
+                collect_kernels(&ps[nfiles], &l);
+            }
+            nfiles++;
+            free(path);
+        }
+    }
+    if (bad || nfiles == 0 || !cache) {
+        if (!bad) fprintf(stderr, nfiles ? "runner compile: no cache directory (set TILELAB_CACHE_DIR)\n"
+                                         : "runner compile: give one or more experiment files\n");
+        bad = TL_EXIT_BAD_INPUT;
+        goto out;
+    }
+    if (jobs < 1) jobs = 1;
+    fprintf(stderr, "runner compile: %d kernels for sm_%d into %s, %d jobs\n", l.n, arch, cache, jobs);
+    double t0 = tl_now_s();
+    for (int w = 1; w < jobs; w++)
+        if (fork() == 0) _exit(compile_share(&l, w, jobs, arch, cache) ? 1 : 0);
+    int failed = compile_share(&l, 0, jobs, arch, cache), status;
+    while (wait(&status) > 0) failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    fprintf(stderr, "runner compile: done in %.1f s%s\n", tl_now_s() - t0, failed ? " with failures" : "");
+    bad = failed ? TL_EXIT_FAILED : TL_EXIT_OK;
+out:
+    for (int i = 0; i < nfiles; i++) plan_free(&ps[i]), config_free(&xs[i]);
+    free(xs), free(ps), free(l.cases), free(cache);
+    return bad;
 }
 
 /* ---- run -------------------------------------------------------------------------------- */
@@ -311,6 +409,7 @@ int main(int argc, char **argv)
         }
     if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "validate")) return cmd_validate(argc - 2, argv + 2);
+    if (!strcmp(cmd, "compile")) return cmd_compile(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2, argc, argv);
     if (!strcmp(cmd, "rerun")) return cmd_rerun(argc - 2, argv + 2, argc, argv);
     return cmd_run(argc - 1, argv + 1, argc, argv);

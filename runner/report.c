@@ -1,6 +1,7 @@
 #include "runner/report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void report_list_op(FILE *f, const reg_op *op)
@@ -33,10 +34,20 @@ void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl
     for (int i = 0; i < p->ncases; i++) host += p->cases[i].variant->kind == REG_HOST;
     fprintf(f, "%s: ok: experiment '%s', op %s, %d sizes, %d cases (%d on the GPU, %d on the host, %d skipped)\n", path,
             x->name, x->op->name, x->nsizes, p->ncases, p->ncases - host, host, p->nskipped);
-    for (int i = 0; i < p->ncases; i++)
-        if (p->cases[i].skipped)
-            fprintf(f, "  skipped %s %s %s: %s\n", p->cases[i].variant->name, p->cases[i].params_text,
-                    p->cases[i].sizes_text, p->cases[i].reason);
+    /* Skips grouped by variant and reason, with one example each: a sweep may skip hundreds. */
+    int *done = tl_xcalloc((size_t)p->ncases + 1, sizeof *done);
+    for (int i = 0; i < p->ncases; i++) {
+        const tl_case *c = &p->cases[i];
+        if (!c->skipped || done[i]) continue;
+        int count = 0;
+        for (int j = i; j < p->ncases; j++) {
+            const tl_case *d = &p->cases[j];
+            if (d->skipped && !done[j] && d->variant == c->variant && !strcmp(d->reason, c->reason)) done[j] = 1, count++;
+        }
+        fprintf(f, "  skipped %d x %s: %s (e.g. %s %s)\n", count, c->variant->name, c->reason,
+                c->params_text, c->sizes_text);
+    }
+    free(done);
 }
 
 void report_header(FILE *f, const tl_experiment *x, const tl_plan *p, const env_info *env, const char *out_path)

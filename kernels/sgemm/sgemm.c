@@ -127,6 +127,182 @@ static void smem_geometry(const long *p, const reg_spec *s, reg_launch *l)
     *l = (reg_launch){{ceil_div(s->dims[N_], p[0]), ceil_div(s->dims[M_], p[0]), 1}, {(unsigned)(p[0] * p[0]), 1, 1}, 0};
 }
 
+/* ---- 04 .. 11: tiled rungs -------------------------------------------------------------- */
+
+/* A tiled rung's shape, gathered from its params (absent ones 0). */
+typedef struct {
+    long bm, bn, bk, tm, tn, wm, wn, wniter, stages, pad, group_m, minb, threads;
+    int vec;      /* 16-byte loads: TM, TN, BK multiples of 4 */
+    int swizzle;  /* swizzled tiles: BM, BN powers of two */
+    int warptile; /* threads from the warp tiles */
+    int dynamic;  /* pipelined: STAGES tiles in dynamic shared memory */
+    int raster;   /* 1-D grid, rasterized in the kernel */
+} tile_shape;
+
+#define SMEM_OPTIN_MAX (227 * 1024) /* the largest per-block opt-in of any GPU so far (sm_90) */
+
+static long tile_threads(const tile_shape *t)
+{
+    return t->warptile ? (t->bm / t->wm) * (t->bn / t->wn) * 32 : t->bm * t->bn / (t->tm * t->tn);
+}
+
+static long tile_smem(const tile_shape *t)
+{
+    long per_stage = t->bk * (t->bm + t->pad) + t->bk * (t->bn + t->pad);
+    return (t->dynamic ? t->stages : 1) * per_stage * (long)sizeof(float);
+}
+
+static int pow2(long x)
+{
+    return x > 0 && (x & (x - 1)) == 0;
+}
+
+static int warptile_check(const tile_shape *t, char *why, size_t n)
+{
+    if (t->wm < 1 || t->wn < 1 || t->wniter < 1 || t->bm % t->wm || t->bn % t->wn || t->wn % t->wniter)
+        return snprintf(why, n, "WM must divide BM, WN divide BN, WNITER divide WN"), 0;
+    long per_iter = 32 * t->tm * t->tn * t->wniter;
+    if ((t->wm * t->wn) % per_iter) return snprintf(why, n, "WM * WN is not a multiple of 32 * TM * TN * WNITER"), 0;
+    long wmiter = t->wm * t->wn / per_iter;
+    if (wmiter < 1 || t->wm % wmiter) return snprintf(why, n, "WMITER = %ld does not divide WM", wmiter), 0;
+    long wsubm = t->wm / wmiter, wsubn = t->wn / t->wniter;
+    if (wsubm % t->tm || wsubn % t->tn || (wsubm / t->tm) * (wsubn / t->tn) != 32)
+        return snprintf(why, n, "a warp sub-tile of %ld x %ld is not 32 lanes of TM x TN", wsubm, wsubn), 0;
+    return 1;
+}
+
+static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t n)
+{
+    if (t->bm < 1 || t->bn < 1 || t->bk < 1 || t->tm < 1 || t->tn < 1 || t->bm % t->tm || t->bn % t->tn)
+        return snprintf(why, n, "TM must divide BM and TN divide BN"), 0;
+    if (t->vec && (t->tm % 4 || t->tn % 4 || t->bk % 4))
+        return snprintf(why, n, "TM, TN and BK must be multiples of 4 (16-byte loads)"), 0;
+    if (t->pad < 0 || t->pad % 4) return snprintf(why, n, "PAD must be a non-negative multiple of 4"), 0;
+    if (t->swizzle && (!pow2(t->bm) || !pow2(t->bn) || t->bm < 4 || t->bn < 4))
+        return snprintf(why, n, "BM and BN must be powers of two (swizzled tiles)"), 0;
+    if (t->warptile && !warptile_check(t, why, n)) return 0;
+    long threads = tile_threads(t);
+    if (threads < 32 || threads > 1024) return snprintf(why, n, "%ld threads per block, not 32 .. 1024", threads), 0;
+    if (t->threads && t->threads != threads)
+        return snprintf(why, n, "THREADS = %ld, the tiles need %ld (0 = derived)", t->threads, threads), 0;
+    if (t->dynamic && (t->stages < 2 || t->stages > 8)) return snprintf(why, n, "STAGES must be 2 .. 8"), 0;
+    long smem = tile_smem(t);
+    if (!t->dynamic && smem > 48 * 1024) return snprintf(why, n, "%ld bytes of static shared memory > 48 KiB", smem), 0;
+    if (smem > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", smem), 0;
+    if (t->raster && (t->group_m < 1 || t->minb < 1)) return snprintf(why, n, "GROUP_M and MINB must be >= 1"), 0;
+    if (!t->raster && ceil_div(s->dims[M_], t->bm) > 65535)
+        return snprintf(why, n, "m / BM needs more than 65535 blocks in y"), 0;
+    return fits_int(s, why, n);
+}
+
+static void tile_geometry(const tile_shape *t, const reg_spec *s, reg_launch *l)
+{
+    unsigned tm = ceil_div(s->dims[M_], t->bm), tn = ceil_div(s->dims[N_], t->bn);
+    *l = (reg_launch){{t->raster ? tm * tn : tn, t->raster ? 1 : tm, 1}, {(unsigned)tile_threads(t), 1, 1},
+                      t->dynamic ? (size_t)tile_smem(t) : 0};
+}
+
+/* Param tables and, per rung, how its params map onto a tile_shape. */
+static const reg_param p04[] = {
+    {"BM", 64, "block tile rows"}, {"BN", 64, "block tile columns"}, {"BK", 8, "k per tile"},
+    {"TM", 8, "results per thread (one column)"},
+};
+static tile_shape shape04(const long *p)
+{
+    return (tile_shape){.bm = p[0], .bn = p[1], .bk = p[2], .tm = p[3], .tn = 1};
+}
+
+static const reg_param p05[] = {
+    {"BM", 128, "block tile rows"}, {"BN", 128, "block tile columns"}, {"BK", 8, "k per tile"},
+    {"TM", 8, "thread tile rows"}, {"TN", 8, "thread tile columns"},
+};
+static tile_shape shape05(const long *p)
+{
+    return (tile_shape){.bm = p[0], .bn = p[1], .bk = p[2], .tm = p[3], .tn = p[4]};
+}
+static tile_shape shape06(const long *p)
+{
+    tile_shape t = shape05(p);
+    t.vec = 1;
+    return t;
+}
+
+static const reg_param p07[] = {
+    {"BM", 128, "block tile rows"}, {"BN", 128, "block tile columns"}, {"BK", 8, "k per tile"},
+    {"TM", 8, "thread tile rows"}, {"TN", 8, "thread tile columns"}, {"PAD", 4, "floats added to each tile row"},
+};
+static tile_shape shape07(const long *p)
+{
+    return (tile_shape){.bm = p[0], .bn = p[1], .bk = p[2], .tm = p[3], .tn = p[4], .pad = p[5], .vec = 1};
+}
+static tile_shape shape08(const long *p)
+{
+    tile_shape t = shape06(p);
+    t.swizzle = 1;
+    return t;
+}
+
+static const reg_param p09[] = {
+    {"BM", 128, "block tile rows"}, {"BN", 128, "block tile columns"}, {"BK", 16, "k per tile"},
+    {"TM", 8, "thread tile rows"}, {"TN", 8, "thread tile columns"}, {"STAGES", 2, "tiles in flight (cp.async)"},
+    {"PAD", 4, "floats added to each tile row"},
+};
+static tile_shape shape09(const long *p)
+{
+    return (tile_shape){.bm = p[0], .bn = p[1], .bk = p[2], .tm = p[3], .tn = p[4], .stages = p[5], .pad = p[6],
+                        .vec = 1, .dynamic = 1};
+}
+
+static const reg_param p10[] = {
+    {"BM", 128, "block tile rows"}, {"BN", 128, "block tile columns"}, {"BK", 16, "k per tile"},
+    {"WM", 64, "warp tile rows"}, {"WN", 32, "warp tile columns"}, {"WNITER", 2, "warp sub-tiles along n"},
+    {"TM", 8, "thread tile rows"}, {"TN", 4, "thread tile columns"}, {"STAGES", 2, "tiles in flight (cp.async)"},
+    {"PAD", 4, "floats added to each tile row"}, {"THREADS", 0, "threads per block; 0 = derived from the tiles"},
+};
+static tile_shape shape10(const long *p)
+{
+    return (tile_shape){.bm = p[0], .bn = p[1], .bk = p[2], .wm = p[3], .wn = p[4], .wniter = p[5], .tm = p[6],
+                        .tn = p[7], .stages = p[8], .pad = p[9], .threads = p[10], .vec = 1, .warptile = 1,
+                        .dynamic = 1};
+}
+
+static const reg_param p11[] = {
+    {"BM", 128, "block tile rows"}, {"BN", 128, "block tile columns"}, {"BK", 16, "k per tile"},
+    {"WM", 64, "warp tile rows"}, {"WN", 32, "warp tile columns"}, {"WNITER", 2, "warp sub-tiles along n"},
+    {"TM", 8, "thread tile rows"}, {"TN", 4, "thread tile columns"}, {"STAGES", 3, "tiles in flight (cp.async)"},
+    {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"},
+    {"MINB", 1, "__launch_bounds__ minimum blocks per SM"},
+    {"THREADS", 0, "threads per block; 0 = derived from the tiles"},
+};
+static tile_shape shape11(const long *p)
+{
+    return (tile_shape){.bm = p[0], .bn = p[1], .bk = p[2], .wm = p[3], .wn = p[4], .wniter = p[5], .tm = p[6],
+                        .tn = p[7], .stages = p[8], .group_m = p[9], .minb = p[10], .threads = p[11], .vec = 1,
+                        .swizzle = 1, .warptile = 1, .dynamic = 1, .raster = 1};
+}
+
+#define TILED_RUNG(id)                                                                                     \
+    static int check##id(const long *p, const reg_spec *s, char *why, size_t n)                            \
+    {                                                                                                      \
+        tile_shape t = shape##id(p);                                                                       \
+        return tile_check(&t, s, why, n);                                                                  \
+    }                                                                                                      \
+    static void geometry##id(const long *p, const reg_spec *s, reg_launch *l)                              \
+    {                                                                                                      \
+        tile_shape t = shape##id(p);                                                                       \
+        tile_geometry(&t, s, l);                                                                           \
+    }
+TILED_RUNG(04)
+TILED_RUNG(05)
+TILED_RUNG(06)
+TILED_RUNG(07)
+TILED_RUNG(08)
+TILED_RUNG(09)
+TILED_RUNG(10)
+TILED_RUNG(11)
+
+#define NPARAMS(a) ((int)(sizeof a / sizeof *a))
+
 /* ---- 99_wrong_for_tests ------------------------------------------------------------------ */
 
 static void wrong_geometry(const long *p, const reg_spec *s, reg_launch *l)
@@ -376,6 +552,39 @@ static const reg_variant sgemm_variants[] = {
      .kind = REG_NVRTC, .source = "sgemm/03_smem_tile.cu", .entry = "sgemm_smem_tile",
      .params = blocksize_params, .nparams = 1, .constraints = "1 <= BLOCKSIZE <= 32",
      .check = smem_check, .geometry = smem_geometry},
+    {.name = "blocktile_1d", .summary = "TM results per thread (a column): each B load feeds TM FMAs",
+     .kind = REG_NVRTC, .source = "sgemm/04_blocktile_1d.cu", .entry = "sgemm_blocktile_1d", .params = p04,
+     .nparams = NPARAMS(p04), .constraints = "TM | BM; threads = BM*BN/TM in 32..1024; smem <= 48 KiB",
+     .check = check04, .geometry = geometry04},
+    {.name = "blocktile_2d", .summary = "TM x TN results per thread: (TM+TN) shared loads per TM*TN FMAs",
+     .kind = REG_NVRTC, .source = "sgemm/05_blocktile_2d.cu", .entry = "sgemm_blocktile_2d", .params = p05,
+     .nparams = NPARAMS(p05), .constraints = "TM | BM, TN | BN; threads = BM*BN/(TM*TN) in 32..1024",
+     .check = check05, .geometry = geometry05},
+    {.name = "vectorized", .summary = "16-byte global and shared loads, A transposed in shared memory",
+     .kind = REG_NVRTC, .source = "sgemm/06_vectorized.cu", .entry = "sgemm_vectorized", .params = p05,
+     .nparams = NPARAMS(p05), .constraints = "as blocktile_2d; TM, TN, BK multiples of 4",
+     .check = check06, .geometry = geometry06},
+    {.name = "bank_padding", .summary = "tile rows padded by PAD floats: the transposing store is conflict-free",
+     .kind = REG_NVRTC, .source = "sgemm/07_bank_padding.cu", .entry = "sgemm_bank_padding", .params = p07,
+     .nparams = NPARAMS(p07), .constraints = "as vectorized; PAD a multiple of 4",
+     .check = check07, .geometry = geometry07},
+    {.name = "bank_swizzle", .summary = "XOR-swizzled tiles instead of padding: conflict-free, no extra smem",
+     .kind = REG_NVRTC, .source = "sgemm/08_bank_swizzle.cu", .entry = "sgemm_bank_swizzle", .params = p05,
+     .nparams = NPARAMS(p05), .constraints = "as vectorized; BM, BN powers of two",
+     .check = check08, .geometry = geometry08},
+    {.name = "double_buffer", .summary = "cp.async, STAGES tiles in flight: loads overlap the FMAs",
+     .kind = REG_NVRTC, .source = "sgemm/09_double_buffer.cu", .entry = "sgemm_double_buffer", .params = p09,
+     .nparams = NPARAMS(p09), .constraints = "as bank_padding; STAGES 2..8; STAGES tiles <= 227 KiB",
+     .check = check09, .geometry = geometry09},
+    {.name = "warptile", .summary = "warp-level tiles (WM x WN, WNITER): conflict-free fragment loads",
+     .kind = REG_NVRTC, .source = "sgemm/10_warptile.cu", .entry = "sgemm_warptile", .params = p10,
+     .nparams = NPARAMS(p10),
+     .constraints = "WM | BM, WN | BN, warp sub-tile = 32 lanes x TM x TN; threads = (BM/WM)(BN/WN)32",
+     .check = check10, .geometry = geometry10},
+    {.name = "hopper", .summary = "warptile for sm_90: deep pipeline, fragment double buffering, swizzle, raster",
+     .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
+     .nparams = NPARAMS(p11), .constraints = "as warptile; BM, BN powers of two; STAGES tiles <= 227 KiB",
+     .check = check11, .geometry = geometry11},
     {.name = "cublas", .summary = "cublasSgemm, default math (FP32, no TF32): the bar",
      .kind = REG_LIBRARY, .run = cublas_run},
     {.name = "wrong_for_tests", .summary = "deliberately wrong (drops the last k): verification must fail",

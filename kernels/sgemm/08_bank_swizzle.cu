@@ -1,0 +1,66 @@
+// 08_bank_swizzle: remove 06's bank conflicts with an XOR swizzle instead of padding.
+//
+// Instead of padding (07), the 16-byte chunk index of column x in row k is XORed with k: the four
+// k rows of a transposing store land in different chunks, so in different banks, and a 16-byte read
+// along x in one row is still contiguous. No shared memory is spent; the index costs an XOR. Needs
+// BM and BN powers of two (the XOR stays inside a row).
+#include "sgemm_tile.cuh"
+
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 128
+#endif
+#ifndef BK
+#define BK 8
+#endif
+#ifndef TM
+#define TM 8
+#endif
+#ifndef TN
+#define TN 8
+#endif
+#if (BM & (BM - 1)) != 0 || (BN & (BN - 1)) != 0
+#error "08_bank_swizzle: BM and BN must be powers of two"
+#endif
+#define NT (BM * BN / (TM * TN))
+#if BM % TM != 0 || BN % TN != 0 || NT > 1024 || NT < 32 || TM % 4 != 0 || TN % 4 != 0 || BK % 4 != 0
+#error "08_bank_swizzle: TM, TN and BK multiples of 4, BM % TM == 0, BN % TN == 0, BM * BN / (TM * TN) = 32 .. 1024 threads"
+#endif
+#define LDA (BM)
+#define LDB (BN)
+
+extern "C" __global__ void __launch_bounds__(NT)
+sgemm_bank_swizzle(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B, float beta,
+     float *__restrict__ C)
+{
+    __shared__ __align__(16) float As[BK * LDA];
+    __shared__ __align__(16) float Bs[BK * LDB];
+    const int tid = threadIdx.x, tc = tid % (BN / TN), tr = tid / (BN / TN);
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    float acc[TM * TN] = {0.0f}, regM[TM], regN[TN];
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        tile_load_vec<BK, BM, LDA, NT, !A_COL, true>(As, A, A_COL ? M : K, K, M, k0, row0, tid);
+        tile_load_vec<BK, BN, LDB, NT, B_COL, true>(Bs, B, B_COL ? K : N, K, N, k0, col0, tid);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            // 16-byte shared loads: TM / 4 + TN / 4 instructions per k instead of TM + TN.
+#pragma unroll
+            for (int i = 0; i < TM; i += 4)
+                *reinterpret_cast<float4 *>(&regM[i]) =
+                    *reinterpret_cast<const float4 *>(&As[tile_at<LDA, true>(k, tr * TM + i)]);
+#pragma unroll
+            for (int j = 0; j < TN; j += 4)
+                *reinterpret_cast<float4 *>(&regN[j]) =
+                    *reinterpret_cast<const float4 *>(&Bs[tile_at<LDB, true>(k, tc * TN + j)]);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i * TN + j] += regM[i] * regN[j];
+        }
+        __syncthreads();
+    }
+    store_tile<TM, TN>(C, M, N, row0 + tr * TM, col0 + tc * TN, acc, alpha, beta);
+}

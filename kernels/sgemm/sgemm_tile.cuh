@@ -1,0 +1,163 @@
+// Tile movement shared by the tiled SGEMM rungs (04 onwards).
+//
+// Shared memory holds both tiles k-major: As[k][m] (A transposed) and Bs[k][n], so that the inner
+// loop reads T_TM consecutive values of A and T_TN of B for one k. A global operand is contiguous either
+// along k (row-major A, column-major B: the load transposes) or along m / n (column-major A,
+// row-major B: the load copies rows). Element (k, x) of a tile is at G[x * ld + k] in the first case
+// and G[k * ld + x] in the second. Out-of-range elements read as 0, so sizes need not be tile
+// multiples; 16-byte accesses are used only where the rows are 16-byte aligned (ld % 4 == 0).
+#pragma once
+
+#include "sgemm_common.cuh"
+
+// Swizzled column of element (k, x) in a k-major tile with T_LD floats per row: XOR the 16-byte chunk
+// index with k, so that a transposing store (one x, consecutive k) spreads over the banks while
+// 16-byte reads along x stay contiguous.
+template <int T_LD, bool T_SWIZZLE>
+__device__ __forceinline__ int tile_at(int k, int x)
+{
+    if (T_SWIZZLE) return k * T_LD + ((((x >> 2) ^ k) & (T_LD / 4 - 1)) << 2 | (x & 3));
+    return k * T_LD + x;
+}
+
+// ---- synchronous loads (through registers) ----------------------------------------------------
+
+// Scalar loads, any layout, any size: element i of the tile goes to thread i % T_THREADS.
+template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE>
+__device__ __forceinline__ void tile_load_scalar(float *S, const float *__restrict__ G, int ld, int kext,
+                                                 int xext, int k0, int x0, int tid)
+{
+#pragma unroll
+    for (int i = tid; i < T_ROWS * T_COLS; i += T_THREADS) {
+        // Consecutive threads walk the contiguous dimension: coalesced.
+        const int k = T_CONTIG_K ? i % T_ROWS : i / T_COLS, x = T_CONTIG_K ? i / T_ROWS : i % T_COLS;
+        const int gk = k0 + k, gx = x0 + x;
+        float v = 0.0f;
+        if (gk < kext && gx < xext) v = T_CONTIG_K ? G[(size_t)gx * ld + gk] : G[(size_t)gk * ld + gx];
+        S[tile_at<T_LD, T_SWIZZLE>(k, x)] = v;
+    }
+}
+
+// 16-byte loads along the contiguous dimension; falls back to scalar ones for unaligned rows.
+template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE>
+__device__ __forceinline__ void tile_load_vec(float *S, const float *__restrict__ G, int ld, int kext, int xext,
+                                              int k0, int x0, int tid)
+{
+    if (ld % 4 != 0) {
+        tile_load_scalar<T_ROWS, T_COLS, T_LD, T_THREADS, T_CONTIG_K, T_SWIZZLE>(S, G, ld, kext, xext, k0, x0, tid);
+        return;
+    }
+    constexpr int T_VR = T_CONTIG_K ? T_ROWS / 4 : T_ROWS, T_VC = T_CONTIG_K ? T_COLS : T_COLS / 4; // tile in float4s
+#pragma unroll
+    for (int i = tid; i < T_VR * T_VC; i += T_THREADS) {
+        const int vk = T_CONTIG_K ? i % T_VR : i / T_VC, vx = T_CONTIG_K ? i / T_VR : i % T_VC;
+        const int k = T_CONTIG_K ? vk * 4 : vk, x = T_CONTIG_K ? vx : vx * 4;
+        const int gk = k0 + k, gx = x0 + x;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (T_CONTIG_K) {
+            if (gx < xext) {
+                const float *p = G + (size_t)gx * ld + gk;
+                if (gk + 3 < kext) v = *reinterpret_cast<const float4 *>(p);
+                else {
+                    v.x = gk < kext ? p[0] : 0.0f;
+                    v.y = gk + 1 < kext ? p[1] : 0.0f;
+                    v.z = gk + 2 < kext ? p[2] : 0.0f;
+                }
+            }
+            // The transposing store: four k rows of one column.
+            S[tile_at<T_LD, T_SWIZZLE>(k + 0, x)] = v.x;
+            S[tile_at<T_LD, T_SWIZZLE>(k + 1, x)] = v.y;
+            S[tile_at<T_LD, T_SWIZZLE>(k + 2, x)] = v.z;
+            S[tile_at<T_LD, T_SWIZZLE>(k + 3, x)] = v.w;
+        } else {
+            if (gk < kext) {
+                const float *p = G + (size_t)gk * ld + gx;
+                if (gx + 3 < xext) v = *reinterpret_cast<const float4 *>(p);
+                else {
+                    v.x = gx < xext ? p[0] : 0.0f;
+                    v.y = gx + 1 < xext ? p[1] : 0.0f;
+                    v.z = gx + 2 < xext ? p[2] : 0.0f;
+                }
+            }
+            *reinterpret_cast<float4 *>(&S[tile_at<T_LD, T_SWIZZLE>(k, x)]) = v;
+        }
+    }
+}
+
+// ---- asynchronous loads (cp.async: global -> shared without registers) -------------------------
+
+__device__ __forceinline__ void cp_async4(float *s, const float *g, bool valid)
+{
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(s);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(sa), "l"(g), "r"(valid ? 4 : 0));
+}
+
+__device__ __forceinline__ void cp_async16(float *s, const float *g, int valid_bytes)
+{
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(s);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(g), "r"(valid_bytes));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+// The tile with cp.async. Rows contiguous in x (and 16-byte aligned) copy 16 bytes at a time; a
+// transposing load copies 4 bytes per element (cp.async cannot scatter a vector), consecutive threads
+// along k so that the global reads stay coalesced. Out-of-range bytes are zero-filled.
+template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE>
+__device__ __forceinline__ void tile_load_async(float *S, const float *__restrict__ G, int ld, int kext, int xext,
+                                                int k0, int x0, int tid)
+{
+    if (!T_CONTIG_K && ld % 4 == 0) {
+#pragma unroll
+        for (int i = tid; i < T_ROWS * T_COLS / 4; i += T_THREADS) {
+            const int k = i / (T_COLS / 4), x = (i % (T_COLS / 4)) * 4, gk = k0 + k, gx = x0 + x;
+            int valid = (gk < kext) ? min(max(xext - gx, 0), 4) * 4 : 0;
+            const float *p = valid ? G + (size_t)gk * ld + gx : G; // keep the address legal when nothing is read
+            cp_async16(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], p, valid);
+        }
+        return;
+    }
+#pragma unroll
+    for (int i = tid; i < T_ROWS * T_COLS; i += T_THREADS) {
+        const int k = T_CONTIG_K ? i % T_ROWS : i / T_COLS, x = T_CONTIG_K ? i / T_ROWS : i % T_COLS;
+        const int gk = k0 + k, gx = x0 + x;
+        const bool valid = gk < kext && gx < xext;
+        const float *p = !valid ? G : T_CONTIG_K ? G + (size_t)gx * ld + gk : G + (size_t)gk * ld + gx;
+        cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], p, valid);
+    }
+}
+
+// ---- the epilogue: T_TM x T_TN results of one thread -------------------------------------------------
+
+// acc[i * T_ACC_LD + j] is C[row + i][col + j]; columns in groups of 4 go out as 16-byte stores where
+// the row is aligned and in range.
+template <int T_TM, int T_TN, int T_ACC_LD = T_TN>
+__device__ __forceinline__ void store_tile(float *__restrict__ C, int M, int N, int row, int col, const float *acc,
+                                           float alpha, float beta)
+{
+#pragma unroll
+    for (int i = 0; i < T_TM; ++i) {
+        const int r = row + i;
+        if (r >= M) break;
+        float *c = C + (size_t)r * N;
+#pragma unroll
+        for (int j = 0; j < T_TN; j += 4) {
+            const int cc = col + j;
+            if (T_TN % 4 == 0 && N % 4 == 0 && cc + 3 < N) {
+                const float *a = acc + i * T_ACC_LD + j;
+                float4 v = make_float4(alpha * a[0], alpha * a[1], alpha * a[2], alpha * a[3]);
+                if (beta != 0.0f) {
+                    const float4 o = *reinterpret_cast<const float4 *>(c + cc);
+                    v.x += beta * o.x, v.y += beta * o.y, v.z += beta * o.z, v.w += beta * o.w;
+                }
+                *reinterpret_cast<float4 *>(c + cc) = v;
+            } else {
+#pragma unroll
+                for (int q = 0; q < 4 && j + q < T_TN; ++q)
+                    if (cc + q < N) c[cc + q] = sgemm_epilogue(acc[i * T_ACC_LD + j + q], alpha, beta, c + cc + q);
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""GPU check for the SGEMM ladder (Bazel tag gpu; also runs from the portable bundle).
+
+Runs experiments/sgemm_odd.yaml, sgemm_ladder.yaml, sgemm_layouts.yaml and (with --tune)
+sgemm_tune.yaml, then checks, from the result files only:
+- every case of sgemm_odd.yaml and sgemm_ladder.yaml verifies (every rung, every size, all layouts,
+  sizes that are no tile multiples, alpha and beta);
+- the best rung reaches >= 0.90 x cuBLAS at 4096^3 and >= 0.85 at 2048^3 and 8192^3;
+- every rung's registers, shared memory and spills are in the file.
+Writes docs-ready markdown with analysis/sgemm_ladder_md.py when --md is given.
+
+usage: gpu_sgemm_check.py [RUNNER] [--out DIR] [--tune] [--md FILE]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+
+def run(runner, yaml, out):
+    h5 = os.path.join(out, os.path.basename(yaml).replace(".yaml", ".h5"))
+    if os.path.exists(h5):
+        os.remove(h5)
+    p = subprocess.run([runner, yaml, "-o", h5, "-q"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print("\n".join(l for l in p.stdout.splitlines() if not l.startswith("[")))
+    return h5
+
+
+def cases(h5):
+    with h5py.File(h5, "r") as f:
+        out = []
+        for g in f["cases"].values():
+            a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in g.attrs.items()}
+            t = g["time_ms"][()]
+            a["median"] = float(np.median(t)) if len(t) else float("nan")
+            out.append(a)
+        return out
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runner", nargs="?", default=os.path.join(root, "runner"))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--tune", action="store_true")
+    ap.add_argument("--md", default=None)
+    args = ap.parse_args()
+    out = args.out or tempfile.mkdtemp(prefix="tilelab-sgemm-")
+    os.makedirs(out, exist_ok=True)
+    exp = lambda n: os.path.join(root, "experiments", n)
+    fails = []
+    files = {}
+    for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts"] + (["sgemm_tune"] if args.tune else []):
+        files[name] = run(args.runner, exp(name + ".yaml"), out)
+        for c in cases(files[name]):
+            if c["status"] != "ok" and not (name == "sgemm_tune" and c["status"] == "skipped"):
+                fails.append("%s: %s %s %s %s: %s %s" % (name, c["variant"], c["params"], c["sizes"], c["layouts"],
+                                                         c["status"], c["reason"][:160]))
+    lad = cases(files["sgemm_ladder"])
+    for c in lad:
+        if c["variant"] != "cublas" and (c["regs"] < 0 or c["smem_bytes"] < 0 or c["local_bytes"] < 0):
+            fails.append("resource usage missing for %s" % c["variant"])
+    print("best rung against cuBLAS:")
+    for size, bar in (("m=2048,n=2048,k=2048", 0.85), ("m=4096,n=4096,k=4096", 0.90), ("m=8192,n=8192,k=8192", 0.85)):
+        cb = [c for c in lad if c["sizes"] == size and c["variant"] == "cublas"]
+        rungs = [c for c in lad if c["sizes"] == size and c["variant"] != "cublas" and c["status"] == "ok"]
+        if not cb or not rungs:
+            fails.append("%s: missing cases" % size)
+            continue
+        best = min(rungs, key=lambda c: c["median"])
+        r = cb[0]["median"] / best["median"]
+        print("  %-22s %-10s %.3f x cuBLAS (%.3f ms vs %.3f ms), bar %.2f" % (size, best["variant"], r, best["median"],
+                                                                          cb[0]["median"], bar))
+        if r < bar:
+            fails.append("%s: best rung %s at %.3f x cuBLAS, bar %.2f" % (size, best["variant"], r, bar))
+    if args.md:
+        cmd = [sys.executable, os.path.join(root, "analysis", "sgemm_ladder_md.py"), files["sgemm_ladder"],
+               "--layouts", files["sgemm_layouts"], "-o", args.md]
+        if args.tune:
+            cmd += ["--tune", files["sgemm_tune"]]
+        subprocess.run(cmd, check=True)
+    if fails:
+        print("GPU SGEMM CHECK FAILED:\n  " + "\n  ".join(fails[:40]))
+        return 1
+    print("GPU SGEMM CHECK PASSED")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,7 +10,7 @@
 #define BM 128
 #endif
 #ifndef BN
-#define BN 128
+#define BN 256
 #endif
 #ifndef BK
 #define BK 16
@@ -19,7 +19,7 @@
 #define WM 64
 #endif
 #ifndef WN
-#define WN 32
+#define WN 64
 #endif
 #ifndef WNITER
 #define WNITER 2
@@ -31,7 +31,7 @@
 #define TN 4
 #endif
 #ifndef STAGES
-#define STAGES 2
+#define STAGES 3
 #endif
 #ifndef PAD
 #define PAD 4

@@ -5,25 +5,28 @@
 // - deeper pipelines: STAGES tiles in flight in dynamic shared memory above the 48 KB default;
 // - fragment double buffering: the registers for k + 1 are loaded from shared memory while the FMAs
 //   of k run, so the FMA pipe never waits on a shared load inside a tile;
-// - swizzled (08) instead of padded tiles: no shared memory spent, 16-byte reads stay contiguous;
+// - padded tiles (07) by default: the swizzle of 08 (SWIZZLE = 1) costs an XOR per fragment load,
+//   since each lane's offset is only known at run time, and measured slower on the H100;
+// - interior tiles load without bounds checks (sgemm_tile.cuh);
 // - block rasterization: blocks run in groups of GROUP_M tile rows, so that the A and B tiles that
 //   concurrently resident blocks need overlap and stay in L2;
 // - MINB: __launch_bounds__' minimum resident blocks per SM, which caps registers per thread.
-// Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100.
+// Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (0.80 x cuBLAS at
+// 4096^3, docs/results/h100-sgemm.md): 128 x 256 x 32 tiles, 64 x 64 warp tiles, 2 stages.
 #ifndef BM
 #define BM 128
 #endif
 #ifndef BN
-#define BN 128
+#define BN 256
 #endif
 #ifndef BK
-#define BK 16
+#define BK 32
 #endif
 #ifndef WM
 #define WM 64
 #endif
 #ifndef WN
-#define WN 32
+#define WN 64
 #endif
 #ifndef WNITER
 #define WNITER 2
@@ -35,7 +38,7 @@
 #define TN 4
 #endif
 #ifndef STAGES
-#define STAGES 3
+#define STAGES 2
 #endif
 #ifndef GROUP_M
 #define GROUP_M 8
@@ -43,16 +46,22 @@
 #ifndef MINB
 #define MINB 1
 #endif
+#ifndef SWIZZLE
+#define SWIZZLE 0
+#endif
+#define PAD (SWIZZLE ? 0 : 4)
 #define NT ((BM / WM) * (BN / WN) * 32)
 #if STAGES < 2 || STAGES > 8 || NT > 1024 || GROUP_M < 1 || MINB < 1
 #error "11_hopper: STAGES 2 .. 8, at most 1024 threads, GROUP_M >= 1, MINB >= 1"
 #endif
-#if (BM & (BM - 1)) != 0 || (BN & (BN - 1)) != 0
-#error "11_hopper: BM and BN must be powers of two (swizzled tiles)"
+#if SWIZZLE && ((BM & (BM - 1)) != 0 || (BN & (BN - 1)) != 0)
+#error "11_hopper: with SWIZZLE = 1, BM and BN must be powers of two"
 #endif
 #include "sgemm_warptile.cuh"
 
-#define STAGE_FLOATS (BK * BM + BK * BN)
+#define LDA (BM + PAD)
+#define LDB (BN + PAD)
+#define STAGE_FLOATS (BK * LDA + BK * LDB)
 
 extern "C" __global__ void __launch_bounds__(NT, MINB)
 sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B,
@@ -74,9 +83,9 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < ntiles) {
-            float *As = smem + s * STAGE_FLOATS, *Bs = As + BK * BM;
-            tile_load_async<BK, BM, BM, NT, !A_COL, true>(As, A, A_COL ? M : K, K, M, s * BK, row0, tid);
-            tile_load_async<BK, BN, BN, NT, B_COL, true>(Bs, B, B_COL ? K : N, K, N, s * BK, col0, tid);
+            float *As = smem + s * STAGE_FLOATS, *Bs = As + BK * LDA;
+            tile_load_async<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, K, M, s * BK, row0, tid);
+            tile_load_async<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, K, N, s * BK, col0, tid);
         }
         cp_async_commit();
     }
@@ -85,17 +94,17 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
         __syncthreads();
         const int next = t + STAGES - 1;
         if (next < ntiles) {
-            float *As = smem + (next % STAGES) * STAGE_FLOATS, *Bs = As + BK * BM;
-            tile_load_async<BK, BM, BM, NT, !A_COL, true>(As, A, A_COL ? M : K, K, M, next * BK, row0, tid);
-            tile_load_async<BK, BN, BN, NT, B_COL, true>(Bs, B, B_COL ? K : N, K, N, next * BK, col0, tid);
+            float *As = smem + (next % STAGES) * STAGE_FLOATS, *Bs = As + BK * LDA;
+            tile_load_async<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, K, M, next * BK, row0, tid);
+            tile_load_async<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, K, N, next * BK, col0, tid);
         }
         cp_async_commit();
-        const float *As = smem + (t % STAGES) * STAGE_FLOATS, *Bs = As + BK * BM;
-        warptile_fragments<BM, BN, true>(As, Bs, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
+        const float *As = smem + (t % STAGES) * STAGE_FLOATS, *Bs = As + BK * LDA;
+        warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             if (k + 1 < BK)
-                warptile_fragments<BM, BN, true>(As, Bs, k + 1, wrow, wcol, lrow, lcol, regM[(k + 1) & 1],
+                warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, k + 1, wrow, wcol, lrow, lcol, regM[(k + 1) & 1],
                                                  regN[(k + 1) & 1]);
             warptile_fma(acc, regM[k & 1], regN[k & 1]);
         }

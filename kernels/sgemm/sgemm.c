@@ -173,6 +173,7 @@ static int warptile_check(const tile_shape *t, char *why, size_t n)
 
 static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t n)
 {
+    if (t->raster && t->swizzle && t->pad) return snprintf(why, n, "SWIZZLE must be 0 or 1"), 0;
     if (t->bm < 1 || t->bn < 1 || t->bk < 1 || t->tm < 1 || t->tn < 1 || t->bm % t->tm || t->bn % t->tn)
         return snprintf(why, n, "TM must divide BM and TN divide BN"), 0;
     if (t->vec && (t->tm % 4 || t->tn % 4 || t->bk % 4))
@@ -253,10 +254,11 @@ static tile_shape shape09(const long *p)
                         .vec = 1, .dynamic = 1};
 }
 
+/* Defaults: the best warptile shape of experiments/sgemm_tune.yaml on the H100 (docs/results). */
 static const reg_param p10[] = {
-    {"BM", 128, "block tile rows"}, {"BN", 128, "block tile columns"}, {"BK", 16, "k per tile"},
-    {"WM", 64, "warp tile rows"}, {"WN", 32, "warp tile columns"}, {"WNITER", 2, "warp sub-tiles along n"},
-    {"TM", 8, "thread tile rows"}, {"TN", 4, "thread tile columns"}, {"STAGES", 2, "tiles in flight (cp.async)"},
+    {"BM", 128, "block tile rows"}, {"BN", 256, "block tile columns"}, {"BK", 16, "k per tile"},
+    {"WM", 64, "warp tile rows"}, {"WN", 64, "warp tile columns"}, {"WNITER", 2, "warp sub-tiles along n"},
+    {"TM", 8, "thread tile rows"}, {"TN", 4, "thread tile columns"}, {"STAGES", 3, "tiles in flight (cp.async)"},
     {"PAD", 4, "floats added to each tile row"}, {"THREADS", 0, "threads per block; 0 = derived from the tiles"},
 };
 static tile_shape shape10(const long *p)
@@ -266,19 +268,22 @@ static tile_shape shape10(const long *p)
                         .dynamic = 1};
 }
 
+/* Defaults: the best shape of experiments/sgemm_tune.yaml on the H100 (docs/results/h100-sgemm.md). */
 static const reg_param p11[] = {
-    {"BM", 128, "block tile rows"}, {"BN", 128, "block tile columns"}, {"BK", 16, "k per tile"},
-    {"WM", 64, "warp tile rows"}, {"WN", 32, "warp tile columns"}, {"WNITER", 2, "warp sub-tiles along n"},
-    {"TM", 8, "thread tile rows"}, {"TN", 4, "thread tile columns"}, {"STAGES", 3, "tiles in flight (cp.async)"},
+    {"BM", 128, "block tile rows"}, {"BN", 256, "block tile columns"}, {"BK", 32, "k per tile"},
+    {"WM", 64, "warp tile rows"}, {"WN", 64, "warp tile columns"}, {"WNITER", 2, "warp sub-tiles along n"},
+    {"TM", 8, "thread tile rows"}, {"TN", 4, "thread tile columns"}, {"STAGES", 2, "tiles in flight (cp.async)"},
     {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"},
     {"MINB", 1, "__launch_bounds__ minimum blocks per SM"},
     {"THREADS", 0, "threads per block; 0 = derived from the tiles"},
+    {"SWIZZLE", 0, "1: XOR-swizzled tiles (08); 0: padded by 4 floats (07)"},
 };
 static tile_shape shape11(const long *p)
 {
     return (tile_shape){.bm = p[0], .bn = p[1], .bk = p[2], .wm = p[3], .wn = p[4], .wniter = p[5], .tm = p[6],
-                        .tn = p[7], .stages = p[8], .group_m = p[9], .minb = p[10], .threads = p[11], .vec = 1,
-                        .swizzle = 1, .warptile = 1, .dynamic = 1, .raster = 1};
+                        .tn = p[7], .stages = p[8], .group_m = p[9], .minb = p[10], .threads = p[11],
+                        .pad = p[12] ? 0 : 4, .vec = 1, .swizzle = p[12] != 0, .warptile = 1, .dynamic = 1,
+                        .raster = 1};
 }
 
 #define TILED_RUNG(id)                                                                                     \
@@ -583,7 +588,7 @@ static const reg_variant sgemm_variants[] = {
      .check = check10, .geometry = geometry10},
     {.name = "hopper", .summary = "warptile for sm_90: deep pipeline, fragment double buffering, swizzle, raster",
      .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
-     .nparams = NPARAMS(p11), .constraints = "as warptile; BM, BN powers of two; STAGES tiles <= 227 KiB",
+     .nparams = NPARAMS(p11), .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB",
      .check = check11, .geometry = geometry11},
     {.name = "cublas", .summary = "cublasSgemm, default math (FP32, no TF32): the bar",
      .kind = REG_LIBRARY, .run = cublas_run},

@@ -64,6 +64,8 @@ void report_progress(FILE *f, int done, int total, const tl_result *r, double el
             c->params_text, c->sizes_text, r->status);
     if (r->samples.n) fprintf(f, " %10.4f ms %9.1f GFLOP/s %4d reps", r->st.median_ms, r->gflops, r->samples.n);
     else if (r->reason) fprintf(f, " %s", r->reason);
+    if (r->local_bytes > 0) fprintf(f, " [spills: %ld B of local memory per thread, %d registers]", r->local_bytes, r->regs);
+    if (r->samples.nthrottled) fprintf(f, " [%d of %d samples throttled]", r->samples.nthrottled, r->samples.n);
     fputc('\n', f);
     fflush(f);
 }

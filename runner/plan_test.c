@@ -145,6 +145,36 @@ static int check_memory_and_overflow(void)
     return 1;
 }
 
+/* The ladder's constraints: each invalid shape is skipped with the reason, never launched. */
+static int check_tile_constraints(void)
+{
+    static const char *yaml =
+        "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 256}\nvariants:\n"
+        "  - {name: hopper, params: {SWIZZLE: [0, 1, 2]}}\n"
+        "  - {name: hopper, params: {WM: 48}}\n"
+        "  - {name: warptile, params: {THREADS: [256, 128]}}\n"
+        "  - {name: vectorized, params: {BK: 6}}\n"
+        "  - {name: double_buffer, params: {STAGES: 9}}\n"
+        "  - {name: hopper, params: {BM: 256, BN: 256, BK: 64, STAGES: 4, WM: 64, WN: 64}}\n";
+    static const char *want[] = {
+        NULL, NULL, "SWIZZLE = 2 is not 0 or 1", "WM must divide BM", NULL,
+        "THREADS = 128, the tiles need 256", "TM, TN and BK must be multiples of 4", "STAGES must be 2 .. 8",
+        "bytes of shared memory > 227 KiB",
+    };
+    tl_experiment x;
+    tl_plan p;
+    if (load(yaml, &x, &p, 0)) return 1;
+    CHECK(p.ncases == 9, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases && i < 9; i++) {
+        const tl_case *c = &p.cases[i];
+        if (!want[i]) CHECK(!c->skipped, "case %d (%s %s) skipped: %s", i, c->variant->name, c->params_text, c->reason);
+        else CHECK(c->skipped && strstr(c->reason, want[i]), "case %d (%s %s): want '%s', got '%s'", i, c->variant->name,
+                   c->params_text, want[i], c->reason ? c->reason : "(runs)");
+    }
+    unload(&x, &p);
+    return 1;
+}
+
 /* A case listed twice is an error, found at plan time, before anything runs. */
 static int check_duplicates_rejected(void)
 {
@@ -174,5 +204,6 @@ int main(void)
     total += check_ids_distinct();
     total += check_memory_and_overflow();
     total += check_duplicates_rejected();
+    total += check_tile_constraints();
     return TEST_REPORT(total);
 }

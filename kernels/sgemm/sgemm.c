@@ -137,6 +137,7 @@ typedef struct {
     int warptile; /* threads from the warp tiles */
     int dynamic;  /* pipelined: STAGES tiles in dynamic shared memory */
     int raster;   /* 1-D grid, rasterized in the kernel */
+    long swizzle_param; /* hopper's SWIZZLE as written: must be 0 or 1 */
 } tile_shape;
 
 #define SMEM_OPTIN_MAX (227 * 1024) /* the largest per-block opt-in of any GPU so far (sm_90) */
@@ -173,7 +174,8 @@ static int warptile_check(const tile_shape *t, char *why, size_t n)
 
 static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t n)
 {
-    if (t->raster && t->swizzle && t->pad) return snprintf(why, n, "SWIZZLE must be 0 or 1"), 0;
+    if (t->swizzle_param < 0 || t->swizzle_param > 1)
+        return snprintf(why, n, "SWIZZLE = %ld is not 0 or 1", t->swizzle_param), 0;
     if (t->bm < 1 || t->bn < 1 || t->bk < 1 || t->tm < 1 || t->tn < 1 || t->bm % t->tm || t->bn % t->tn)
         return snprintf(why, n, "TM must divide BM and TN divide BN"), 0;
     if (t->vec && (t->tm % 4 || t->tn % 4 || t->bk % 4))
@@ -283,7 +285,7 @@ static tile_shape shape11(const long *p)
     return (tile_shape){.bm = p[0], .bn = p[1], .bk = p[2], .wm = p[3], .wn = p[4], .wniter = p[5], .tm = p[6],
                         .tn = p[7], .stages = p[8], .group_m = p[9], .minb = p[10], .threads = p[11],
                         .pad = p[12] ? 0 : 4, .vec = 1, .swizzle = p[12] != 0, .warptile = 1, .dynamic = 1,
-                        .raster = 1};
+                        .raster = 1, .swizzle_param = p[12]};
 }
 
 #define TILED_RUNG(id)                                                                                     \

@@ -160,6 +160,9 @@ static int cmd_compile(int argc, char **argv)
             }
         } else if (!strcmp(argv[i], "-j") && i + 1 < argc) {
             jobs = atoi(argv[++i]);
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "runner compile: unknown or incomplete option '%s' (see runner --help)\n", argv[i]);
+            bad = 1;
         } else {
             char *path = tl_user_path(argv[i]);
             if (config_load(path, &xs[nfiles], &e) || plan_expand(&xs[nfiles], &lim, &ps[nfiles], &e)) {

@@ -214,6 +214,11 @@ class BadInput(unittest.TestCase):
         self.assertIn("12 cases (0 on the GPU, 12 on the host, 0 skipped)", p.stdout)
         self.assertIn("25 cases (25 on the GPU", p.stdout)
 
+    def test_compile_rejects_an_incomplete_option(self):
+        p = run("compile", SMOKE, "--arch")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("unknown or incomplete option '--arch'", p.stderr)
+
     def test_help(self):
         p = run("--help")
         self.assertEqual(p.returncode, 0)

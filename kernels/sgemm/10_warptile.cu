@@ -31,7 +31,7 @@
 #define TN 4
 #endif
 #ifndef STAGES
-#define STAGES 3
+#define STAGES 2
 #endif
 #ifndef PAD
 #define PAD 4

@@ -7,14 +7,18 @@
 //   of k run, so the FMA pipe never waits on a shared load inside a tile;
 // - padded tiles (07) by default: the swizzle of 08 (SWIZZLE = 1) costs an XOR per fragment load,
 //   since each lane's offset is only known at run time, and measured slower on the H100;
-// - interior tiles load without bounds checks (sgemm_tile.cuh);
+// - few instructions besides the FMAs: a block whose tiles all lie inside the matrices (checked once)
+//   runs a main loop whose tile copies have no bounds checks, compile-time trip counts and one running
+//   address per thread; the others run the checked loop. In one loop with both paths the compiler kept
+//   the checked path's addresses live and needed 255 registers and spills. The FFMAs are 93% of the
+//   instructions of the main loop (82% before this, with 0.80 x cuBLAS);
+// - A's transposing 4-byte copies go warp by warp in blocks of 8 k x 4 m: conflict-free shared stores
+//   and full 32-byte sectors (sgemm_tile.cuh);
 // - block rasterization: blocks run in groups of GROUP_M tile rows, so that the A and B tiles that
 //   concurrently resident blocks need overlap and stay in L2;
 // - MINB: __launch_bounds__' minimum resident blocks per SM, which caps registers per thread.
-// Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (0.80 x cuBLAS at
-// 4096^3, docs/results/h100-sgemm.md): 128 x 256 x 32 tiles, 64 x 64 warp tiles, 2 stages.
-// With column-major A (no transposing load: 16-byte cp.async for both tiles) it reaches 0.84 x
-// cuBLAS: A's 4-byte transposing copies cost about 5% in the row-major case.
+// Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
+// 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
 #define BM 128
 #endif
@@ -22,7 +26,7 @@
 #define BN 256
 #endif
 #ifndef BK
-#define BK 32
+#define BK 16
 #endif
 #ifndef WM
 #define WM 64
@@ -31,7 +35,7 @@
 #define WN 64
 #endif
 #ifndef WNITER
-#define WNITER 2
+#define WNITER 4
 #endif
 #ifndef TM
 #define TM 8
@@ -65,6 +69,58 @@
 #define LDB (BN + PAD)
 #define STAGE_FLOATS (BK * LDA + BK * LDB)
 
+// One operand tile of stage s; INTERIOR: the block's tiles all lie inside the operands (checked once,
+// in the kernel), so no tile needs bounds checks.
+template <bool INTERIOR>
+__device__ __forceinline__ void hopper_load(float *stage, const float *__restrict__ A, const float *__restrict__ B,
+                                            int M, int N, int K, int k0, int row0, int col0, int tid)
+{
+    float *As = stage, *Bs = stage + BK * LDA;
+    if (INTERIOR) {
+        tile_load_async_interior<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, k0, row0, tid);
+        tile_load_async_interior<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, k0, col0, tid);
+    } else {
+        tile_load_async_checked<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, K, M, k0, row0, tid);
+        tile_load_async_checked<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, K, N, k0, col0, tid);
+    }
+}
+
+// The pipelined main loop. Instantiated twice, for interior blocks and for the others: in one loop
+// with both paths the compiler keeps the checked path's addresses live across the FMAs, and spills.
+template <bool INTERIOR>
+__device__ __forceinline__ void hopper_mainloop(float *smem, const float *__restrict__ A, const float *__restrict__ B,
+                                                int M, int N, int K, int row0, int col0, float *acc)
+{
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
+    const int ntiles = (K + BK - 1) / BK;
+    float regM[2][WMITER * TM], regN[2][WNITER * TN];
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < ntiles) hopper_load<INTERIOR>(smem + s * STAGE_FLOATS, A, B, M, N, K, s * BK, row0, col0, tid);
+        cp_async_commit();
+    }
+    for (int t = 0; t < ntiles; ++t) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        const int next = t + STAGES - 1;
+        if (next < ntiles)
+            hopper_load<INTERIOR>(smem + (next % STAGES) * STAGE_FLOATS, A, B, M, N, K, next * BK, row0, col0, tid);
+        cp_async_commit();
+        const float *As = smem + (t % STAGES) * STAGE_FLOATS, *Bs = As + BK * LDA;
+        warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k + 1 < BK)
+                warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, k + 1, wrow, wcol, lrow, lcol, regM[(k + 1) & 1],
+                                                      regN[(k + 1) & 1]);
+            warptile_fma(acc, regM[k & 1], regN[k & 1]);
+        }
+    }
+    cp_async_wait<0>();
+}
+
 extern "C" __global__ void __launch_bounds__(NT, MINB)
 sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B,
              float beta, float *__restrict__ C)
@@ -78,39 +134,12 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     const int first_m = group * GROUP_M, rows_here = min(tiles_m - first_m, GROUP_M);
     const int tile_m = first_m + (bid % per_group) % rows_here, tile_n = (bid % per_group) / rows_here;
     const int row0 = tile_m * BM, col0 = tile_n * BN;
-    const int ntiles = (K + BK - 1) / BK;
     float acc[WMITER * TM * WNITER * TN] = {0.0f};
-    float regM[2][WMITER * TM], regN[2][WNITER * TN];
 
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < ntiles) {
-            float *As = smem + s * STAGE_FLOATS, *Bs = As + BK * LDA;
-            tile_load_async<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, K, M, s * BK, row0, tid);
-            tile_load_async<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, K, N, s * BK, col0, tid);
-        }
-        cp_async_commit();
-    }
-    for (int t = 0; t < ntiles; ++t) {
-        cp_async_wait<STAGES - 2>();
-        __syncthreads();
-        const int next = t + STAGES - 1;
-        if (next < ntiles) {
-            float *As = smem + (next % STAGES) * STAGE_FLOATS, *Bs = As + BK * LDA;
-            tile_load_async<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, K, M, next * BK, row0, tid);
-            tile_load_async<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, K, N, next * BK, col0, tid);
-        }
-        cp_async_commit();
-        const float *As = smem + (t % STAGES) * STAGE_FLOATS, *Bs = As + BK * LDA;
-        warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            if (k + 1 < BK)
-                warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, k + 1, wrow, wcol, lrow, lcol, regM[(k + 1) & 1],
-                                                 regN[(k + 1) & 1]);
-            warptile_fma(acc, regM[k & 1], regN[k & 1]);
-        }
-    }
-    cp_async_wait<0>();
+    // 16-byte copies need 16-byte aligned rows: ld % 4 == 0 for an operand copied along its rows.
+    const bool interior = row0 + BM <= M && col0 + BN <= N && K % BK == 0 && (!A_COL || M % 4 == 0) &&
+                          (B_COL || N % 4 == 0);
+    if (interior) hopper_mainloop<true>(smem, A, B, M, N, K, row0, col0, acc);
+    else hopper_mainloop<false>(smem, A, B, M, N, K, row0, col0, acc);
     warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
 }

@@ -260,7 +260,7 @@ static tile_shape shape09(const long *p)
 static const reg_param p10[] = {
     {"BM", 128, "block tile rows"}, {"BN", 256, "block tile columns"}, {"BK", 16, "k per tile"},
     {"WM", 64, "warp tile rows"}, {"WN", 64, "warp tile columns"}, {"WNITER", 2, "warp sub-tiles along n"},
-    {"TM", 8, "thread tile rows"}, {"TN", 4, "thread tile columns"}, {"STAGES", 3, "tiles in flight (cp.async)"},
+    {"TM", 8, "thread tile rows"}, {"TN", 4, "thread tile columns"}, {"STAGES", 2, "tiles in flight (cp.async)"},
     {"PAD", 4, "floats added to each tile row"}, {"THREADS", 0, "threads per block; 0 = derived from the tiles"},
 };
 static tile_shape shape10(const long *p)
@@ -272,8 +272,8 @@ static tile_shape shape10(const long *p)
 
 /* Defaults: the best shape of experiments/sgemm_tune.yaml on the H100 (docs/results/h100-sgemm.md). */
 static const reg_param p11[] = {
-    {"BM", 128, "block tile rows"}, {"BN", 256, "block tile columns"}, {"BK", 32, "k per tile"},
-    {"WM", 64, "warp tile rows"}, {"WN", 64, "warp tile columns"}, {"WNITER", 2, "warp sub-tiles along n"},
+    {"BM", 128, "block tile rows"}, {"BN", 256, "block tile columns"}, {"BK", 16, "k per tile"},
+    {"WM", 64, "warp tile rows"}, {"WN", 64, "warp tile columns"}, {"WNITER", 4, "warp sub-tiles along n"},
     {"TM", 8, "thread tile rows"}, {"TN", 4, "thread tile columns"}, {"STAGES", 2, "tiles in flight (cp.async)"},
     {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"},
     {"MINB", 1, "__launch_bounds__ minimum blocks per SM"},

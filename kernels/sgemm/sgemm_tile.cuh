@@ -20,21 +20,43 @@ __device__ __forceinline__ int tile_at(int k, int x)
     return k * T_LD + x;
 }
 
+// Trips of a loop that hands the elements of a tile to the threads of a block, thread t taking elements
+// t, t + threads, ...: a compile-time count, so that the loop unrolls into copies with constant offsets
+// (a loop from tid to the end by threads has a run-time trip count, and costs integer work per element).
+__host__ __device__ constexpr int tile_trips(int elements, int threads) { return (elements + threads - 1) / threads; }
+
 // ---- synchronous loads (through registers) ----------------------------------------------------
 
-// Scalar loads, any layout, any size: element i of the tile goes to thread i % T_THREADS.
-template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE>
+// Element (k, x) of a tile, read with bounds checks, into its place in shared memory.
+template <int T_ROWS, int T_COLS, int T_LD, bool T_CONTIG_K, bool T_SWIZZLE>
+__device__ __forceinline__ void tile_copy_checked(float *S, const float *__restrict__ G, int ld, int kext, int xext,
+                                                  int k0, int x0, int i)
+{
+    // Consecutive i walk the contiguous dimension: coalesced.
+    const int k = T_CONTIG_K ? i % T_ROWS : i / T_COLS, x = T_CONTIG_K ? i / T_ROWS : i % T_COLS;
+    const int gk = k0 + k, gx = x0 + x;
+    float v = 0.0f;
+    if (gk < kext && gx < xext) v = T_CONTIG_K ? G[(size_t)gx * ld + gk] : G[(size_t)gk * ld + gx];
+    S[tile_at<T_LD, T_SWIZZLE>(k, x)] = v;
+}
+
+// Scalar loads, any layout, any size: element i of the tile goes to thread i % T_THREADS. T_ROLLED keeps
+// the loop rolled, for a fallback path whose unrolled copies would hold registers the main path needs.
+template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE, bool T_ROLLED = false>
 __device__ __forceinline__ void tile_load_scalar(float *S, const float *__restrict__ G, int ld, int kext,
                                                  int xext, int k0, int x0, int tid)
 {
+    if (T_ROLLED) {
+#pragma unroll 1
+        for (int i = tid; i < T_ROWS * T_COLS; i += T_THREADS)
+            tile_copy_checked<T_ROWS, T_COLS, T_LD, T_CONTIG_K, T_SWIZZLE>(S, G, ld, kext, xext, k0, x0, i);
+        return;
+    }
 #pragma unroll
-    for (int i = tid; i < T_ROWS * T_COLS; i += T_THREADS) {
-        // Consecutive threads walk the contiguous dimension: coalesced.
-        const int k = T_CONTIG_K ? i % T_ROWS : i / T_COLS, x = T_CONTIG_K ? i / T_ROWS : i % T_COLS;
-        const int gk = k0 + k, gx = x0 + x;
-        float v = 0.0f;
-        if (gk < kext && gx < xext) v = T_CONTIG_K ? G[(size_t)gx * ld + gk] : G[(size_t)gk * ld + gx];
-        S[tile_at<T_LD, T_SWIZZLE>(k, x)] = v;
+    for (int j = 0; j < tile_trips(T_ROWS * T_COLS, T_THREADS); ++j) {
+        const int i = tid + j * T_THREADS;
+        if (T_ROWS * T_COLS % T_THREADS != 0 && i >= T_ROWS * T_COLS) break;
+        tile_copy_checked<T_ROWS, T_COLS, T_LD, T_CONTIG_K, T_SWIZZLE>(S, G, ld, kext, xext, k0, x0, i);
     }
 }
 
@@ -44,12 +66,16 @@ __device__ __forceinline__ void tile_load_vec(float *S, const float *__restrict_
                                               int k0, int x0, int tid)
 {
     if (ld % 4 != 0) {
-        tile_load_scalar<T_ROWS, T_COLS, T_LD, T_THREADS, T_CONTIG_K, T_SWIZZLE>(S, G, ld, kext, xext, k0, x0, tid);
+        // Rolled: unrolled, this rare path costs rungs 06-08 three registers and their second block per SM.
+        tile_load_scalar<T_ROWS, T_COLS, T_LD, T_THREADS, T_CONTIG_K, T_SWIZZLE, true>(S, G, ld, kext, xext, k0, x0,
+                                                                                        tid);
         return;
     }
     constexpr int T_VR = T_CONTIG_K ? T_ROWS / 4 : T_ROWS, T_VC = T_CONTIG_K ? T_COLS : T_COLS / 4; // tile in float4s
 #pragma unroll
-    for (int i = tid; i < T_VR * T_VC; i += T_THREADS) {
+    for (int j = 0; j < tile_trips(T_VR * T_VC, T_THREADS); ++j) {
+        const int i = tid + j * T_THREADS;
+        if (T_VR * T_VC % T_THREADS != 0 && i >= T_VR * T_VC) break;
         const int vk = T_CONTIG_K ? i % T_VR : i / T_VC, vx = T_CONTIG_K ? i / T_VR : i % T_VC;
         const int k = T_CONTIG_K ? vk * 4 : vk, x = T_CONTIG_K ? vx : vx * 4;
         const int gk = k0 + k, gx = x0 + x;
@@ -103,32 +129,70 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
 // The tile with cp.async. Rows contiguous in x (and 16-byte aligned) copy 16 bytes at a time; a
-// transposing load copies 4 bytes per element (cp.async cannot scatter a vector), consecutive threads
-// along k so that the global reads stay coalesced. Out-of-range bytes are zero-filled.
+// transposing load copies 4 bytes per element (cp.async cannot scatter a vector). Out-of-range bytes
+// are zero-filled.
+//
+// The transposing copy of an interior tile gives each warp a block of 8 k x 4 x: every x row of it is
+// one 32-byte sector of global memory (4 full sectors per request, as with 32 consecutive k), and the
+// 32 shared-memory stores, at k * T_LD + x with T_LD = 4 (mod 32), fall in 32 different banks. With 32
+// consecutive k and one x the stores hit 8 banks: 4-way conflicts on every copy.
+//
+// tile_load_async_interior copies a tile that lies wholly inside the operand (and, for 16-byte
+// copies, with ld % 4 == 0), without bounds checks; tile_load_async_checked copies any tile;
+// tile_load_async picks one of the two.
 template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE>
-__device__ __forceinline__ void tile_load_async(float *S, const float *__restrict__ G, int ld, int kext, int xext,
-                                                int k0, int x0, int tid)
+__device__ __forceinline__ void tile_load_async_interior(float *S, const float *__restrict__ G, int ld, int k0,
+                                                         int x0, int tid)
 {
-    // Interior tiles (all but the last along k, m or n) need no bounds checks: fewer integer
-    // instructions between the FMAs.
-    if (k0 + T_ROWS <= kext && x0 + T_COLS <= xext && (T_CONTIG_K || ld % 4 == 0)) {
-        if (!T_CONTIG_K) {
+    if (!T_CONTIG_K) {
+        constexpr int T_VC = T_COLS / 4;
+        if (T_THREADS % T_VC == 0 && T_ROWS * T_VC % T_THREADS == 0) {
+            // Every copy of a thread is T_THREADS / T_VC rows below the one before: one running address.
+            const int k = tid / T_VC, x = (tid % T_VC) * 4;
+            const float *g = G + (size_t)(k0 + k) * ld + x0 + x;
+            const size_t step = (size_t)(T_THREADS / T_VC) * ld;
 #pragma unroll
-            for (int i = tid; i < T_ROWS * T_COLS / 4; i += T_THREADS) {
-                const int k = i / (T_COLS / 4), x = (i % (T_COLS / 4)) * 4;
-                cp_async16(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], G + (size_t)(k0 + k) * ld + x0 + x, 16);
-            }
+            for (int j = 0; j < T_ROWS * T_VC / T_THREADS; ++j, g += step)
+                cp_async16(&S[tile_at<T_LD, T_SWIZZLE>(k + j * (T_THREADS / T_VC), x)], g, 16);
         } else {
 #pragma unroll
-            for (int i = tid; i < T_ROWS * T_COLS; i += T_THREADS) {
-                const int k = i % T_ROWS, x = i / T_ROWS;
-                cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], G + (size_t)(x0 + x) * ld + k0 + k, true);
+            for (int j = 0; j < tile_trips(T_ROWS * T_VC, T_THREADS); ++j) {
+                const int i = tid + j * T_THREADS;
+                if (T_ROWS * T_VC % T_THREADS != 0 && i >= T_ROWS * T_VC) break;
+                const int k = i / T_VC, x = (i % T_VC) * 4;
+                cp_async16(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], G + (size_t)(k0 + k) * ld + x0 + x, 16);
             }
         }
-        return;
-    }
-    if (!T_CONTIG_K && ld % 4 == 0) {
+    } else if (T_THREADS % 32 == 0 && T_ROWS % 8 == 0 && T_COLS % 4 == 0 && (T_THREADS / 32) % (T_ROWS / 8) == 0 &&
+               (T_ROWS / 8) * (T_COLS / 4) % (T_THREADS / 32) == 0) {
+        constexpr int T_WARPS = T_THREADS / 32, T_KB = T_ROWS / 8, T_BLOCKS = T_KB * (T_COLS / 4);
+        // Blocks of 8 k x 4 x per warp; a warp's next block is T_WARPS / T_KB blocks along x.
+        const int lane = tid % 32, warp = tid / 32;
+        const int k = (warp % T_KB) * 8 + lane % 8, x = (warp / T_KB) * 4 + lane / 8;
+        const float *g = G + (size_t)(x0 + x) * ld + k0 + k;
+        const size_t step = (size_t)(T_WARPS / T_KB) * 4 * ld;
 #pragma unroll
+        for (int j = 0; j < T_BLOCKS / T_WARPS; ++j, g += step)
+            cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x + j * (T_WARPS / T_KB) * 4)], g, true);
+    } else {
+#pragma unroll
+        for (int j = 0; j < tile_trips(T_ROWS * T_COLS, T_THREADS); ++j) {
+            const int i = tid + j * T_THREADS;
+            if (T_ROWS * T_COLS % T_THREADS != 0 && i >= T_ROWS * T_COLS) break;
+            const int k = i % T_ROWS, x = i / T_ROWS;
+            cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], G + (size_t)(x0 + x) * ld + k0 + k, true);
+        }
+    }
+}
+
+// Any tile, bounds-checked. The loops stay rolled: edge tiles are few, and unrolled they would hold
+// addresses in registers that the FMAs of the main loop need.
+template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE>
+__device__ __forceinline__ void tile_load_async_checked(float *S, const float *__restrict__ G, int ld, int kext,
+                                                        int xext, int k0, int x0, int tid)
+{
+    if (!T_CONTIG_K && ld % 4 == 0) {
+#pragma unroll 1
         for (int i = tid; i < T_ROWS * T_COLS / 4; i += T_THREADS) {
             const int k = i / (T_COLS / 4), x = (i % (T_COLS / 4)) * 4, gk = k0 + k, gx = x0 + x;
             int valid = (gk < kext) ? min(max(xext - gx, 0), 4) * 4 : 0;
@@ -137,7 +201,7 @@ __device__ __forceinline__ void tile_load_async(float *S, const float *__restric
         }
         return;
     }
-#pragma unroll
+#pragma unroll 1
     for (int i = tid; i < T_ROWS * T_COLS; i += T_THREADS) {
         const int k = T_CONTIG_K ? i % T_ROWS : i / T_COLS, x = T_CONTIG_K ? i / T_ROWS : i % T_COLS;
         const int gk = k0 + k, gx = x0 + x;
@@ -145,6 +209,18 @@ __device__ __forceinline__ void tile_load_async(float *S, const float *__restric
         const float *p = !valid ? G : T_CONTIG_K ? G + (size_t)gx * ld + gk : G + (size_t)gk * ld + gx;
         cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], p, valid);
     }
+}
+
+// Interior tiles (all but the last along k, m or n) go without bounds checks.
+template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE>
+__device__ __forceinline__ void tile_load_async(float *S, const float *__restrict__ G, int ld, int kext, int xext,
+                                                int k0, int x0, int tid)
+{
+    if (k0 + T_ROWS <= kext && x0 + T_COLS <= xext && (T_CONTIG_K || ld % 4 == 0))
+        tile_load_async_interior<T_ROWS, T_COLS, T_LD, T_THREADS, T_CONTIG_K, T_SWIZZLE>(S, G, ld, k0, x0, tid);
+    else
+        tile_load_async_checked<T_ROWS, T_COLS, T_LD, T_THREADS, T_CONTIG_K, T_SWIZZLE>(S, G, ld, kext, xext, k0, x0,
+                                                                                          tid);
 }
 
 // ---- the epilogue: T_TM x T_TN results of one thread -------------------------------------------------

@@ -5,8 +5,8 @@
 // by PAD floats (a multiple of 4, to keep the 16-byte reads aligned) shifts row k by PAD * k banks:
 // with PAD = 4 the four stores land in four banks. Costs BK * PAD floats of shared memory per tile.
 //
-// On the H100 no faster than 06 (4096^3: 4.79 ms both): the conflicting stores are 4 per 64 FMAs of
-// a thread per k; the inner loop, not the tile store, is what limits this rung.
+// On the H100 no faster than 06 (4096^3: 4.48 ms against 4.50 ms): the conflicting stores are 4 per
+// 64 FMAs of a thread per k; the inner loop, not the tile store, is what limits this rung.
 #include "sgemm_tile.cuh"
 
 #ifndef BM

@@ -5,8 +5,8 @@
 // - deeper pipelines: STAGES tiles in flight in dynamic shared memory above the 48 KB default;
 // - fragment double buffering: the registers for k + 1 are loaded from shared memory while the FMAs
 //   of k run, so the FMA pipe never waits on a shared load inside a tile;
-// - padded tiles (07) by default: the swizzle of 08 (SWIZZLE = 1) costs an XOR per fragment load,
-//   since each lane's offset is only known at run time, and measured slower on the H100;
+// - padded tiles (07) by default, the swizzle of 08 as SWIZZLE = 1 (its XOR sits in every fragment
+//   load: experiments/sgemm_tune.yaml measures both);
 // - few instructions besides the FMAs: a block whose tiles all lie inside the matrices (checked once)
 //   runs a main loop whose tile copies have no bounds checks, compile-time trip counts and one running
 //   address per thread; the others run the checked loop. In one loop with both paths the compiler kept

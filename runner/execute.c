@@ -54,6 +54,8 @@ typedef struct {
     reg_problem *prob;
     const jit_kernel *k;    /* REG_NVRTC */
     reg_launch geo;         /* REG_NVRTC */
+    const jit_kernel *k2;   /* REG_NVRTC with entry2: the kernel launched after k */
+    reg_launch geo2;
     void *stream;           /* cudaStream_t */
     int verify_every;       /* poison before and check after every timed run */
     tl_result *r;           /* where a failed check is reported */
@@ -79,6 +81,13 @@ static int run_launch(void *ctx, tl_err *e)
     dim3 block = {r->geo.block[0], r->geo.block[1], r->geo.block[2]};
     CUDA_CHECK(cudaLaunchKernel((const void *)r->k->kernel, grid, block, argv, r->geo.smem, (cudaStream_t)r->stream));
     CUDA_CHECK(cudaGetLastError());
+    if (r->k2) {
+        dim3 grid2 = {r->geo2.grid[0], r->geo2.grid[1], r->geo2.grid[2]};
+        dim3 block2 = {r->geo2.block[0], r->geo2.block[1], r->geo2.block[2]};
+        CUDA_CHECK(cudaLaunchKernel((const void *)r->k2->kernel, grid2, block2, argv, r->geo2.smem,
+                                    (cudaStream_t)r->stream));
+        CUDA_CHECK(cudaGetLastError());
+    }
     return 0;
 fail:
     return -1;
@@ -114,14 +123,39 @@ static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const c
     return 0;
 }
 
-static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_cubin *cb, tl_result *r,
-                          tl_err *e)
+/* A launch the compiled kernel cannot take is a skip, with the reason. 1: it can. */
+static int launch_fits(const exec_ctx *c, const jit_kernel *k, const reg_launch *g, tl_result *r)
+{
+    unsigned threads = g->block[0] * g->block[1] * g->block[2];
+    if ((int)threads > k->max_threads) {
+        r->status = "skipped";
+        r->reason = tl_xasprintf("the compiled kernel allows %d threads per block, the launch needs %u", k->max_threads,
+                                 threads);
+        return 0;
+    }
+    if (g->smem > c->env->smem_per_block_optin - k->smem_static) {
+        r->status = "skipped";
+        r->reason = tl_xasprintf("needs %zu bytes of shared memory per block, the device allows %zu",
+                                 g->smem + k->smem_static, c->env->smem_per_block_optin);
+        return 0;
+    }
+    return 1;
+}
+
+static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, jit_cubin *cb,
+                          tl_result *r, tl_err *e)
 {
     int arch = c->env->cc_major * 10 + c->env->cc_minor;
     if (jit_compile(tc->op, tc->variant, tc->params, &tc->spec, arch, c->cache_dir, cb, e)) return -1;
     if (jit_load(cb, tc->variant->entry, k, e)) return -1;
     tc->variant->geometry(tc->params, &tc->spec, &rc->geo);
     rc->k = k;
+    if (tc->variant->entry2) {
+        if (jit_load(cb, tc->variant->entry2, k2, e)) return -1;
+        tc->variant->geometry2(tc->params, &tc->spec, &rc->geo2);
+        rc->k2 = k2;
+        if (!launch_fits(c, k2, &rc->geo2, r)) return 0;
+    }
     r->regs = k->regs;
     r->smem_bytes = (long)(k->smem_static + rc->geo.smem);
     r->smem_static_bytes = (long)k->smem_static;
@@ -131,22 +165,15 @@ static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kerne
     r->nvrtc_options = tl_xstrdup(cb->options);
     memcpy(r->grid, rc->geo.grid, sizeof r->grid);
     memcpy(r->block, rc->geo.block, sizeof r->block);
-    unsigned threads = rc->geo.block[0] * rc->geo.block[1] * rc->geo.block[2];
-    if ((int)threads > k->max_threads) {
-        r->status = "skipped";
-        r->reason = tl_xasprintf("the compiled kernel allows %d threads per block, the launch needs %u", k->max_threads,
-                                 threads);
-        return 0;
-    }
-    if (rc->geo.smem > c->env->smem_per_block_optin - k->smem_static) {
-        r->status = "skipped";
-        r->reason = tl_xasprintf("needs %zu bytes of shared memory per block, the device allows %zu",
-                                 rc->geo.smem + k->smem_static, c->env->smem_per_block_optin);
-        return 0;
-    }
+    /* Registers and shared memory are the first kernel's; spills count if either kernel spills. */
+    if (rc->k2 && (long)k2->local_bytes > r->local_bytes) r->local_bytes = (long)k2->local_bytes;
+    if (!launch_fits(c, k, &rc->geo, r)) return 0;
     if (rc->geo.smem > 48 * 1024)
         CUDA_CHECK(cudaFuncSetAttribute((const void *)k->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)rc->geo.smem));
+    if (rc->k2 && rc->geo2.smem > 48 * 1024)
+        CUDA_CHECK(cudaFuncSetAttribute((const void *)k2->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)rc->geo2.smem));
     return 0;
 fail:
     return -1;
@@ -200,7 +227,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
 {
     const tl_experiment *x = c->x;
     int on_device = tc->variant->kind != REG_HOST;
-    jit_kernel k = {0};
+    jit_kernel k = {0}, k2 = {0};
     jit_cubin cb = {0};
     run_ctx rc = {.tc = tc, .stream = c->ctx.stream, .r = r, .verify_every = x->verify == CFG_VERIFY_EVERY};
     memset(r, 0, sizeof *r);
@@ -225,7 +252,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     }
     if (ensure_problem(c, tc, on_device, x->verify == CFG_VERIFY_OFF ? NULL : r->reference, e)) goto error;
     rc.prob = c->prob;
-    if (tc->variant->kind == REG_NVRTC && prepare_kernel(c, tc, &rc, &k, &cb, r, e)) goto error;
+    if (tc->variant->kind == REG_NVRTC && prepare_kernel(c, tc, &rc, &k, &k2, &cb, r, e)) goto error;
     if (strcmp(r->status, "ok")) goto done;
     if (x->verify != CFG_VERIFY_OFF && verified_run(&rc, e)) goto error;
     if (strcmp(r->status, "ok")) goto done;
@@ -249,6 +276,7 @@ error:
     c->prob_ref = NULL;
 done:
     jit_unload(&k);
+    jit_unload(&k2);
     jit_cubin_free(&cb);
     return 0;
 }

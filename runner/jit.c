@@ -67,6 +67,11 @@ static int build_options(const reg_op *op, const reg_variant *v, const long *par
         upper(name, op->operands[o], sizeof name);
         opts[n++] = tl_xasprintf("-D%s_COL=%d", name, s->layouts[o] == REG_COL);
     }
+    if (op->ndtypes > 1) {
+        char name[16];
+        upper(name, op->dtypes[s->dtype], sizeof name);
+        opts[n++] = tl_xasprintf("-DTL_DTYPE_%s=1", name);
+    }
     return n;
 }
 

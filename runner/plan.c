@@ -148,6 +148,8 @@ int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_e
             memcpy(spec.args, x->args, sizeof spec.args);
             spec.seed = x->seed;
             spec.dist = x->dist;
+            for (int d = 0; d < op->ndtypes; d++)
+                if (!strcmp(op->dtypes[d], x->dtype)) spec.dtype = d;
             for (int v = 0; v < x->nvariants; v++)
                 if (expand_params(p, x, &x->variants[v], &spec, lim, e)) {
                     plan_free(p);

@@ -35,6 +35,7 @@ typedef struct {
     double args[REG_MAX_ARGS];     /* op scalars (alpha, beta), in op order */
     uint64_t seed;                 /* input data seed, from the experiment */
     reg_dist dist;                 /* input distribution */
+    int dtype;                     /* element type: index into the op's dtypes */
 } reg_spec;
 
 typedef struct {
@@ -83,6 +84,10 @@ typedef struct {
     int (*check)(const long *params, const reg_spec *s, char *why, size_t whylen);
     /* REG_NVRTC: grid, block and dynamic shared memory. */
     void (*geometry)(const long *params, const reg_spec *s, reg_launch *l);
+    /* REG_NVRTC, optional: a second kernel of the same source, launched after the first with the same
+     * arguments (e.g. the one-block pass that finishes a two-pass reduction), and its geometry. */
+    const char *entry2;
+    void (*geometry2)(const long *params, const reg_spec *s, reg_launch *l);
     /* REG_LIBRARY / REG_HOST: runs the variant once (asynchronously for a library call). */
     int (*run)(reg_problem *p, const long *params, tl_err *e);
     int test_only; /* 1: exists for the runner's own tests (e.g. a deliberately wrong kernel) */
@@ -102,7 +107,7 @@ typedef struct {
     int noperands;
     const reg_arg *args;
     int nargs;
-    const char *const *dtypes;
+    const char *const *dtypes; /* element types; with more than one, kernels get -DTL_DTYPE_<NAME>=1 */
     int ndtypes;
     const char *const *references; /* reference names; the first is the default */
     int nreferences;
@@ -113,6 +118,7 @@ typedef struct {
     const reg_variant *variants;
     int nvariants;
 
+    const char *rate;                   /* what the tables show: "GFLOP/s" (NULL) or "GB/s" */
     double (*flop)(const reg_spec *s);  /* floating-point operations of one run */
     double (*bytes)(const reg_spec *s); /* fewest bytes one run must move */
     /* Memory the runner allocates for a case, bytes; 0 on overflow. */

@@ -57,12 +57,25 @@ void report_header(FILE *f, const tl_experiment *x, const tl_plan *p, const env_
     fprintf(f, "tilelab: writing %s\n", out_path);
 }
 
+/* The rate an op's tables show: GFLOP/s for compute, GB/s for memory-bound ops. */
+static int by_bytes(const reg_op *op)
+{
+    return op->rate && !strcmp(op->rate, "GB/s");
+}
+
+static double rate_of(const tl_result *r)
+{
+    return by_bytes(r->c->op) ? r->gbs : r->gflops;
+}
+
 void report_progress(FILE *f, int done, int total, const tl_result *r, double elapsed_s)
 {
     const tl_case *c = r->c;
     fprintf(f, "[%*d/%d %6.1fs] %-15s %-14s %-22s %-13s", total >= 1000 ? 4 : 3, done, total, elapsed_s, c->variant->name,
             c->params_text, c->sizes_text, r->status);
-    if (r->samples.n) fprintf(f, " %10.4f ms %9.1f GFLOP/s %4d reps", r->st.median_ms, r->gflops, r->samples.n);
+    if (r->samples.n)
+        fprintf(f, " %10.4f ms %9.1f %s %4d reps", r->st.median_ms, rate_of(r), by_bytes(c->op) ? "GB/s" : "GFLOP/s",
+                r->samples.n);
     else if (r->reason) fprintf(f, " %s", r->reason);
     if (r->local_bytes > 0) fprintf(f, " [spills: %ld B of local memory per thread, %d registers]", r->local_bytes, r->regs);
     if (r->samples.nthrottled) fprintf(f, " [%d of %d samples throttled]", r->samples.nthrottled, r->samples.n);
@@ -95,14 +108,14 @@ void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n)
     char pct_head[32];
     snprintf(pct_head, sizeof pct_head, "%% %s", base ? base->name : "base");
     fprintf(f, "\n%-16s %-16s %-24s %-12s %12s %10s %9s  %s\n", "variant", "params", "size", "layout", "median ms",
-            "GFLOP/s", pct_head, "status");
+            by_bytes(x->op) ? "GB/s" : "GFLOP/s", pct_head, "status");
     for (int i = 0; i < n; i++) {
         const tl_result *r = &res[i];
         const tl_case *c = r->c;
         char med[32] = "-", gf[32] = "-", pct[32] = "-";
         if (r->samples.n) {
             snprintf(med, sizeof med, "%.4f", r->st.median_ms);
-            snprintf(gf, sizeof gf, "%.1f", r->gflops);
+            snprintf(gf, sizeof gf, "%.1f", rate_of(r));
             const tl_result *b = base ? find_baseline(res, n, r, base) : NULL;
             if (b) snprintf(pct, sizeof pct, "%.1f", 100.0 * b->st.median_ms / r->st.median_ms);
         }

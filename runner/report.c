@@ -8,10 +8,15 @@ void report_list_op(FILE *f, const reg_op *op)
 {
     fprintf(f, "%s: %s\n  axes:", op->name, op->summary);
     for (int a = 0; a < op->naxes; a++) fprintf(f, " %s", op->axes[a]);
-    fprintf(f, "\n  layouts of:");
-    for (int o = 0; o < op->noperands; o++) fprintf(f, " %s", op->operands[o]);
-    fprintf(f, " (row | col)\n  args:");
-    for (int a = 0; a < op->nargs; a++) fprintf(f, " %s=%g", op->args[a].name, op->args[a].def);
+    if (op->noperands) {
+        fprintf(f, "\n  layouts of:");
+        for (int o = 0; o < op->noperands; o++) fprintf(f, " %s", op->operands[o]);
+        fprintf(f, " (row | col)");
+    }
+    if (op->nargs) {
+        fprintf(f, "\n  args:");
+        for (int a = 0; a < op->nargs; a++) fprintf(f, " %s=%g", op->args[a].name, op->args[a].def);
+    }
     fprintf(f, "\n  dtypes:");
     for (int d = 0; d < op->ndtypes; d++) fprintf(f, " %s", op->dtypes[d]);
     fprintf(f, "\n  references:");
@@ -21,7 +26,9 @@ void report_list_op(FILE *f, const reg_op *op)
         const reg_variant *v = &op->variants[i];
         fprintf(f, "    %-16s [%s, %s%s] %s\n", v->name, reg_target_name(v->kind), reg_kind_name(v->kind),
                 v->test_only ? ", test only" : "", v->summary);
-        if (v->source) fprintf(f, "      source: kernels/%s (%s)\n", v->source, v->entry);
+        if (v->source)
+            fprintf(f, "      source: kernels/%s (%s%s%s)\n", v->source, v->entry, v->entry2 ? ", then " : "",
+                    v->entry2 ? v->entry2 : "");
         for (int k = 0; k < v->nparams; k++)
             fprintf(f, "      param %-10s default %-6ld %s\n", v->params[k].name, v->params[k].def, v->params[k].doc);
         if (v->constraints) fprintf(f, "      constraints: %s\n", v->constraints);

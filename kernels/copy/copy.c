@@ -1,0 +1,280 @@
+/* copy: y = x for n floats, with the access patterns of the coalescing posts (coalesced, strided,
+ * misaligned, vectorised right and wrong) against cudaMemcpy. Verified exactly against the source. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/cuda_check.h"
+#include "runner/data.h"
+#include "runner/registry.h"
+#include "runner/verify.h"
+
+enum { N_ };
+
+struct reg_problem {
+    reg_spec s;
+    const reg_ctx *ctx;
+    int on_device;
+    long long n;
+    float *hx, *hy; /* source; destination (host variants) or its copy back */
+    float *dx, *dy;
+};
+
+static double copy_flop(const reg_spec *s)
+{
+    (void)s;
+    return 0.0;
+}
+
+static double copy_bytes(const reg_spec *s)
+{
+    return 8.0 * (double)s->dims[N_]; /* each float read once and written once */
+}
+
+static uint64_t copy_mem_bytes(const reg_spec *s, int on_device)
+{
+    (void)on_device;
+    uint64_t b;
+    return tl_mul_u64((uint64_t)s->dims[N_], 8, &b) ? b : 0;
+}
+
+/* ---- params, constraints, geometry ------------------------------------------------------ */
+
+#define BLOCK_P {"BLOCK", 256, "threads per block"}
+#define GRID_P {"GRID", 0, "blocks; 0 = enough for one step of the loop per thread"}
+
+static const reg_param plain_params[] = {BLOCK_P, GRID_P};
+static const reg_param strided_params[] = {{"S", 2, "floats between the elements of neighbouring lanes"}, BLOCK_P,
+                                           GRID_P};
+static const reg_param offset_params[] = {{"O", 1, "floats past the 128-byte alignment"}, BLOCK_P, GRID_P};
+static const reg_param vec4_params[] = {BLOCK_P, GRID_P, {"UNROLL", 4, "float4 loads in flight per thread"}};
+
+/* Blocks for `work` steps of BLOCK threads each (GRID = 0), or GRID. */
+static long long blocks_for(long long work, long block, long grid)
+{
+    if (grid > 0) return grid;
+    long long b = (work + block - 1) / block;
+    return b > 0 ? b : 1;
+}
+
+static int shape_ok(long block, long grid, long long work, char *why, size_t n)
+{
+    if (block < 32 || block > 1024 || block % 32)
+        return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", block), 0;
+    if (grid < 0) return snprintf(why, n, "GRID = %ld is negative", grid), 0;
+    if (blocks_for(work, block, grid) > 2147483647LL) return snprintf(why, n, "more than 2^31 - 1 blocks"), 0;
+    return 1;
+}
+
+static int plain_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    return shape_ok(p[0], p[1], s->dims[N_], why, n);
+}
+
+static int strided_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    if (p[0] < 1 || p[0] > 1048576) return snprintf(why, n, "S = %ld is not 1 .. 2^20", p[0]), 0;
+    return shape_ok(p[1], p[2], (s->dims[N_] + p[0] - 1) / p[0] * p[0], why, n);
+}
+
+static int offset_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    if (p[0] < 0 || p[0] >= s->dims[N_])
+        return snprintf(why, n, "O = %ld is not 0 .. n - 1", p[0]), 0;
+    return shape_ok(p[1], p[2], s->dims[N_], why, n);
+}
+
+static int vec4_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    if (p[2] < 1 || p[2] > 16) return snprintf(why, n, "UNROLL = %ld is not 1 .. 16", p[2]), 0;
+    return shape_ok(p[0], p[1], s->dims[N_] / 4 / p[2], why, n);
+}
+
+static void launch(long long work, long block, long grid, reg_launch *l)
+{
+    *l = (reg_launch){{(unsigned)blocks_for(work, block, grid), 1, 1}, {(unsigned)block, 1, 1}, 0};
+}
+
+static void plain_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    launch(s->dims[N_], p[0], p[1], l);
+}
+
+static void strided_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    launch((s->dims[N_] + p[0] - 1) / p[0] * p[0], p[1], p[2], l);
+}
+
+static void offset_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    launch(s->dims[N_], p[1], p[2], l);
+}
+
+static void vec2_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    launch(s->dims[N_] / 2, p[0], p[1], l);
+}
+
+static void misvec_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    launch((s->dims[N_] + 1) / 2, p[0], p[1], l);
+}
+
+static void vec4_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    launch(s->dims[N_] / 4 / p[2], p[0], p[1], l);
+}
+
+/* ---- library and host variants ---------------------------------------------------------- */
+
+static int memcpy_run(reg_problem *p, const long *params, tl_err *e)
+{
+    (void)params;
+    CUDA_CHECK(cudaMemcpyAsync(p->dy, p->dx, (size_t)p->n * sizeof(float), cudaMemcpyDeviceToDevice,
+                               (cudaStream_t)p->ctx->stream));
+    return 0;
+fail:
+    return -1;
+}
+
+static int host_memcpy_run(reg_problem *p, const long *params, tl_err *e)
+{
+    (void)params, (void)e;
+    memcpy(p->hy, p->hx, (size_t)p->n * sizeof(float));
+    return 0;
+}
+
+/* Deliberately wrong: leaves the last float unwritten; the poisoned verified run must catch it. */
+static int host_skip_last_run(reg_problem *p, const long *params, tl_err *e)
+{
+    (void)params, (void)e;
+    memcpy(p->hy, p->hx, (size_t)(p->n - 1) * sizeof(float));
+    return 0;
+}
+
+/* ---- problem life cycle ------------------------------------------------------------------- */
+
+static void copy_problem_free(reg_problem *p)
+{
+    if (!p) return;
+    free(p->hx), free(p->hy);
+    if (p->dx) cudaFree(p->dx);
+    if (p->dy) cudaFree(p->dy);
+    free(p);
+}
+
+static int copy_problem_new(reg_problem **out, const reg_spec *s, const reg_ctx *ctx, int on_device, tl_err *e)
+{
+    reg_problem *p = tl_xcalloc(1, sizeof *p);
+    p->s = *s;
+    p->ctx = ctx;
+    p->on_device = on_device;
+    p->n = s->dims[N_];
+    size_t bytes = (size_t)p->n * sizeof(float);
+    p->hx = tl_xmalloc(bytes);
+    p->hy = tl_xmalloc(bytes);
+    data_fill_f32(s->dist, p->hx, (size_t)p->n, s->seed, 1);
+    if (on_device) {
+        CUDA_CHECK(cudaMalloc((void **)&p->dx, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&p->dy, bytes));
+        CUDA_CHECK(cudaMemcpy(p->dx, p->hx, bytes, cudaMemcpyHostToDevice));
+    }
+    *out = p;
+    return 0;
+fail:
+    copy_problem_free(p);
+    return -1;
+}
+
+/* The source is the reference: nothing to compute. */
+static int copy_reference(reg_problem *p, const char *name, tl_err *e)
+{
+    (void)p, (void)name, (void)e;
+    return 0;
+}
+
+/* Every run writes all of y; poisoned, y is NaN, so an element no thread copied fails. */
+static int copy_reset_output(reg_problem *p, int poison, tl_err *e)
+{
+    if (!poison) return 0;
+    if (!p->on_device) {
+        memset(p->hy, 0xff, (size_t)p->n * sizeof(float));
+        return 0;
+    }
+    CUDA_CHECK(cudaMemsetAsync(p->dy, 0xff, (size_t)p->n * sizeof(float), (cudaStream_t)p->ctx->stream));
+    return 0;
+fail:
+    return -1;
+}
+
+static int copy_kernel_args(reg_problem *p, void **argv, int max)
+{
+    if (max < 3) return -1;
+    void *args[] = {&p->dx, &p->dy, &p->n};
+    memcpy(argv, args, sizeof args);
+    return 3;
+}
+
+static int copy_check_output(reg_problem *p, const reg_tolerance *t, reg_verify *v, tl_err *e)
+{
+    if (p->on_device) CUDA_CHECK(cudaMemcpy(p->hy, p->dy, (size_t)p->n * sizeof(float), cudaMemcpyDeviceToHost));
+    verify_f32(p->hy, p->hx, NULL, (size_t)p->n, t, v);
+    return 0;
+fail:
+    return -1;
+}
+
+/* ---- the table ------------------------------------------------------------------------- */
+
+static const reg_variant copy_variants[] = {
+    {.name = "coalesced", .summary = "grid-stride, consecutive threads on consecutive floats",
+     .kind = REG_NVRTC, .source = "copy/01_coalesced.cu", .entry = "copy_coalesced", .params = plain_params,
+     .nparams = 2, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check, .geometry = plain_geometry},
+    {.name = "strided", .summary = "lanes S floats apart: a sector per lane once S >= 8",
+     .kind = REG_NVRTC, .source = "copy/02_strided.cu", .entry = "copy_strided", .params = strided_params,
+     .nparams = 3, .constraints = "S 1 .. 2^20; BLOCK a multiple of 32, <= 1024", .check = strided_check,
+     .geometry = strided_geometry},
+    {.name = "offset", .summary = "coalesced, O floats past the 128-byte alignment",
+     .kind = REG_NVRTC, .source = "copy/03_offset.cu", .entry = "copy_offset", .params = offset_params,
+     .nparams = 3, .constraints = "0 <= O < n; BLOCK a multiple of 32, <= 1024", .check = offset_check,
+     .geometry = offset_geometry},
+    {.name = "vec2", .summary = "float2 loads and stores, consecutive threads on consecutive pairs",
+     .kind = REG_NVRTC, .source = "copy/04_vec2.cu", .entry = "copy_vec2", .params = plain_params, .nparams = 2,
+     .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check, .geometry = vec2_geometry},
+    {.name = "vec4", .summary = "float4 loads and stores, UNROLL in flight per thread",
+     .kind = REG_NVRTC, .source = "copy/05_vec4.cu", .entry = "copy_vec4", .params = vec4_params, .nparams = 3,
+     .constraints = "BLOCK a multiple of 32, <= 1024; UNROLL 1 .. 16", .check = vec4_check,
+     .geometry = vec4_geometry},
+    {.name = "misvectorized", .summary = "thread t copies floats 2t and 2t+1: half-used sectors per instruction",
+     .kind = REG_NVRTC, .source = "copy/06_misvectorized.cu", .entry = "copy_misvectorized",
+     .params = plain_params, .nparams = 2, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check,
+     .geometry = misvec_geometry},
+    {.name = "memcpy", .summary = "cudaMemcpyAsync device to device: the bar", .kind = REG_LIBRARY,
+     .run = memcpy_run},
+    {.name = "host_memcpy", .summary = "C memcpy (host target)", .kind = REG_HOST, .run = host_memcpy_run},
+    {.name = "host_wrong_for_tests", .summary = "leaves the last float unwritten: verification must fail",
+     .kind = REG_HOST, .run = host_skip_last_run, .test_only = 1},
+};
+
+static const char *const copy_axes[] = {"n"};
+static const char *const copy_dtypes[] = {"f32"};
+static const char *const copy_references[] = {"source"};
+
+const reg_op copy_op = {
+    .name = "copy",
+    .summary = "y = x, n floats, with different access patterns",
+    .axes = copy_axes, .naxes = 1,
+    .dtypes = copy_dtypes, .ndtypes = 1,
+    .references = copy_references, .nreferences = 1,
+    .host_reference = "source",
+    .tol = {.rtol = 0.0, .atol = 0.0},
+    .tol_exact = {.rtol = 0.0, .atol = 0.0},
+    .tol_doc = "exact: every float of y equals the one of x",
+    .variants = copy_variants, .nvariants = sizeof copy_variants / sizeof *copy_variants,
+    .rate = "GB/s",
+    .flop = copy_flop, .bytes = copy_bytes, .mem_bytes = copy_mem_bytes,
+    .problem_new = copy_problem_new, .problem_free = copy_problem_free,
+    .reference = copy_reference, .reset_output = copy_reset_output,
+    .kernel_args = copy_kernel_args, .check_output = copy_check_output,
+};

@@ -1,0 +1,379 @@
+/* reduce: the sum of n elements (float, or half summed in float), from atomics per element to
+ * packed grid-stride loads, against CUB. Verified against a double-precision host sum. */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/reduce/cub_sum.h"
+#include "runner/cuda_check.h"
+#include "runner/data.h"
+#include "runner/registry.h"
+#include "runner/verify.h"
+
+enum { N_ };         /* the one axis */
+enum { F32, F16 };   /* dtypes, in the order of reduce_dtypes */
+#define MAX_GRID 65535L
+#define FINISH_THREADS 1024 /* reduce_common.cuh */
+
+struct reg_problem {
+    reg_spec s;
+    const reg_ctx *ctx;
+    int on_device;
+    long long n;
+    size_t elem;      /* bytes per element */
+    float *hx;        /* the inputs as floats (for f16: the half values, exactly) */
+    double ref, mag;  /* sum and sum of |x|, in double */
+    float hout;       /* host variants' result */
+    void *dx;         /* device inputs, in the dtype */
+    float *dpartial;  /* per-block partial sums of the two-pass variants */
+    size_t nparts;    /* its capacity */
+    float *dout;      /* the result */
+    void *dtemp;      /* CUB's scratch */
+    size_t temp_bytes;
+};
+
+/* ---- model ------------------------------------------------------------------------------ */
+
+static size_t elem_bytes(const reg_spec *s)
+{
+    return s->dtype == F16 ? 2 : 4;
+}
+
+static double reduce_flop(const reg_spec *s)
+{
+    return (double)s->dims[N_]; /* one addition per element */
+}
+
+static double reduce_bytes(const reg_spec *s)
+{
+    return (double)s->dims[N_] * (double)elem_bytes(s) + 4.0; /* every element read once, one float out */
+}
+
+/* Partial sums a variant may write: a block covers at least 32 elements, and at most MAX_GRID blocks
+ * run a grid-stride loop. */
+static size_t parts_capacity(long long n)
+{
+    size_t p = (size_t)((n + 31) / 32);
+    return p > (size_t)MAX_GRID ? p : (size_t)MAX_GRID;
+}
+
+static uint64_t reduce_mem_bytes(const reg_spec *s, int on_device)
+{
+    uint64_t n = (uint64_t)s->dims[N_], x, total;
+    if (!tl_mul_u64(n, on_device ? elem_bytes(s) : 4, &x)) return 0;
+    if (!on_device) return x;
+    if (!tl_add_u64(x, (uint64_t)parts_capacity(s->dims[N_]) * 4, &total)) return 0;
+    return total;
+}
+
+static unsigned ceil_div(long long a, long b)
+{
+    return (unsigned)((a + b - 1) / b);
+}
+
+static int pow2(long v)
+{
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+/* ---- params, constraints, geometry ------------------------------------------------------ */
+
+static const reg_param block_params[] = {{"BLOCK", 256, "threads per block"}};
+static const reg_param warp_params[] = {{"BLOCK", 256, "threads per block"},
+                                        {"ITEMS", 4, "elements each thread adds before the block reduction"}};
+static const reg_param vec_params[] = {
+    {"BLOCK", 256, "threads per block"},
+    {"GRID", 1056, "blocks of the grid-stride loop (1056: 8 per SM of an H100)"},
+    {"UNROLL", 4, "16-byte loads in flight per thread"},
+};
+
+static int grid_fits(long long blocks, char *why, size_t n)
+{
+    if (blocks > 2147483647LL) return snprintf(why, n, "needs %lld blocks, more than 2^31 - 1", blocks), 0;
+    return 1;
+}
+
+static int atomic_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    if (p[0] < 32 || p[0] > 1024 || p[0] % 32) return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", p[0]), 0;
+    return grid_fits((s->dims[N_] + p[0] - 1) / p[0], why, n);
+}
+
+/* The shared-memory trees halve BLOCK elements: a power of two; lo: the smallest BLOCK they handle. */
+static int tree_check_lo(const long *p, const reg_spec *s, long lo, long per_thread, char *why, size_t n)
+{
+    if (!pow2(p[0]) || p[0] < lo || p[0] > 1024)
+        return snprintf(why, n, "BLOCK = %ld is not a power of two in %ld .. 1024", p[0], lo), 0;
+    return grid_fits((s->dims[N_] + p[0] * per_thread - 1) / (p[0] * per_thread), why, n);
+}
+
+static int tree1_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    return tree_check_lo(p, s, 32, 1, why, n);
+}
+
+static int tree2_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    return tree_check_lo(p, s, 64, 2, why, n);
+}
+
+static int warp_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    if (p[0] < 32 || p[0] > 1024 || p[0] % 32) return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", p[0]), 0;
+    if (p[1] < 1 || p[1] > 64) return snprintf(why, n, "ITEMS = %ld is not 1 .. 64", p[1]), 0;
+    return grid_fits((s->dims[N_] + p[0] * p[1] - 1) / (p[0] * p[1]), why, n);
+}
+
+static int vec_check(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    (void)s;
+    if (p[0] < 32 || p[0] > 1024 || p[0] % 32) return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", p[0]), 0;
+    if (p[1] < 1 || p[1] > MAX_GRID) return snprintf(why, n, "GRID = %ld is not 1 .. %ld", p[1], MAX_GRID), 0;
+    if (p[2] < 1 || p[2] > 16) return snprintf(why, n, "UNROLL = %ld is not 1 .. 16", p[2]), 0;
+    return 1;
+}
+
+static void per_thread_geometry(const reg_spec *s, long block, long per_thread, reg_launch *l)
+{
+    *l = (reg_launch){{ceil_div(s->dims[N_], block * per_thread), 1, 1}, {(unsigned)block, 1, 1}, 0};
+}
+
+static void one_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    per_thread_geometry(s, p[0], 1, l);
+}
+
+static void two_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    per_thread_geometry(s, p[0], 2, l);
+}
+
+static void items_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    per_thread_geometry(s, p[0], p[1], l);
+}
+
+/* As REDUCE_PARTS in 08_vec4.cu: no more blocks than the 16-byte packs need. */
+static void vec_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    long long packs = s->dims[N_] / (16 / (long long)elem_bytes(s));
+    long long blocks = (packs + p[0] - 1) / p[0];
+    if (blocks < 1) blocks = 1;
+    if (blocks > p[1]) blocks = p[1];
+    *l = (reg_launch){{(unsigned)blocks, 1, 1}, {(unsigned)p[0], 1, 1}, 0};
+}
+
+static void finish_geometry(const long *p, const reg_spec *s, reg_launch *l)
+{
+    (void)p, (void)s;
+    *l = (reg_launch){{1, 1, 1}, {FINISH_THREADS, 1, 1}, 0};
+}
+
+/* ---- library and host variants ---------------------------------------------------------- */
+
+static int cub_run(reg_problem *p, const long *params, tl_err *e)
+{
+    (void)params;
+    size_t bytes = p->temp_bytes;
+    CUDA_CHECK((cudaError_t)tl_cub_sum(p->dx, p->s.dtype == F16, p->dout, p->n, p->dtemp, &bytes, p->ctx->stream));
+    return 0;
+fail:
+    return -1;
+}
+
+/* Left to right in float: the order a C loop adds in. */
+static int host_sum_run(reg_problem *p, const long *params, tl_err *e)
+{
+    (void)params, (void)e;
+    float acc = 0.0f;
+    for (long long i = 0; i < p->n; i++) acc += p->hx[i];
+    p->hout = acc;
+    return 0;
+}
+
+/* Deliberately wrong: drops the last element; verification must catch it. */
+static int host_drop_last_run(reg_problem *p, const long *params, tl_err *e)
+{
+    (void)params, (void)e;
+    float acc = 0.0f;
+    for (long long i = 0; i + 1 < p->n; i++) acc += p->hx[i];
+    p->hout = acc;
+    return 0;
+}
+
+/* ---- problem life cycle ------------------------------------------------------------------- */
+
+static void reduce_problem_free(reg_problem *p)
+{
+    if (!p) return;
+    free(p->hx);
+    if (p->dx) cudaFree(p->dx);
+    if (p->dpartial) cudaFree(p->dpartial);
+    if (p->dout) cudaFree(p->dout);
+    if (p->dtemp) cudaFree(p->dtemp);
+    free(p);
+}
+
+/* The inputs rounded to half (to nearest even, by the compiler's _Float16), as floats and as bits. */
+static uint16_t *to_half(float *x, long long n)
+{
+    uint16_t *bits = tl_xmalloc((size_t)n * sizeof *bits);
+    for (long long i = 0; i < n; i++) {
+        _Float16 h = (_Float16)x[i];
+        x[i] = (float)h;
+        memcpy(&bits[i], &h, sizeof h);
+    }
+    return bits;
+}
+
+static int reduce_problem_new(reg_problem **out, const reg_spec *s, const reg_ctx *ctx, int on_device, tl_err *e)
+{
+    reg_problem *p = tl_xcalloc(1, sizeof *p);
+    uint16_t *bits = NULL;
+    p->s = *s;
+    p->ctx = ctx;
+    p->on_device = on_device;
+    p->n = s->dims[N_];
+    p->elem = elem_bytes(s);
+    p->hx = tl_xmalloc((size_t)p->n * sizeof(float));
+    data_fill_f32(s->dist, p->hx, (size_t)p->n, s->seed, 1);
+    if (s->dtype == F16) bits = to_half(p->hx, p->n);
+    if (on_device) {
+        CUDA_CHECK(cudaMalloc(&p->dx, (size_t)p->n * p->elem));
+        CUDA_CHECK(cudaMemcpy(p->dx, bits ? (const void *)bits : (const void *)p->hx, (size_t)p->n * p->elem,
+                              cudaMemcpyHostToDevice));
+        p->nparts = parts_capacity(p->n);
+        CUDA_CHECK(cudaMalloc((void **)&p->dpartial, p->nparts * sizeof(float)));
+        CUDA_CHECK(cudaMalloc((void **)&p->dout, sizeof(float)));
+        CUDA_CHECK((cudaError_t)tl_cub_sum(p->dx, s->dtype == F16, p->dout, p->n, NULL, &p->temp_bytes, ctx->stream));
+        CUDA_CHECK(cudaMalloc(&p->dtemp, p->temp_bytes ? p->temp_bytes : 1));
+    }
+    free(bits);
+    *out = p;
+    return 0;
+fail:
+    free(bits);
+    reduce_problem_free(p);
+    return -1;
+}
+
+static int reduce_reference(reg_problem *p, const char *name, tl_err *e)
+{
+    (void)name, (void)e;
+    double sum = 0.0, mag = 0.0;
+    for (long long i = 0; i < p->n; i++) {
+        sum += p->hx[i];
+        mag += fabs((double)p->hx[i]);
+    }
+    p->ref = sum, p->mag = mag;
+    return 0;
+}
+
+/* The result starts at 0 (the atomic variants add into it); poisoned, the partial sums are NaN, so
+ * a second pass that reads one its first pass did not write fails. */
+static int reduce_reset_output(reg_problem *p, int poison, tl_err *e)
+{
+    if (!p->on_device) {
+        p->hout = poison ? NAN : 0.0f;
+        return 0;
+    }
+    cudaStream_t st = p->ctx->stream;
+    CUDA_CHECK(cudaMemsetAsync(p->dout, 0, sizeof(float), st));
+    if (poison) CUDA_CHECK(cudaMemsetAsync(p->dpartial, 0xff, p->nparts * sizeof(float), st));
+    return 0;
+fail:
+    return -1;
+}
+
+static int reduce_kernel_args(reg_problem *p, void **argv, int max)
+{
+    if (max < 4) return -1;
+    void *args[] = {&p->dx, &p->n, &p->dpartial, &p->dout};
+    memcpy(argv, args, sizeof args);
+    return 4;
+}
+
+/* Summation error grows with the depth of the addition tree: the bound is log2(n) roundings of
+ * sum |x_i| (a sequential sum's worst case is n of them; random rounding stays far below). */
+static int reduce_check_output(reg_problem *p, const reg_tolerance *t, reg_verify *v, tl_err *e)
+{
+    float got = p->hout;
+    if (p->on_device) CUDA_CHECK(cudaMemcpy(&got, p->dout, sizeof got, cudaMemcpyDeviceToHost));
+    float want = (float)p->ref;
+    float scale = (float)(log2(2.0 * (double)p->n) * p->mag);
+    verify_f32(&got, &want, &scale, 1, t, v);
+    return 0;
+fail:
+    return -1;
+}
+
+/* ---- the table ------------------------------------------------------------------------- */
+
+#define TWO_PASS .entry2 = "reduce_finish", .geometry2 = finish_geometry
+
+static const reg_variant reduce_variants[] = {
+    {.name = "atomic", .summary = "atomicAdd of every element into the result: serialised in L2",
+     .kind = REG_NVRTC, .source = "reduce/01_atomic.cu", .entry = "reduce_atomic", .params = block_params,
+     .nparams = 1, .constraints = "BLOCK a multiple of 32, <= 1024", .check = atomic_check, .geometry = one_geometry},
+    {.name = "interleaved", .summary = "shared-memory tree, interleaved addressing (divergent warps)",
+     .kind = REG_NVRTC, .source = "reduce/02_interleaved.cu", .entry = "reduce_interleaved", .params = block_params,
+     .nparams = 1, .constraints = "BLOCK a power of two, 32 .. 1024; two passes", .check = tree1_check,
+     .geometry = one_geometry, TWO_PASS},
+    {.name = "sequential", .summary = "shared-memory tree, sequential addressing (contiguous active threads)",
+     .kind = REG_NVRTC, .source = "reduce/03_sequential.cu", .entry = "reduce_sequential", .params = block_params,
+     .nparams = 1, .constraints = "BLOCK a power of two, 32 .. 1024; two passes", .check = tree1_check,
+     .geometry = one_geometry, TWO_PASS},
+    {.name = "first_add", .summary = "two elements per thread, added during the load",
+     .kind = REG_NVRTC, .source = "reduce/04_first_add.cu", .entry = "reduce_first_add", .params = block_params,
+     .nparams = 1, .constraints = "BLOCK a power of two, 64 .. 1024; two passes", .check = tree2_check,
+     .geometry = two_geometry, TWO_PASS},
+    {.name = "unroll_last_warp", .summary = "the last warp's steps unrolled, without barriers",
+     .kind = REG_NVRTC, .source = "reduce/05_unroll_last_warp.cu", .entry = "reduce_unroll_last_warp",
+     .params = block_params, .nparams = 1, .constraints = "BLOCK a power of two, 64 .. 1024; two passes",
+     .check = tree2_check, .geometry = two_geometry, TWO_PASS},
+    {.name = "warp_shuffle", .summary = "the last warp's steps with __shfl_down_sync",
+     .kind = REG_NVRTC, .source = "reduce/06_warp_shuffle.cu", .entry = "reduce_warp_shuffle", .params = block_params,
+     .nparams = 1, .constraints = "BLOCK a power of two, 64 .. 1024; two passes", .check = tree2_check,
+     .geometry = two_geometry, TWO_PASS},
+    {.name = "block_warp_reduce", .summary = "block sum from warp sums only; ITEMS elements per thread",
+     .kind = REG_NVRTC, .source = "reduce/07_block_warp_reduce.cu", .entry = "reduce_block_warp_reduce",
+     .params = warp_params, .nparams = 2, .constraints = "BLOCK a multiple of 32, <= 1024; ITEMS 1 .. 64; two passes",
+     .check = warp_check, .geometry = items_geometry, TWO_PASS},
+    {.name = "vec4", .summary = "16-byte grid-stride loads, UNROLL in flight; finished by a one-block kernel",
+     .kind = REG_NVRTC, .source = "reduce/08_vec4.cu", .entry = "reduce_vec4", .params = vec_params, .nparams = 3,
+     .constraints = "BLOCK a multiple of 32, <= 1024; GRID <= 65535; UNROLL 1 .. 16; two passes",
+     .check = vec_check, .geometry = vec_geometry, TWO_PASS},
+    {.name = "vec4_atomic", .summary = "vec4, finished by one atomicAdd per block",
+     .kind = REG_NVRTC, .source = "reduce/08_vec4.cu", .entry = "reduce_vec4_atomic", .params = vec_params,
+     .nparams = 3, .constraints = "as vec4; one pass", .check = vec_check, .geometry = vec_geometry},
+    {.name = "cub", .summary = "cub::DeviceReduce (Sum; Reduce with a float accumulator for f16): the bar",
+     .kind = REG_LIBRARY, .run = cub_run},
+    {.name = "host_sum", .summary = "a C loop, left to right, float accumulator (host target)",
+     .kind = REG_HOST, .run = host_sum_run},
+    {.name = "host_wrong_for_tests", .summary = "drops the last element: verification must fail",
+     .kind = REG_HOST, .run = host_drop_last_run, .test_only = 1},
+};
+
+static const char *const reduce_axes[] = {"n"};
+static const char *const reduce_dtypes[] = {"f32", "f16"};
+static const char *const reduce_references[] = {"host"};
+
+const reg_op reduce_op = {
+    .name = "reduce",
+    .summary = "out = sum of n elements (f32, or f16 summed in f32)",
+    .axes = reduce_axes, .naxes = 1,
+    .dtypes = reduce_dtypes, .ndtypes = 2,
+    .references = reduce_references, .nreferences = 1,
+    .host_reference = "host",
+    .tol = {.rtol = 1.2e-7, .atol = 0.0},
+    .tol_exact = {.rtol = 0.0, .atol = 0.0},
+    .tol_doc = "|got - want| <= atol + rtol * log2(2n) * sum |x_i|, want the sum in double",
+    .variants = reduce_variants, .nvariants = sizeof reduce_variants / sizeof *reduce_variants,
+    .rate = "GB/s",
+    .flop = reduce_flop, .bytes = reduce_bytes, .mem_bytes = reduce_mem_bytes,
+    .problem_new = reduce_problem_new, .problem_free = reduce_problem_free,
+    .reference = reduce_reference, .reset_output = reduce_reset_output,
+    .kernel_args = reduce_kernel_args, .check_output = reduce_check_output,
+};

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""GPU check for the bandwidth side (Bazel tag gpu; also runs from the portable bundle).
+
+Runs experiments/coalescing.yaml, reduce.yaml, reduce_f16.yaml and transpose.yaml, then checks, from the
+result files only:
+- every case verifies;
+- the best reduce reaches >= 0.95 x CUB at n = 2^28 floats;
+- the best vectorised copy reaches >= 0.95 x cudaMemcpy device to device at n = 2^28;
+- strided copies slow down as DRAM sector arithmetic predicts: a warp whose lanes are S floats apart
+  uses 1/S of the bytes it moves for S <= 8 and 1/8 beyond (a 32-byte sector per lane), so stride S
+  runs at min(1/S, 1/8) of stride 1's bandwidth, within MARGIN either way.
+Prints every op's GB/s at 2^28 and as % of cudaMemcpy's bandwidth measured in the same run.
+
+usage: gpu_memory_check.py [RUNNER] [--out DIR]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+BIG = "n=268435456"
+MARGIN = 0.35  # the stated tolerance around the sector model's prediction, relative
+STRIDES = (2, 4, 8, 16, 32)
+
+
+def run(runner, yaml, out):
+    h5 = os.path.join(out, os.path.basename(yaml).replace(".yaml", ".h5"))
+    if os.path.exists(h5):
+        os.remove(h5)
+    p = subprocess.run([runner, yaml, "-o", h5, "-q"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print("\n".join(l for l in p.stdout.splitlines() if not l.startswith("[")))
+    return h5
+
+
+def cases(h5):
+    out = []
+    with h5py.File(h5, "r") as f:
+        for g in f["cases"].values():
+            a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in g.attrs.items()}
+            t = g["time_ms"][()]
+            a["median"] = float(np.median(t)) if len(t) else float("nan")
+            a["gbs"] = float(a["bytes"]) / (a["median"] * 1e-3) * 1e-9 if len(t) else float("nan")
+            out.append(a)
+    return out
+
+
+def pick(cs, variant, sizes, params=None):
+    for c in cs:
+        if c["variant"] == variant and c["sizes"] == sizes and (params is None or c["params"].startswith(params)):
+            return c
+    return None
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runner", nargs="?", default=os.path.join(root, "runner"))
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    out = args.out or tempfile.mkdtemp(prefix="tilelab-memory-")
+    os.makedirs(out, exist_ok=True)
+    fails = []
+    res = {}
+    for name in ("coalescing", "reduce", "reduce_f16", "transpose"):
+        res[name] = cases(run(args.runner, os.path.join(root, "experiments", name + ".yaml"), out))
+        for c in res[name]:
+            if c["status"] != "ok":
+                fails.append("%s: %s %s %s: %s %s" % (name, c["variant"], c["params"], c["sizes"], c["status"],
+                                                      c["reason"][:160]))
+
+    cp = res["coalescing"]
+    memcpy = pick(cp, "memcpy", BIG)
+    if not memcpy:
+        fails.append("coalescing: no memcpy case at 2^28")
+        memcpy_gbs = float("nan")
+    else:
+        memcpy_gbs = memcpy["gbs"]
+    print("\ncudaMemcpy device to device at 2^28 floats: %.0f GB/s (read + write)" % memcpy_gbs)
+
+    # Vectorised copies against cudaMemcpy.
+    vec = [c for c in cp if c["sizes"] == BIG and c["variant"] in ("vec2", "vec4") and c["status"] == "ok"]
+    if vec and memcpy:
+        best = max(vec, key=lambda c: c["gbs"])
+        r = best["gbs"] / memcpy_gbs
+        print("best vectorised copy: %s %s %.0f GB/s, %.3f x cudaMemcpy (bar 0.95)" % (best["variant"], best["params"],
+                                                                                     best["gbs"], r))
+        if r < 0.95:
+            fails.append("best vectorised copy at %.3f x cudaMemcpy, bar 0.95" % r)
+    else:
+        fails.append("coalescing: no vectorised copy at 2^28")
+
+    # Strided copies against the sector model.
+    s1 = pick(cp, "strided", BIG, "S=1,")
+    if s1:
+        print("strided copy at 2^28 (stride 1: %.0f GB/s); measured / predicted ratio to stride 1:" % s1["gbs"])
+        for s in STRIDES:
+            c = pick(cp, "strided", BIG, "S=%d," % s)
+            if not c:
+                fails.append("coalescing: no stride %d at 2^28" % s)
+                continue
+            want = min(1.0 / s, 1.0 / 8)
+            got = c["gbs"] / s1["gbs"]
+            ok = abs(got / want - 1) <= MARGIN
+            print("  S=%-2d %7.0f GB/s  ratio %.3f  predicted %.3f  %s" % (s, c["gbs"], got, want, "ok" if ok else "OFF"))
+            if not ok:
+                fails.append("stride %d runs at %.3f of stride 1, predicted %.3f +- %d%%" % (s, got, want, MARGIN * 100))
+    else:
+        fails.append("coalescing: no stride 1 at 2^28")
+    for v in ("coalesced", "vec2", "vec4", "misvectorized"):
+        c = pick(cp, v, BIG)
+        if c:
+            print("  %-14s %7.0f GB/s  %5.1f%% of cudaMemcpy" % (v, c["gbs"], 100 * c["gbs"] / memcpy_gbs))
+    offs = [c for c in cp if c["sizes"] == BIG and c["variant"] == "offset" and c["status"] == "ok"]
+    if offs:
+        g = [c["gbs"] for c in offs]
+        print("  offset 0..31   %7.0f .. %.0f GB/s" % (min(g), max(g)))
+
+    # Reductions against CUB.
+    for name, bar in (("reduce", 0.95), ("reduce_f16", None)):
+        rs = res[name]
+        cub = pick(rs, "cub", BIG)
+        mine = [c for c in rs if c["sizes"] == BIG and c["variant"] != "cub" and c["status"] == "ok"]
+        if not cub or not mine:
+            fails.append("%s: missing cases at 2^28" % name)
+            continue
+        best = min(mine, key=lambda c: c["median"])
+        r = cub["median"] / best["median"]
+        print("%s at 2^28: cub %.4f ms %.0f GB/s (%.1f%% of cudaMemcpy); best %s %.4f ms %.0f GB/s: %.3f x CUB%s" % (
+            name, cub["median"], cub["gbs"], 100 * cub["gbs"] / memcpy_gbs, best["variant"], best["median"],
+            best["gbs"], r, " (bar %.2f)" % bar if bar else ""))
+        if bar and r < bar:
+            fails.append("%s: best at %.3f x CUB, bar %.2f" % (name, r, bar))
+
+    tr = res["transpose"]
+    for c in sorted((c for c in tr if c["sizes"] == "m=16384,n=16384"), key=lambda c: c["median"]):
+        print("transpose 16384^2 %-14s %7.0f GB/s  %5.1f%% of cudaMemcpy" % (c["variant"], c["gbs"],
+                                                                             100 * c["gbs"] / memcpy_gbs))
+    if fails:
+        print("GPU MEMORY CHECK FAILED:\n  " + "\n  ".join(fails[:40]))
+        return 1
+    print("GPU MEMORY CHECK PASSED")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -6,12 +6,17 @@ result files only:
 - every case verifies;
 - the best reduce reaches >= 0.95 x CUB at n = 2^28 floats;
 - the best vectorised copy reaches >= 0.95 x cudaMemcpy device to device at n = 2^28;
-- strided copies slow down as DRAM sector arithmetic predicts: a warp whose lanes are S floats apart
-  uses 1/S of the bytes it moves for S <= 8 and 1/8 beyond (a 32-byte sector per lane), so stride S
-  runs at min(1/S, 1/8) of stride 1's bandwidth, within MARGIN either way.
+- strided copies slow down as DRAM sector arithmetic predicts. A warp whose lanes are S floats apart
+  uses 1/S of every 32-byte sector it touches for S <= 8 (the seed's arithmetic); in a full copy the
+  other floats of each sector are copied by later passes, after the sector has left the L2, so the
+  L2 reads S times the bytes used, and writes as many. ncu on the H100 (docs/results/README.md) shows
+  the L2 sector counts exactly so, and the DRAM reading 64 bytes per missed sector: twice the seed's
+  read traffic. Bytes moved per byte copied: (2 S + S) / 2, so stride S runs at 2 / (3 S) of stride
+  1 (the same kernel with S = 1), checked within MARGIN for S = 2, 3, 4, 8. Beyond S = 8 every lane
+  has sectors of its own; stride 32 must run no faster than the seed's 1/8 (plus MARGIN).
 Prints every op's GB/s at 2^28 and as % of cudaMemcpy's bandwidth measured in the same run.
 
-usage: gpu_memory_check.py [RUNNER] [--out DIR]
+usage: gpu_memory_check.py [RUNNER] [--out DIR] [--from DIR]
 """
 import argparse
 import os
@@ -23,8 +28,8 @@ import h5py
 import numpy as np
 
 BIG = "n=268435456"
-MARGIN = 0.35  # the stated tolerance around the sector model's prediction, relative
-STRIDES = (2, 4, 8, 16, 32)
+MARGIN = 0.20  # the stated tolerance around the sector model's predictions, relative
+STRIDES = (2, 3, 4, 8)
 
 
 def run(runner, yaml, out):
@@ -60,13 +65,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runner", nargs="?", default=os.path.join(root, "runner"))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--from", dest="from_dir", default=None, help="check the result files in DIR; run nothing")
     args = ap.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="tilelab-memory-")
     os.makedirs(out, exist_ok=True)
     fails = []
     res = {}
     for name in ("coalescing", "reduce", "reduce_f16", "transpose"):
-        res[name] = cases(run(args.runner, os.path.join(root, "experiments", name + ".yaml"), out))
+        h5 = os.path.join(args.from_dir, name + ".h5") if args.from_dir else None
+        res[name] = cases(h5 or run(args.runner, os.path.join(root, "experiments", name + ".yaml"), out))
         for c in res[name]:
             if c["status"] != "ok":
                 fails.append("%s: %s %s %s: %s %s" % (name, c["variant"], c["params"], c["sizes"], c["status"],
@@ -102,12 +109,23 @@ def main():
             if not c:
                 fails.append("coalescing: no stride %d at 2^28" % s)
                 continue
-            want = min(1.0 / s, 1.0 / 8)
+            want = 2.0 / (3 * s)
             got = c["gbs"] / s1["gbs"]
             ok = abs(got / want - 1) <= MARGIN
-            print("  S=%-2d %7.0f GB/s  ratio %.3f  predicted %.3f  %s" % (s, c["gbs"], got, want, "ok" if ok else "OFF"))
+            print("  S=%-2d %7.0f GB/s  ratio %.3f  predicted %.3f (seed's sectors alone: %.3f)  %s" % (
+                s, c["gbs"], got, want, 1.0 / s, "ok" if ok else "OFF"))
             if not ok:
                 fails.append("stride %d runs at %.3f of stride 1, predicted %.3f +- %d%%" % (s, got, want, MARGIN * 100))
+        c = pick(cp, "strided", BIG, "S=32,")
+        if c:
+            got = c["gbs"] / s1["gbs"]
+            ok = got <= (1 + MARGIN) / 8
+            print("  S=32 %7.0f GB/s  ratio %.3f = 1/%.0f  (the seed's sectors: at most 1/8)  %s" % (
+                c["gbs"], got, 1 / got, "ok" if ok else "OFF"))
+            if not ok:
+                fails.append("stride 32 runs at %.3f of stride 1, faster than the seed's 1/8" % got)
+        else:
+            fails.append("coalescing: no stride 32 at 2^28")
     else:
         fails.append("coalescing: no stride 1 at 2^28")
     for v in ("coalesced", "vec2", "vec4", "misvectorized"):

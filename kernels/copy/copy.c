@@ -45,8 +45,9 @@ static uint64_t copy_mem_bytes(const reg_spec *s, int on_device)
 #define GRID_P {"GRID", 0, "blocks; 0 = enough for one step of the loop per thread"}
 
 static const reg_param plain_params[] = {BLOCK_P, GRID_P};
-static const reg_param strided_params[] = {{"S", 2, "floats between the elements of neighbouring lanes"}, BLOCK_P,
-                                           GRID_P};
+static const reg_param strided_params[] = {
+    {"S", 2, "floats between the elements of neighbouring lanes"}, BLOCK_P,
+    {"GRID", 1056, "blocks (1056: one full wave on an H100); each thread's loop divides once"}};
 static const reg_param offset_params[] = {{"O", 1, "floats past the 128-byte alignment"}, BLOCK_P, GRID_P};
 static const reg_param vec4_params[] = {BLOCK_P, GRID_P, {"UNROLL", 4, "float4 loads in flight per thread"}};
 

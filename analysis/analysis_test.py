@@ -1,0 +1,171 @@
+"""The analysis package on files the C runner wrote (host target): summary statistics equal those of the
+raw samples (and the runner's own /summary), compare says SAME against a rerun and FASTER / SLOWER
+against a planted 2x, the report has every section and valid PNGs, unknown schemas are refused."""
+import base64
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import h5py
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.image as mpimg  # noqa: E402
+import numpy as np  # noqa: E402
+
+from tilelab_analysis import SchemaError, load  # noqa: E402
+from tilelab_analysis.report import SECTIONS  # noqa: E402
+
+RUNNER = os.path.join("runner", "runner")
+TOOL = {n: os.path.join("analysis", n) for n in ("summary", "report", "compare")}
+
+CONFIG = """name: analysis_host
+op: sgemm
+seed: 3
+sizes: [{mnk: 64}, {m: 48, n: 80, k: 33}]
+variants: [host_naive, host_ikj]
+reference: host
+measure: {warmup: 2, min_reps: 25, max_reps: 25}
+"""
+
+
+def sh(*cmd, timing=None):
+    """timing: MS:NOISE:SEED for TILELAB_TEST_HOST_TIMING, the runner's simulated host clock. A shared
+    CI machine's real clock drifts by tens of percent between runs, so the comparisons run on samples
+    of known noise; the statistics test runs on the real clock."""
+    env = dict(os.environ)
+    env.pop("TILELAB_TEST_HOST_TIMING", None)
+    if timing:
+        env["TILELAB_TEST_HOST_TIMING"] = timing
+    return subprocess.run(list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+class Analysis(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.yaml = os.path.join(cls.tmp, "analysis_host.yaml")
+        with open(cls.yaml, "w") as f:
+            f.write(CONFIG)
+        cls.real = os.path.join(cls.tmp, "real.h5")
+        cls.a = os.path.join(cls.tmp, "a.h5")
+        cls.b = os.path.join(cls.tmp, "b.h5")
+        cls.slow = os.path.join(cls.tmp, "slow.h5")
+        for args, timing in (((cls.yaml, "-o", cls.real), None),
+                             ((cls.yaml, "-o", cls.a), "2.0:0.01:1"),
+                             (("rerun", cls.a, "-o", cls.b), "2.0:0.01:2"),     # the same config again
+                             (("rerun", cls.a, "-o", cls.slow), "4.0:0.01:3")):  # a planted 2x slowdown
+            p = sh(RUNNER, *args, "-q", timing=timing)
+            assert p.returncode == 0, p.stdout + p.stderr
+
+    def test_load_statistics_equal_the_raw_samples_and_the_runner_summary(self):
+        df = load(self.real)
+        self.assertEqual(len(df), 4)
+        with h5py.File(self.real, "r") as f:
+            runner_median = {r["case_id"].decode(): r["median_ms"] for r in f["summary"][()]}
+        for _, r in df.iterrows():
+            s = r["samples"]
+            self.assertEqual(len(s), 25)
+            self.assertEqual(r["median_ms"], np.median(s))
+            q1, q3 = np.percentile(s, [25, 75])
+            self.assertAlmostEqual(r["iqr_ms"], q3 - q1, places=12)
+            self.assertAlmostEqual(r["median_ms"], runner_median[r["case_id"]], places=12)
+            self.assertAlmostEqual(r["gflops"], r["flop"] / (np.median(s) * 1e-3) / 1e9, places=6)
+
+    def test_summary_csv_and_markdown(self):
+        p = sh(TOOL["summary"], self.real, "--csv")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = list(csv.DictReader(io.StringIO(p.stdout)))
+        self.assertEqual(len(rows), 4)
+        df = load(self.real)
+        want = sorted(df["median_ms"])
+        got = sorted(float(r["median_ms"]) for r in rows)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        p = sh(TOOL["summary"], self.real, "--markdown")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("| variant | params | sizes |", p.stdout)
+        self.assertIn("GFLOP/s", p.stdout)
+
+    def test_compare_rerun_is_same(self):
+        p = sh(TOOL["compare"], self.a, self.b)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("4 cases: 0 FASTER, 0 SLOWER, 4 SAME", p.stdout)
+        self.assertIn("alpha 0.01", p.stdout)
+        self.assertEqual(p.stdout.count("case_id"), 4)  # a rerun keeps the case ids
+        self.assertNotIn("WARNING", p.stdout)
+
+    def test_compare_planted_2x(self):
+        p = sh(TOOL["compare"], self.a, self.slow)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("4 cases: 0 FASTER, 4 SLOWER, 0 SAME", p.stdout)
+        self.assertRegex(p.stdout, r"speedup of B over A: 0\.50\dx")
+        p = sh(TOOL["compare"], self.slow, self.a)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("4 cases: 4 FASTER, 0 SLOWER, 0 SAME", p.stdout)
+        self.assertRegex(p.stdout, r"speedup of B over A: 1\.99\dx|2\.00\dx")
+
+    def test_compare_warns_on_another_device(self):
+        other = os.path.join(self.tmp, "other.h5")
+        shutil.copy(self.b, other)
+        with h5py.File(other, "r+") as f:
+            f["env"].attrs["device_name"] = "another GPU"
+        p = sh(TOOL["compare"], self.a, other)
+        self.assertIn("WARNING: different devices", p.stdout)
+
+    def test_compare_matches_across_configs(self):
+        # Another seed: other case ids, the same op/variant/params/sizes.
+        yaml = os.path.join(self.tmp, "seed4.yaml")
+        with open(yaml, "w") as f:
+            f.write(CONFIG.replace("seed: 3", "seed: 4"))
+        c = os.path.join(self.tmp, "c.h5")
+        self.assertEqual(sh(RUNNER, yaml, "-o", c, "-q", timing="2.0:0.01:4").returncode, 0)
+        p = sh(TOOL["compare"], self.a, c)
+        self.assertEqual(p.stdout.count("op/variant/params/sizes"), 4, p.stdout)
+
+    def test_report_has_every_section_and_valid_pngs(self):
+        base = os.path.join(self.tmp, "rep")
+        p = sh(TOOL["report"], self.real, self.b, "-o", base)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(base + ".report.html") as f:
+            page = f.read()
+        with open(base + ".report.md") as f:
+            md = f.read()
+        for s in SECTIONS:
+            self.assertIn("<h2>%s</h2>" % s, page)
+            self.assertIn("## %s" % s, md)
+        self.assertIn("analysis_host", page)
+        self.assertIn("seed: 3", page)  # the config as run
+        pngs = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+        self.assertGreaterEqual(len(pngs), 4)  # ladder, size, roofline, distributions
+        for b64 in pngs:
+            raw = base64.b64decode(b64)
+            self.assertEqual(raw[:8], b"\x89PNG\r\n\x1a\n")
+            img = mpimg.imread(io.BytesIO(raw), format="png")
+            self.assertGreater(img.shape[0], 100)
+            self.assertGreater(img.shape[1], 100)
+            self.assertGreater(float(np.std(img)), 0.01)  # not a blank image
+        for name in re.findall(r"\]\(([^)]+\.png)\)", md):
+            self.assertTrue(os.path.exists(os.path.join(self.tmp, name)), name)
+        self.assertIn("no GPU telemetry", page)
+
+    def test_unknown_schema_is_refused(self):
+        bad = os.path.join(self.tmp, "future.h5")
+        shutil.copy(self.a, bad)
+        with h5py.File(bad, "r+") as f:
+            f.attrs["schema"] = "tilelab/2"
+        with self.assertRaises(SchemaError) as cm:
+            load(bad)
+        self.assertIn("tilelab/2", str(cm.exception))
+        p = sh(TOOL["summary"], bad)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("future.h5: schema tilelab/2, this analysis reads tilelab/1", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])

@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""bazel run //analysis:summary -- --help"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from tilelab_analysis import summary  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(summary.main())

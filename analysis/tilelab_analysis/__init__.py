@@ -1,0 +1,9 @@
+"""tilelab_analysis: read tilelab result files (HDF5, schema tilelab/1) into pandas, and turn them into
+summaries, reports and comparisons. It reads only the files, never the runner's output.
+
+    from tilelab_analysis import load
+    df = load("results/smem_tile-20261122T120000Z.h5")   # one row per case
+    df.loc[0, "samples"]                                   # the raw time_ms samples of a case
+"""
+from .load import SchemaError, load, load_meta, resolve_path  # noqa: F401
+from .metrics import add_metrics, reference_variant  # noqa: F401

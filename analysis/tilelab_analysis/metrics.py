@@ -1,0 +1,43 @@
+"""Derived figures: the rate an op is judged by, % of the reference variant in the same file, % of the
+device's peak."""
+import numpy as np
+
+# The library variant each op is measured against (the first library variant of its registry).
+REFERENCE = {"sgemm": "cublas", "reduce": "cub", "copy": "memcpy", "transpose": "cublas_geam"}
+BANDWIDTH_OPS = {"reduce", "copy", "transpose"}
+
+
+def reference_variant(op):
+    return REFERENCE.get(op)
+
+
+def rate_name(op):
+    return "GB/s" if op in BANDWIDTH_OPS else "GFLOP/s"
+
+
+def _match_key(df):
+    return list(zip(df["file"], df["op"], df["sizes"], df["layouts"], df["dtype"]))
+
+
+def add_metrics(df):
+    """Adds rate (GFLOP/s or GB/s, by op), rate_name, pct_ref (% of the reference variant's speed:
+    its median time over this case's, same file, op, sizes, layouts and dtype) and pct_peak (% of
+    the device's FP32 or DRAM peak from /env; NaN on the host)."""
+    df = df.copy()
+    df["rate_name"] = [rate_name(op) for op in df["op"]]
+    df["rate"] = np.where(df["rate_name"] == "GB/s", df["gbs"], df["gflops"])
+    keys = _match_key(df)
+    ref_time = {}
+    for k, variant, op, med, status in zip(keys, df["variant"], df["op"], df["median_ms"], df["status"]):
+        if variant == reference_variant(op) and status == "ok":
+            ref_time[k] = med
+    df["pct_ref"] = [100.0 * ref_time[k] / m if k in ref_time and m > 0 else np.nan
+                     for k, m in zip(keys, df["median_ms"])]
+    peaks = {}
+    for f in df["file"].unique():
+        from .load import load_meta
+        _, env = load_meta(f)
+        peaks[f] = (float(env.get("peak_fp32_gflops", np.nan) or np.nan), float(env.get("peak_dram_gbs", np.nan) or np.nan))
+    df["pct_peak"] = [100.0 * r / (peaks[f][1] if rn == "GB/s" else peaks[f][0])
+                      for r, rn, f in zip(df["rate"], df["rate_name"], df["file"])]
+    return df

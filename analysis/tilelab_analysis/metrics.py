@@ -2,6 +2,8 @@
 device's peak."""
 import numpy as np
 
+from .load import load_meta
+
 # The library variant each op is measured against (the first library variant of its registry).
 REFERENCE = {"sgemm": "cublas", "reduce": "cub", "copy": "memcpy", "transpose": "cublas_geam"}
 BANDWIDTH_OPS = {"reduce", "copy", "transpose"}
@@ -35,7 +37,6 @@ def add_metrics(df):
                      for k, m in zip(keys, df["median_ms"])]
     peaks = {}
     for f in df["file"].unique():
-        from .load import load_meta
         _, env = load_meta(f)
         peaks[f] = (float(env.get("peak_fp32_gflops", np.nan) or np.nan), float(env.get("peak_dram_gbs", np.nan) or np.nan))
     df["pct_peak"] = [100.0 * r / (peaks[f][1] if rn == "GB/s" else peaks[f][0])

@@ -9,6 +9,8 @@ import html
 import os
 import sys
 
+import pandas as pd
+
 from . import plots
 from .load import SchemaError, load, load_meta, resolve_path
 from .summary import render_markdown, table
@@ -76,7 +78,6 @@ def build(paths, base):
     for path, (root, env) in zip(paths, metas):
         doc.h(3, os.path.basename(path))
         rows = [(k, root.get(k) if src == "root" else env.get(k)) for k, src in PROVENANCE]
-        import pandas as pd
         doc.table(pd.DataFrame([(k, str(v)) for k, v in rows if v not in (None, "")], columns=["field", "value"]))
         doc.p("Experiment file as run:")
         doc.pre(str(root.get("config_yaml", "")))

@@ -6,6 +6,7 @@ import sys
 import numpy as np
 
 from .load import SchemaError, load
+from .metrics import reference_variant
 
 COLUMNS = ["variant", "params", "sizes", "layouts", "dtype", "median_ms", "iqr_ms", "rate", "pct_ref", "pct_peak",
            "reps", "status"]
@@ -59,7 +60,6 @@ def main(argv=None):
         return 0
     for op in df["op"].unique():
         t = table(df, op)
-        from .metrics import reference_variant
         title = "%s (%% ref: %% of %s in the same file; %% peak: of the device's %s peak)" % (
             op, reference_variant(op) or "-", "DRAM" if t.columns[7] == "GB/s" else "FP32")
         print(("### " if args.markdown else "") + title)

@@ -7,8 +7,6 @@
 //
 // On the H100 no faster than 06 (4096^3: 4.48 ms against 4.50 ms): the conflicting stores are 4 per
 // 64 FMAs of a thread per k; the inner loop, not the tile store, is what limits this rung.
-#include "sgemm_tile.cuh"
-
 #ifndef BM
 #define BM 128
 #endif
@@ -36,37 +34,11 @@
 #endif
 #define LDA (BM + PAD)
 #define LDB (BN + PAD)
+#include "sgemm_vec_tile.cuh"
 
 extern "C" __global__ void __launch_bounds__(NT)
 sgemm_bank_padding(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B, float beta,
      float *__restrict__ C)
 {
-    __shared__ __align__(16) float As[BK * LDA];
-    __shared__ __align__(16) float Bs[BK * LDB];
-    const int tid = threadIdx.x, tc = tid % (BN / TN), tr = tid / (BN / TN);
-    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
-    float acc[TM * TN] = {0.0f}, regM[TM], regN[TN];
-    for (int k0 = 0; k0 < K; k0 += BK) {
-        tile_load_vec<BK, BM, LDA, NT, !A_COL, false>(As, A, A_COL ? M : K, K, M, k0, row0, tid);
-        tile_load_vec<BK, BN, LDB, NT, B_COL, false>(Bs, B, B_COL ? K : N, K, N, k0, col0, tid);
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            // 16-byte shared loads: TM / 4 + TN / 4 instructions per k instead of TM + TN.
-#pragma unroll
-            for (int i = 0; i < TM; i += 4)
-                *reinterpret_cast<float4 *>(&regM[i]) =
-                    *reinterpret_cast<const float4 *>(&As[tile_at<LDA, false>(k, tr * TM + i)]);
-#pragma unroll
-            for (int j = 0; j < TN; j += 4)
-                *reinterpret_cast<float4 *>(&regN[j]) =
-                    *reinterpret_cast<const float4 *>(&Bs[tile_at<LDB, false>(k, tc * TN + j)]);
-#pragma unroll
-            for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int j = 0; j < TN; ++j) acc[i * TN + j] += regM[i] * regN[j];
-        }
-        __syncthreads();
-    }
-    store_tile<TM, TN>(C, M, N, row0 + tr * TM, col0 + tc * TN, acc, alpha, beta);
+    vec_tile_gemm<LDA, LDB, false>(M, N, K, alpha, A, B, beta, C);
 }

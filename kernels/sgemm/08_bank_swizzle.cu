@@ -9,8 +9,6 @@
 // it needed 143 registers (the loader's unrolled fallback path) and lost its second block per SM;
 // with 123 registers the XOR, which cannot fold into the shared loads' immediate offsets because a
 // lane's offset is only known at run time, costs next to nothing.
-#include "sgemm_tile.cuh"
-
 #ifndef BM
 #define BM 128
 #endif
@@ -35,37 +33,11 @@
 #endif
 #define LDA (BM)
 #define LDB (BN)
+#include "sgemm_vec_tile.cuh"
 
 extern "C" __global__ void __launch_bounds__(NT)
 sgemm_bank_swizzle(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B, float beta,
      float *__restrict__ C)
 {
-    __shared__ __align__(16) float As[BK * LDA];
-    __shared__ __align__(16) float Bs[BK * LDB];
-    const int tid = threadIdx.x, tc = tid % (BN / TN), tr = tid / (BN / TN);
-    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
-    float acc[TM * TN] = {0.0f}, regM[TM], regN[TN];
-    for (int k0 = 0; k0 < K; k0 += BK) {
-        tile_load_vec<BK, BM, LDA, NT, !A_COL, true>(As, A, A_COL ? M : K, K, M, k0, row0, tid);
-        tile_load_vec<BK, BN, LDB, NT, B_COL, true>(Bs, B, B_COL ? K : N, K, N, k0, col0, tid);
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            // 16-byte shared loads: TM / 4 + TN / 4 instructions per k instead of TM + TN.
-#pragma unroll
-            for (int i = 0; i < TM; i += 4)
-                *reinterpret_cast<float4 *>(&regM[i]) =
-                    *reinterpret_cast<const float4 *>(&As[tile_at<LDA, true>(k, tr * TM + i)]);
-#pragma unroll
-            for (int j = 0; j < TN; j += 4)
-                *reinterpret_cast<float4 *>(&regN[j]) =
-                    *reinterpret_cast<const float4 *>(&Bs[tile_at<LDB, true>(k, tc * TN + j)]);
-#pragma unroll
-            for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int j = 0; j < TN; ++j) acc[i * TN + j] += regM[i] * regN[j];
-        }
-        __syncthreads();
-    }
-    store_tile<TM, TN>(C, M, N, row0 + tr * TM, col0 + tc * TN, acc, alpha, beta);
+    vec_tile_gemm<LDA, LDB, true>(M, N, K, alpha, A, B, beta, C);
 }

@@ -50,13 +50,13 @@ __device__ __forceinline__ void tile_load_scalar(float *S, const float *__restri
 #pragma unroll 1
         for (int i = tid; i < T_ROWS * T_COLS; i += T_THREADS)
             tile_copy_checked<T_ROWS, T_COLS, T_LD, T_CONTIG_K, T_SWIZZLE>(S, G, ld, kext, xext, k0, x0, i);
-        return;
-    }
+    } else {
 #pragma unroll
-    for (int j = 0; j < tile_trips(T_ROWS * T_COLS, T_THREADS); ++j) {
-        const int i = tid + j * T_THREADS;
-        if (T_ROWS * T_COLS % T_THREADS != 0 && i >= T_ROWS * T_COLS) break;
-        tile_copy_checked<T_ROWS, T_COLS, T_LD, T_CONTIG_K, T_SWIZZLE>(S, G, ld, kext, xext, k0, x0, i);
+        for (int j = 0; j < tile_trips(T_ROWS * T_COLS, T_THREADS); ++j) {
+            const int i = tid + j * T_THREADS;
+            if (T_ROWS * T_COLS % T_THREADS != 0 && i >= T_ROWS * T_COLS) break;
+            tile_copy_checked<T_ROWS, T_COLS, T_LD, T_CONTIG_K, T_SWIZZLE>(S, G, ld, kext, xext, k0, x0, i);
+        }
     }
 }
 

@@ -44,6 +44,9 @@ static const char usage[] =
     "  TILELAB_CACHE_DIR     compiled-kernel cache (default $XDG_CACHE_HOME/tilelab/cubin or\n"
     "                        ~/.cache/tilelab/cubin)\n"
     "  TILELAB_DEVICE        CUDA device ordinal (default 0)\n"
+    "  TILELAB_TEST_HOST_TIMING=MS:NOISE:SEED\n"
+    "                        tests only: host-target times become MS * (1 + NOISE * z), z normal from\n"
+    "                        SEED and the case; the variants still run and are verified\n"
     "\n"
     "exit codes: 0 every case ok or skipped; 1 a case failed verification or errored; 2 bad input\n";
 

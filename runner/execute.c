@@ -315,6 +315,19 @@ done:
     return 0;
 }
 
+int exec_context_lost(exec_ctx *c, tl_result *r)
+{
+    if (!c->ctx.stream) return 0; /* no GPU in use */
+    cudaError_t first = cudaDeviceSynchronize();
+    cudaGetLastError();
+    cudaError_t again = cudaDeviceSynchronize();
+    if (first == cudaSuccess || again == cudaSuccess) return 0;
+    char *was = r->reason;
+    r->reason = tl_xasprintf("%s [the CUDA context is lost: %s]", was ? was : "error", cudaGetErrorString(again));
+    free(was);
+    return 1;
+}
+
 void result_free(tl_result *r)
 {
     free(r->reason);

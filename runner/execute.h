@@ -29,4 +29,9 @@ void exec_free(exec_ctx *c);
  * -1 is returned only when the runner cannot go on. */
 int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e);
 
+/* After a case that ended in an error on the device: 1 when the CUDA context is lost for good (a
+ * sticky error such as an illegal address), so that nothing more can run in this process; the
+ * case's reason then says so. */
+int exec_context_lost(exec_ctx *c, tl_result *r);
+
 #endif

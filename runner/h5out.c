@@ -1,179 +1,69 @@
 #include "runner/h5out.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <math.h>
-#include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "runner/build_info.h"
 
 #define H5_CHECK(call)                                                                                     \
     do {                                                                                                   \
         if ((call) < 0) {                                                                                  \
-            tl_err_set(e, "%s: HDF5 call failed at %s:%d: %s", o->path, __FILE__, __LINE__, #call);        \
+            tl_err_set(e, "%s: HDF5 call failed at %s:%d: %s", where, __FILE__, __LINE__, #call);          \
             goto fail;                                                                                     \
         }                                                                                                  \
     } while (0)
 
-/* ---- attributes --------------------------------------------------------------------------- */
-
-static herr_t attr_write(hid_t obj, const char *name, hid_t type, const void *value)
+/* TILELAB_TEST_CRASH_AT=POINT:N kills the runner (SIGKILL, as kill -9 would) the Nth time it passes
+ * POINT: for the fault tests, which must hit the moments inside a commit. Never set otherwise. */
+static void crash_point(const char *point)
 {
-    hid_t space = H5Screate(H5S_SCALAR), a = -1;
-    herr_t rc = -1;
-    if (space < 0) return -1;
-    if ((a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0) rc = H5Awrite(a, type, value);
-    if (a >= 0 && H5Aclose(a) < 0) rc = -1;
-    H5Sclose(space);
-    return rc;
+    static int seen[8];
+    static const char *const points[] = {"case_written", "shadow_closed", "exchanged", "created", NULL};
+    const char *v = getenv("TILELAB_TEST_CRASH_AT");
+    if (!v) return;
+    size_t n = strlen(point);
+    if (strncmp(v, point, n) || v[n] != ':') return;
+    for (int i = 0; points[i]; i++)
+        if (!strcmp(points[i], point) && ++seen[i] == atoi(v + n + 1)) raise(SIGKILL);
 }
 
-static hid_t str_type(void)
+/* ---- writing into an open copy ------------------------------------------------------------ */
+
+static int write_root(hid_t f, const char *where, const tl_experiment *x, const env_info *v, const h5out_session *s,
+                      const char *created, tl_err *e)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t < 0) return -1;
-    if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
-        H5Tclose(t);
-        return -1;
-    }
-    return t;
-}
-
-static herr_t attr_str(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = str_type();
-    if (t < 0) return -1;
-    const char *v = value ? value : "";
-    herr_t rc = attr_write(obj, name, t, &v);
-    H5Tclose(t);
-    return rc;
-}
-
-static herr_t attr_f64(hid_t obj, const char *name, double v)
-{
-    return attr_write(obj, name, H5T_NATIVE_DOUBLE, &v);
-}
-
-static herr_t attr_i64(hid_t obj, const char *name, long long v)
-{
-    return attr_write(obj, name, H5T_NATIVE_LLONG, &v);
-}
-
-static herr_t attr_i64_array(hid_t obj, const char *name, const long long *v, hsize_t n)
-{
-    hid_t space = H5Screate_simple(1, &n, NULL), a = -1;
-    herr_t rc = -1;
-    if (space < 0) return -1;
-    if ((a = H5Acreate2(obj, name, H5T_NATIVE_LLONG, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0)
-        rc = H5Awrite(a, H5T_NATIVE_LLONG, v);
-    if (a >= 0 && H5Aclose(a) < 0) rc = -1;
-    H5Sclose(space);
-    return rc;
-}
-
-/* ---- /summary ------------------------------------------------------------------------------ */
-
-typedef struct {
-    const char *case_id, *op, *variant, *target, *params, *sizes, *layout, *status;
-    double median_ms, mean_ms, stdev_ms, min_ms, max_ms, p10_ms, p90_ms, gflops, gbs; /* ms, GFLOP/s, GB/s */
-    int reps;      /* samples */
-    int throttled; /* samples taken while a clock-event reason slowed the GPU */
-} summary_row;
-
-static hid_t summary_type_create(void)
-{
-    hid_t s = str_type(), t = H5Tcreate(H5T_COMPOUND, sizeof(summary_row));
-    if (s < 0 || t < 0) return -1;
-    herr_t rc = 0;
-#define STR(f) rc |= H5Tinsert(t, #f, offsetof(summary_row, f), s)
-#define F64(f) rc |= H5Tinsert(t, #f, offsetof(summary_row, f), H5T_NATIVE_DOUBLE)
-    STR(case_id), STR(op), STR(variant), STR(target), STR(params), STR(sizes), STR(layout), STR(status);
-    F64(median_ms), F64(mean_ms), F64(stdev_ms), F64(min_ms), F64(max_ms), F64(p10_ms), F64(p90_ms);
-    F64(gflops), F64(gbs);
-    rc |= H5Tinsert(t, "reps", offsetof(summary_row, reps), H5T_NATIVE_INT);
-    rc |= H5Tinsert(t, "throttled", offsetof(summary_row, throttled), H5T_NATIVE_INT);
-#undef STR
-#undef F64
-    H5Tclose(s);
-    if (rc < 0) {
-        H5Tclose(t);
-        return -1;
-    }
-    return t;
-}
-
-static int summary_create(h5out *o, tl_err *e)
-{
-    hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = 64;
-    hid_t space = -1, dcpl = -1;
-    H5_CHECK(o->summary_type = summary_type_create());
-    H5_CHECK(space = H5Screate_simple(1, &dims, &maxdims));
-    H5_CHECK(dcpl = H5Pcreate(H5P_DATASET_CREATE));
-    H5_CHECK(H5Pset_chunk(dcpl, 1, &chunk));
-    H5_CHECK(o->summary = H5Dcreate2(o->file, "/summary", o->summary_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-    H5Pclose(dcpl);
-    H5Sclose(space);
-    return 0;
-fail:
-    if (dcpl >= 0) H5Pclose(dcpl);
-    if (space >= 0) H5Sclose(space);
-    return -1;
-}
-
-static int summary_append(h5out *o, const tl_result *r, tl_err *e)
-{
-    const tl_case *c = r->c;
-    summary_row row = {c->id, c->op->name, c->variant->name, reg_target_name(c->variant->kind), c->params_text,
-                       c->sizes_text, c->layout_text, r->status, r->st.median_ms, r->st.mean_ms, r->st.stdev_ms,
-                       r->st.min_ms, r->st.max_ms, r->st.p10_ms, r->st.p90_ms, r->gflops, r->gbs, r->samples.n,
-                       r->samples.nthrottled};
-    hsize_t newsize = o->rows + 1, start = o->rows, one = 1;
-    hid_t file_space = -1, mem_space = -1;
-    H5_CHECK(H5Dset_extent(o->summary, &newsize));
-    H5_CHECK(file_space = H5Dget_space(o->summary));
-    H5_CHECK(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &start, NULL, &one, NULL));
-    H5_CHECK(mem_space = H5Screate_simple(1, &one, NULL));
-    H5_CHECK(H5Dwrite(o->summary, o->summary_type, mem_space, file_space, H5P_DEFAULT, &row));
-    H5Sclose(mem_space);
-    H5Sclose(file_space);
-    o->rows++;
-    return 0;
-fail:
-    if (mem_space >= 0) H5Sclose(mem_space);
-    if (file_space >= 0) H5Sclose(file_space);
-    return -1;
-}
-
-/* ---- file ---------------------------------------------------------------------------------- */
-
-static int write_root(h5out *o, const tl_experiment *x, const env_info *v, const char *argv_text, tl_err *e)
-{
-    char now[32];
-    tl_utc_stamp(now, 1);
     char *protocol = measure_protocol_text(&x->protocol);
     char tol[128];
     snprintf(tol, sizeof tol, "rtol=%.17g;atol=%.17g", x->tol.rtol, x->tol.atol);
-    hid_t f = o->file;
-    H5_CHECK(attr_str(f, "schema", H5OUT_SCHEMA));
-    H5_CHECK(attr_str(f, "tilelab_version", TL_VERSION));
-    H5_CHECK(attr_str(f, "git_commit", tl_build_git_commit));
-    H5_CHECK(attr_i64(f, "git_dirty", tl_build_git_dirty));
-    H5_CHECK(attr_str(f, "created_utc", now));
-    H5_CHECK(attr_str(f, "host", v->host));
-    H5_CHECK(attr_str(f, "argv", argv_text));
-    H5_CHECK(attr_str(f, "experiment", x->name));
-    H5_CHECK(attr_str(f, "description", x->description));
-    H5_CHECK(attr_str(f, "config_path", x->path));
-    H5_CHECK(attr_str(f, "config_yaml", x->yaml));
-    H5_CHECK(attr_str(f, "config_sha256", x->sha256));
-    H5_CHECK(attr_str(f, "op", x->op->name));
-    H5_CHECK(attr_str(f, "reference", x->reference));
-    H5_CHECK(attr_str(f, "tolerance", tol));
-    H5_CHECK(attr_str(f, "tolerance_rule", x->op->tol_doc));
-    H5_CHECK(attr_str(f, "protocol", protocol));
-    H5_CHECK(attr_str(f, "verify", cfg_verify_names[x->verify]));
-    H5_CHECK(attr_str(f, "data", reg_dist_names[x->dist]));
+    H5_CHECK(h5_attr_str(f, "schema", H5_SCHEMA));
+    H5_CHECK(h5_attr_str(f, "tilelab_version", TL_VERSION));
+    H5_CHECK(h5_attr_str(f, "git_commit", tl_build_git_commit));
+    H5_CHECK(h5_attr_i64(f, "git_dirty", tl_build_git_dirty));
+    H5_CHECK(h5_attr_str(f, "created_utc", created));
+    H5_CHECK(h5_attr_str(f, "host", v->host));
+    H5_CHECK(h5_attr_str(f, "argv", s->argv_text));
+    H5_CHECK(h5_attr_str(f, "experiment", x->name));
+    H5_CHECK(h5_attr_str(f, "description", x->description));
+    H5_CHECK(h5_attr_str(f, "config_path", x->path));
+    H5_CHECK(h5_attr_str(f, "config_yaml", x->yaml));
+    H5_CHECK(h5_attr_str(f, "config_sha256", x->sha256));
+    H5_CHECK(h5_attr_str(f, "op", x->op->name));
+    H5_CHECK(h5_attr_str(f, "reference", x->reference));
+    H5_CHECK(h5_attr_str(f, "tolerance", tol));
+    H5_CHECK(h5_attr_str(f, "tolerance_rule", x->op->tol_doc));
+    H5_CHECK(h5_attr_str(f, "protocol", protocol));
+    H5_CHECK(h5_attr_str(f, "verify", cfg_verify_names[x->verify]));
+    H5_CHECK(h5_attr_str(f, "data", reg_dist_names[x->dist]));
+    if (s->rerun_of) H5_CHECK(h5_attr_str(f, "rerun_of", s->rerun_of));
     free(protocol);
     return 0;
 fail:
@@ -181,79 +71,72 @@ fail:
     return -1;
 }
 
-static int write_env(h5out *o, const env_info *v, tl_err *e)
+int h5out_write_env(hid_t g, const env_info *v)
 {
-    hid_t g = -1;
-    H5_CHECK(g = H5Gcreate2(o->file, "/env", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    H5_CHECK(attr_str(g, "host", v->host));
-    H5_CHECK(attr_str(g, "cpu", v->cpu));
-    H5_CHECK(attr_i64(g, "cpus", v->cpus));
-    H5_CHECK(attr_i64(g, "host_mem_bytes", (long long)v->host_mem_bytes));
-    H5_CHECK(attr_str(g, "build_compiler", tl_build_compiler));
-    H5_CHECK(attr_i64(g, "have_gpu", v->have_gpu));
-    H5_CHECK(attr_str(g, "nvml", v->have_gpu ? v->nvml : "not used (host target)"));
+    herr_t rc = 0;
+    rc |= h5_attr_str(g, "host", v->host);
+    rc |= h5_attr_str(g, "cpu", v->cpu);
+    rc |= h5_attr_i64(g, "cpus", v->cpus);
+    rc |= h5_attr_i64(g, "host_mem_bytes", (long long)v->host_mem_bytes);
+    rc |= h5_attr_str(g, "build_compiler", tl_build_compiler);
+    rc |= h5_attr_i64(g, "have_gpu", v->have_gpu);
+    rc |= h5_attr_str(g, "nvml", v->have_gpu ? v->nvml : "not used (host target)");
     if (v->have_gpu) {
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", v->cc_major, v->cc_minor);
-        H5_CHECK(attr_str(g, "device_name", v->gpu_name));
-        H5_CHECK(attr_str(g, "pci_bus_id", v->pci_bus_id));
-        H5_CHECK(attr_i64(g, "device_ordinal", v->device));
-        H5_CHECK(attr_str(g, "compute_capability", cc));
-        H5_CHECK(attr_i64(g, "sms", v->sms));
-        H5_CHECK(attr_i64(g, "l2_bytes", v->l2_bytes));
-        H5_CHECK(attr_i64(g, "smem_per_block_bytes", (long long)v->smem_per_block));
-        H5_CHECK(attr_i64(g, "smem_per_block_optin_bytes", (long long)v->smem_per_block_optin));
-        H5_CHECK(attr_i64(g, "smem_per_sm_bytes", (long long)v->smem_per_sm));
-        H5_CHECK(attr_i64(g, "regs_per_sm", v->regs_per_sm));
-        H5_CHECK(attr_i64(g, "sm_clock_khz", v->sm_clock_khz));
-        H5_CHECK(attr_i64(g, "mem_clock_khz", v->mem_clock_khz));
-        H5_CHECK(attr_i64(g, "mem_bus_bits", v->mem_bus_bits));
-        H5_CHECK(attr_i64(g, "device_mem_bytes", (long long)v->total_mem));
-        H5_CHECK(attr_i64(g, "driver_version", v->driver_version));
-        H5_CHECK(attr_i64(g, "runtime_version", v->runtime_version));
-        H5_CHECK(attr_i64(g, "cublas_version", v->cublas_version));
-        H5_CHECK(attr_str(g, "nvrtc_version", v->nvrtc_version));
-        H5_CHECK(attr_f64(g, "peak_fp32_gflops", v->peak_fp32_gflops));
-        H5_CHECK(attr_f64(g, "peak_dram_gbs", v->peak_dram_gbs));
+        rc |= h5_attr_str(g, "device_name", v->gpu_name);
+        rc |= h5_attr_str(g, "pci_bus_id", v->pci_bus_id);
+        rc |= h5_attr_i64(g, "device_ordinal", v->device);
+        rc |= h5_attr_str(g, "compute_capability", cc);
+        rc |= h5_attr_i64(g, "sms", v->sms);
+        rc |= h5_attr_i64(g, "l2_bytes", v->l2_bytes);
+        rc |= h5_attr_i64(g, "smem_per_block_bytes", (long long)v->smem_per_block);
+        rc |= h5_attr_i64(g, "smem_per_block_optin_bytes", (long long)v->smem_per_block_optin);
+        rc |= h5_attr_i64(g, "smem_per_sm_bytes", (long long)v->smem_per_sm);
+        rc |= h5_attr_i64(g, "regs_per_sm", v->regs_per_sm);
+        rc |= h5_attr_i64(g, "sm_clock_khz", v->sm_clock_khz);
+        rc |= h5_attr_i64(g, "mem_clock_khz", v->mem_clock_khz);
+        rc |= h5_attr_i64(g, "mem_bus_bits", v->mem_bus_bits);
+        rc |= h5_attr_i64(g, "device_mem_bytes", (long long)v->total_mem);
+        rc |= h5_attr_i64(g, "driver_version", v->driver_version);
+        rc |= h5_attr_i64(g, "runtime_version", v->runtime_version);
+        rc |= h5_attr_i64(g, "cublas_version", v->cublas_version);
+        rc |= h5_attr_str(g, "nvrtc_version", v->nvrtc_version);
+        rc |= h5_attr_f64(g, "peak_fp32_gflops", v->peak_fp32_gflops);
+        rc |= h5_attr_f64(g, "peak_dram_gbs", v->peak_dram_gbs);
     }
+    return rc < 0 ? -1 : 0;
+}
+
+/* /sessions/<k>: who ran which cases, where (a resumed or merged file has several). */
+static int write_session(const h5out *o, hid_t f, tl_err *e)
+{
+    const char *where = o->shadow;
+    hid_t g = -1, env = -1;
+    char name[64];
+    snprintf(name, sizeof name, "/sessions/%d", o->session);
+    H5_CHECK(g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5_CHECK(h5_attr_str(g, "created_utc", o->created_utc));
+    H5_CHECK(h5_attr_str(g, "host", o->env->host));
+    H5_CHECK(h5_attr_str(g, "argv", o->s.argv_text));
+    H5_CHECK(h5_attr_str(g, "shard", o->s.shard));
+    H5_CHECK(h5_attr_str(g, "tilelab_version", TL_VERSION));
+    H5_CHECK(h5_attr_str(g, "git_commit", tl_build_git_commit));
+    H5_CHECK(h5_attr_i64(g, "git_dirty", tl_build_git_dirty));
+    H5_CHECK(h5_attr_i64(g, "resumed", o->session > 0));
+    if (o->s.rerun_of) H5_CHECK(h5_attr_str(g, "rerun_of", o->s.rerun_of));
+    H5_CHECK(env = H5Gcreate2(g, "env", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5_CHECK(h5out_write_env(env, o->env));
+    H5Gclose(env);
     H5Gclose(g);
     return 0;
 fail:
+    if (env >= 0) H5Gclose(env);
     if (g >= 0) H5Gclose(g);
     return -1;
 }
 
-int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_info *env, const char *argv_text,
-               tl_err *e)
-{
-    hid_t cases = -1;
-    memset(o, 0, sizeof *o);
-    o->file = o->summary = o->summary_type = -1;
-    o->path = tl_xstrdup(path);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our own messages, not HDF5's stack dumps */
-    o->file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
-    if (o->file < 0) {
-        tl_err_set(e, "%s: cannot create the result file (it exists, or the folder is missing or not writable)", path);
-        goto fail;
-    }
-    if (write_root(o, x, env, argv_text, e) || write_env(o, env, e)) goto fail;
-    H5_CHECK(cases = H5Gcreate2(o->file, "/cases", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    H5Gclose(cases);
-    if (summary_create(o, e)) goto fail;
-    H5_CHECK(H5Fflush(o->file, H5F_SCOPE_GLOBAL));
-    return 0;
-fail:
-    {
-        /* Never leave a half-written file behind: it was created here, so it goes. */
-        int created = o->file >= 0;
-        tl_err ignored;
-        h5out_close(o, &ignored);
-        if (created) remove(path);
-    }
-    return -1;
-}
-
-static int write_dataset(h5out *o, hid_t g, const char *name, hid_t file_type, hid_t mem_type, const void *x,
+static int write_dataset(hid_t g, const char *where, const char *name, hid_t file_type, hid_t mem_type, const void *x,
                          hsize_t n, tl_err *e)
 {
     hid_t space = -1, d = -1;
@@ -269,7 +152,7 @@ fail:
     return -1;
 }
 
-static int write_case_attrs(h5out *o, hid_t g, const tl_result *r, tl_err *e)
+static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int session, tl_err *e)
 {
     const tl_case *c = r->c;
     long long dims[REG_MAX_AXES];
@@ -279,69 +162,104 @@ static int write_case_attrs(h5out *o, hid_t g, const tl_result *r, tl_err *e)
         snprintf(axes + strlen(axes), sizeof axes - strlen(axes), "%s%s", a ? "," : "", c->op->axes[a]);
     }
     snprintf(tol, sizeof tol, "rtol=%.17g;atol=%.17g", r->tol.rtol, r->tol.atol);
-    H5_CHECK(attr_str(g, "case_id", c->id));
-    H5_CHECK(attr_str(g, "canonical", c->canonical));
-    H5_CHECK(attr_str(g, "op", c->op->name));
-    H5_CHECK(attr_str(g, "variant", c->variant->name));
-    H5_CHECK(attr_str(g, "kind", reg_kind_name(c->variant->kind)));
-    H5_CHECK(attr_str(g, "target", reg_target_name(c->variant->kind)));
-    H5_CHECK(attr_str(g, "params", c->params_text));
-    H5_CHECK(attr_str(g, "sizes", c->sizes_text));
-    H5_CHECK(attr_str(g, "axes", axes));
-    H5_CHECK(attr_i64_array(g, "dims", dims, (hsize_t)c->op->naxes));
-    H5_CHECK(attr_str(g, "dtype", c->dtype));
-    H5_CHECK(attr_str(g, "layouts", c->layout_text));
-    H5_CHECK(attr_i64(g, "seed", (long long)c->spec.seed));
-    H5_CHECK(attr_str(g, "status", r->status));
-    H5_CHECK(attr_str(g, "reason", r->reason));
-    H5_CHECK(attr_str(g, "reference", r->reference));
-    H5_CHECK(attr_str(g, "tolerance", tol));
-    H5_CHECK(attr_f64(g, "max_abs_err", r->max_abs_err));
-    H5_CHECK(attr_f64(g, "max_rel_err", r->max_rel_err));
-    H5_CHECK(attr_f64(g, "flop", r->flop));
-    H5_CHECK(attr_f64(g, "bytes", r->bytes));
-    H5_CHECK(attr_i64(g, "regs", r->regs));
-    H5_CHECK(attr_i64(g, "smem_bytes", r->smem_bytes));
-    H5_CHECK(attr_i64(g, "smem_static_bytes", r->smem_static_bytes));
-    H5_CHECK(attr_i64(g, "smem_dynamic_bytes", r->smem_dynamic_bytes));
-    H5_CHECK(attr_i64(g, "local_bytes", r->local_bytes));
-    H5_CHECK(attr_str(g, "cubin_sha256", r->cubin_sha256));
-    H5_CHECK(attr_str(g, "nvrtc_options", r->nvrtc_options));
+    H5_CHECK(h5_attr_str(g, "case_id", c->id));
+    H5_CHECK(h5_attr_str(g, "canonical", c->canonical));
+    H5_CHECK(h5_attr_str(g, "op", c->op->name));
+    H5_CHECK(h5_attr_str(g, "variant", c->variant->name));
+    H5_CHECK(h5_attr_str(g, "kind", reg_kind_name(c->variant->kind)));
+    H5_CHECK(h5_attr_str(g, "target", reg_target_name(c->variant->kind)));
+    H5_CHECK(h5_attr_str(g, "params", c->params_text));
+    H5_CHECK(h5_attr_str(g, "sizes", c->sizes_text));
+    H5_CHECK(h5_attr_str(g, "axes", axes));
+    H5_CHECK(h5_attr_i64_array(g, "dims", dims, (hsize_t)c->op->naxes));
+    H5_CHECK(h5_attr_str(g, "dtype", c->dtype));
+    H5_CHECK(h5_attr_str(g, "layouts", c->layout_text));
+    H5_CHECK(h5_attr_i64(g, "seed", (long long)c->spec.seed));
+    H5_CHECK(h5_attr_i64(g, "session", session));
+    H5_CHECK(h5_attr_str(g, "status", r->status));
+    H5_CHECK(h5_attr_str(g, "reason", r->reason));
+    H5_CHECK(h5_attr_str(g, "reference", r->reference));
+    H5_CHECK(h5_attr_str(g, "tolerance", tol));
+    H5_CHECK(h5_attr_f64(g, "max_abs_err", r->max_abs_err));
+    H5_CHECK(h5_attr_f64(g, "max_rel_err", r->max_rel_err));
+    H5_CHECK(h5_attr_f64(g, "flop", r->flop));
+    H5_CHECK(h5_attr_f64(g, "bytes", r->bytes));
+    H5_CHECK(h5_attr_i64(g, "regs", r->regs));
+    H5_CHECK(h5_attr_i64(g, "smem_bytes", r->smem_bytes));
+    H5_CHECK(h5_attr_i64(g, "smem_static_bytes", r->smem_static_bytes));
+    H5_CHECK(h5_attr_i64(g, "smem_dynamic_bytes", r->smem_dynamic_bytes));
+    H5_CHECK(h5_attr_i64(g, "local_bytes", r->local_bytes));
+    H5_CHECK(h5_attr_str(g, "cubin_sha256", r->cubin_sha256));
+    H5_CHECK(h5_attr_str(g, "nvrtc_options", r->nvrtc_options));
     long long grid[3] = {r->grid[0], r->grid[1], r->grid[2]}, block[3] = {r->block[0], r->block[1], r->block[2]};
-    H5_CHECK(attr_i64_array(g, "grid", grid, 3));
-    H5_CHECK(attr_i64_array(g, "block", block, 3));
-    H5_CHECK(attr_str(g, "protocol", r->protocol));
-    H5_CHECK(attr_str(g, "stopped", r->samples.stopped));
-    H5_CHECK(attr_str(g, "verify", r->verify));
-    H5_CHECK(attr_str(g, "data", r->data));
-    H5_CHECK(attr_i64(g, "warmup_runs", r->samples.warmup_runs));
-    H5_CHECK(attr_i64(g, "throttled", r->samples.nthrottled));
-    H5_CHECK(attr_f64(g, "timed_s", r->samples.timed_s));
-    for (int a = 0; a < c->op->nargs; a++) H5_CHECK(attr_f64(g, c->op->args[a].name, c->spec.args[a]));
+    H5_CHECK(h5_attr_i64_array(g, "grid", grid, 3));
+    H5_CHECK(h5_attr_i64_array(g, "block", block, 3));
+    H5_CHECK(h5_attr_str(g, "protocol", r->protocol));
+    H5_CHECK(h5_attr_str(g, "stopped", r->samples.stopped));
+    H5_CHECK(h5_attr_str(g, "verify", r->verify));
+    H5_CHECK(h5_attr_str(g, "data", r->data));
+    H5_CHECK(h5_attr_i64(g, "warmup_runs", r->samples.warmup_runs));
+    H5_CHECK(h5_attr_i64(g, "throttled", r->samples.nthrottled));
+    H5_CHECK(h5_attr_f64(g, "timed_s", r->samples.timed_s));
+    for (int a = 0; a < c->op->nargs; a++) H5_CHECK(h5_attr_f64(g, c->op->args[a].name, c->spec.args[a]));
     return 0;
 fail:
     return -1;
 }
 
-int h5out_write_case(h5out *o, const tl_result *r, tl_err *e)
+static int summary_append(hid_t f, const char *where, const tl_result *r, tl_err *e)
+{
+    const tl_case *c = r->c;
+    h5_summary_row row = {c->id, c->op->name, c->variant->name, reg_target_name(c->variant->kind), c->params_text,
+                          c->sizes_text, c->layout_text, r->status, r->st.median_ms, r->st.mean_ms, r->st.stdev_ms,
+                          r->st.min_ms, r->st.max_ms, r->st.p10_ms, r->st.p90_ms, r->gflops, r->gbs, r->samples.n,
+                          r->samples.nthrottled};
+    hsize_t rows, start, one = 1;
+    hid_t d = -1, type = -1, file_space = -1, mem_space = -1;
+    H5_CHECK(d = H5Dopen2(f, "/summary", H5P_DEFAULT));
+    H5_CHECK(type = h5_summary_type());
+    H5_CHECK(file_space = H5Dget_space(d));
+    H5_CHECK(H5Sget_simple_extent_dims(file_space, &rows, NULL));
+    H5Sclose(file_space);
+    file_space = -1;
+    start = rows++;
+    H5_CHECK(H5Dset_extent(d, &rows));
+    H5_CHECK(file_space = H5Dget_space(d));
+    H5_CHECK(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &start, NULL, &one, NULL));
+    H5_CHECK(mem_space = H5Screate_simple(1, &one, NULL));
+    H5_CHECK(H5Dwrite(d, type, mem_space, file_space, H5P_DEFAULT, &row));
+    H5Sclose(mem_space);
+    H5Sclose(file_space);
+    H5Tclose(type);
+    H5Dclose(d);
+    return 0;
+fail:
+    if (mem_space >= 0) H5Sclose(mem_space);
+    if (file_space >= 0) H5Sclose(file_space);
+    if (type >= 0) H5Tclose(type);
+    if (d >= 0) H5Dclose(d);
+    return -1;
+}
+
+static int write_case(hid_t f, const char *where, const tl_result *r, int session, tl_err *e)
 {
     hid_t g = -1;
     char *name = tl_xasprintf("/cases/%s", r->c->id);
-    H5_CHECK(g = H5Gcreate2(o->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    if (write_case_attrs(o, g, r, e)) goto fail;
+    H5_CHECK(g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    if (write_case_attrs(g, where, r, session, e)) goto fail;
     const measure_samples *s = &r->samples;
     hsize_t n = (hsize_t)s->n;
-    if (write_dataset(o, g, "time_ms", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->time_ms, n, e)) goto fail;
-    if (s->sm_clock_mhz && (write_dataset(o, g, "sm_clock_mhz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->sm_clock_mhz, n, e) ||
-                            write_dataset(o, g, "temp_c", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->temp_c, n, e) ||
-                            write_dataset(o, g, "power_w", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->power_w, n, e) ||
-                            write_dataset(o, g, "throttle_reasons", H5T_STD_U64LE, H5T_NATIVE_UINT64, s->throttle, n, e) ||
-                            write_dataset(o, g, "throttled", H5T_STD_U8LE, H5T_NATIVE_UINT8, s->throttled, n, e)))
+    if (write_dataset(g, where, "time_ms", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->time_ms, n, e)) goto fail;
+    if (s->sm_clock_mhz &&
+        (write_dataset(g, where, "sm_clock_mhz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->sm_clock_mhz, n, e) ||
+         write_dataset(g, where, "temp_c", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->temp_c, n, e) ||
+         write_dataset(g, where, "power_w", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->power_w, n, e) ||
+         write_dataset(g, where, "throttle_reasons", H5T_STD_U64LE, H5T_NATIVE_UINT64, s->throttle, n, e) ||
+         write_dataset(g, where, "throttled", H5T_STD_U8LE, H5T_NATIVE_UINT8, s->throttled, n, e)))
         goto fail;
     H5Gclose(g);
     g = -1;
-    if (summary_append(o, r, e)) goto fail;
-    H5_CHECK(H5Fflush(o->file, H5F_SCOPE_GLOBAL));
+    if (summary_append(f, where, r, e)) goto fail;
     free(name);
     return 0;
 fail:
@@ -351,33 +269,362 @@ fail:
     return -1;
 }
 
-int h5out_root_attr(h5out *o, const char *name, const char *value, tl_err *e)
+/* A new file: root attributes, /env, /cases, /summary and this run's session. */
+static int write_header(h5out *o, hid_t f, tl_err *e)
 {
-    H5_CHECK(attr_str(o->file, name, value));
+    const char *where = o->shadow;
+    hid_t g = -1, space = -1, dcpl = -1, type = -1, d = -1;
+    hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = 64;
+    if (write_root(f, where, o->x, o->env, &o->s, o->created_utc, e)) goto fail;
+    H5_CHECK(g = H5Gcreate2(f, "/env", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5_CHECK(h5out_write_env(g, o->env));
+    H5Gclose(g);
+    H5_CHECK(g = H5Gcreate2(f, "/cases", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Gclose(g);
+    H5_CHECK(g = H5Gcreate2(f, "/sessions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Gclose(g);
+    g = -1;
+    H5_CHECK(type = h5_summary_type());
+    H5_CHECK(space = H5Screate_simple(1, &dims, &maxdims));
+    H5_CHECK(dcpl = H5Pcreate(H5P_DATASET_CREATE));
+    H5_CHECK(H5Pset_chunk(dcpl, 1, &chunk));
+    H5_CHECK(d = H5Dcreate2(f, "/summary", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Tclose(type);
+    return write_session(o, f, e);
+fail:
+    if (d >= 0) H5Dclose(d);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+    if (type >= 0) H5Tclose(type);
+    if (g >= 0) H5Gclose(g);
+    return -1;
+}
+
+/* ---- commits ------------------------------------------------------------------------------- */
+
+/* Swaps shadow and path; without RENAME_EXCHANGE (e.g. NFS), renames the shadow over path, which
+ * is atomic too, and leaves no shadow (*gone = 1). */
+static int exchange(h5out *o, int *gone, tl_err *e)
+{
+    *gone = 0;
+    if (!o->no_exchange) {
+        if (renameat2(AT_FDCWD, o->shadow, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0) return h5_fsync_dir_of(o->path, e);
+        if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP && errno != EOPNOTSUPP) {
+            tl_err_set(e, "%s: cannot swap in the new copy %s: %s", o->path, o->shadow, strerror(errno));
+            return -1;
+        }
+        o->no_exchange = 1;
+    }
+    if (rename(o->shadow, o->path) < 0) {
+        tl_err_set(e, "%s: cannot rename %s over it: %s", o->path, o->shadow, strerror(errno));
+        return -1;
+    }
+    *gone = 1;
+    return h5_fsync_dir_of(o->path, e);
+}
+
+/* Brings the shadow up to date (this run's session, every case, totals), then makes it `path`.
+ * On failure path is as it was, and the shadow is made again from it by the next commit. */
+static int commit(h5out *o, tl_err *e)
+{
+    const char *where = o->shadow;
+    h5out_copy *c = &o->at_shadow;
+    int gone = 0;
+    if (c->ncases < 0) {
+        if (h5_copy_file(o->path, o->shadow, e)) return -1;
+        *c = o->at_path;
+    }
+    hid_t f = H5Fopen(o->shadow, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0) {
+        tl_err_set(e, "%s: cannot open the working copy of %s", o->shadow, o->path);
+        c->ncases = -1;
+        return -1;
+    }
+    if (!c->has_session && write_session(o, f, e)) goto fail;
+    for (int i = c->ncases; i < o->nresults; i++) {
+        if (write_case(f, where, o->results[i], o->session, e)) goto fail;
+        crash_point("case_written");
+    }
+    if (o->finished && !c->finished) {
+        char name[64];
+        hid_t g = -1;
+        snprintf(name, sizeof name, "/sessions/%d", o->session);
+        H5_CHECK(g = H5Gopen2(f, name, H5P_DEFAULT));
+        herr_t rc = h5_attr_f64(g, "wall_s", o->wall_s) | h5_attr_f64(g, "timed_s", o->timed_s);
+        H5Gclose(g);
+        H5_CHECK(rc);
+        H5_CHECK(h5_attr_f64(f, "wall_s", o->prior_wall_s + o->wall_s));
+        H5_CHECK(h5_attr_f64(f, "timed_s", o->prior_timed_s + o->timed_s));
+    }
+    H5_CHECK(H5Fclose(f));
+    f = -1;
+    crash_point("shadow_closed");
+    if (h5_fsync_path(o->shadow, e) || exchange(o, &gone, e)) goto fail;
+    h5out_copy now = {o->nresults, 1, o->finished};
+    o->at_shadow = gone ? (h5out_copy){-1, 0, 0} : o->at_path;
+    o->at_path = now;
+    crash_point("exchanged");
     return 0;
 fail:
+    if (f >= 0) H5Fclose(f);
+    c->ncases = -1; /* half-written: made again from path */
     return -1;
+}
+
+int h5out_write_case(h5out *o, const tl_result *r, tl_err *e)
+{
+    if (o->nresults == o->cap) {
+        o->cap = o->cap ? 2 * o->cap : 64;
+        o->results = realloc(o->results, sizeof *o->results * (size_t)o->cap);
+        if (!o->results) abort();
+    }
+    o->results[o->nresults++] = r;
+    if (commit(o, e)) {
+        o->nresults--;
+        tl_err_wrap(e, "%s keeps the cases before this one", o->path);
+        return -1;
+    }
+    return 0;
 }
 
 int h5out_finish(h5out *o, double wall_s, double timed_s, tl_err *e)
 {
-    H5_CHECK(attr_f64(o->file, "wall_s", wall_s));
-    H5_CHECK(attr_f64(o->file, "timed_s", timed_s));
-    H5_CHECK(H5Fflush(o->file, H5F_SCOPE_GLOBAL));
+    o->wall_s = wall_s;
+    o->timed_s = timed_s;
+    o->finished = 1;
+    return commit(o, e);
+}
+
+/* ---- open and close ---------------------------------------------------------------------------- */
+
+/* path's folder and base name, as "<dir>/.<base><suffix>". */
+static char *sibling(const char *path, const char *suffix)
+{
+    char *d = tl_xstrdup(path), *b = tl_xstrdup(path);
+    char *out = tl_xasprintf("%s/.%s%s", dirname(d), basename(b), suffix);
+    free(d), free(b);
+    return out;
+}
+
+static int take_lock(h5out *o, tl_err *e)
+{
+    o->lock_fd = open(o->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (o->lock_fd < 0) {
+        tl_err_set(e, "%s: cannot create the result file here: %s", o->path, strerror(errno));
+        return -1;
+    }
+    if (flock(o->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+        tl_err_set(e, "%s: another runner is writing this file (it holds %s)", o->path, o->lock_path);
+        close(o->lock_fd);
+        o->lock_fd = -1;
+        return -1;
+    }
+    return 0;
+}
+
+/* A new result file: the header is written into the shadow, and a copy of it linked in as path, so
+ * that path appears complete or not at all, and an existing file is never replaced. */
+static int create_new(h5out *o, tl_err *e)
+{
+    const char *where = o->shadow;
+    char *fresh = sibling(o->path, ".new");
+    int rc = -1;
+    hid_t f = H5Fcreate(o->shadow, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) {
+        tl_err_set(e, "%s: cannot create the result file (the folder is missing or not writable)", o->path);
+        goto out;
+    }
+    if (write_header(o, f, e)) goto fail;
+    H5_CHECK(H5Fclose(f));
+    f = -1;
+    if (h5_fsync_path(o->shadow, e) || h5_copy_file(o->shadow, fresh, e)) goto out;
+    if (link(fresh, o->path) < 0) {
+        int err = errno;
+        if (err == EEXIST) {
+            tl_err_set(e, "%s: exists; result files are never overwritten (--resume continues one)", o->path);
+            goto out;
+        }
+        /* No hard links here: rename, after checking again that path is still free. */
+        struct stat st;
+        if (stat(o->path, &st) == 0 || rename(fresh, o->path) < 0) {
+            tl_err_set(e, "%s: cannot create: %s", o->path, strerror(err));
+            goto out;
+        }
+    }
+    if (h5_fsync_dir_of(o->path, e)) goto out;
+    o->at_path = o->at_shadow = (h5out_copy){0, 1, 0};
+    crash_point("created");
+    rc = 0;
+    goto out;
+fail:
+    if (f >= 0) H5Fclose(f);
+out:
+    unlink(fresh);
+    free(fresh);
+    return rc;
+}
+
+/* Counts /sessions/<k> and reads the totals of a file being resumed. */
+static int check_resumable(h5out *o, h5out_existing *have, tl_err *e)
+{
+    hid_t f = H5Fopen(o->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        tl_err_set(e, "%s: cannot open it to resume", o->path);
+        return -1;
+    }
+    char *sha = h5_read_str(f, "config_sha256");
+    int rc = -1;
+    if (!sha || strcmp(sha, o->x->sha256)) {
+        tl_err_set(e, "%s: was written by a different experiment (config_sha256 %.12s..., %s is %.12s...); "
+                      "resume it with the same file, or write a new one", o->path, sha ? sha : "?", o->x->path,
+                   o->x->sha256);
+    } else if (have->nsessions == 0) {
+        tl_err_set(e, "%s: written before tilelab/1.1 (no /sessions), cannot be resumed; run into a new file", o->path);
+    } else {
+        rc = 0;
+    }
+    free(sha);
+    H5Fclose(f);
+    return rc;
+}
+
+int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_info *env, const h5out_session *s,
+               int resume, h5out_existing *have, tl_err *e)
+{
+    struct stat st;
+    memset(o, 0, sizeof *o);
+    memset(have, 0, sizeof *have);
+    o->lock_fd = -1;
+    o->path = tl_xstrdup(path);
+    o->shadow = sibling(path, ".shadow");
+    o->lock_path = sibling(path, ".lock");
+    o->x = x;
+    o->env = env;
+    o->s.argv_text = tl_xstrdup(s->argv_text ? s->argv_text : "");
+    o->s.shard = tl_xstrdup(s->shard ? s->shard : "");
+    o->s.rerun_of = s->rerun_of ? tl_xstrdup(s->rerun_of) : NULL;
+    tl_utc_stamp(o->created_utc, 1);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our own messages, not HDF5's stack dumps */
+    if (take_lock(o, e)) goto fail;
+    if (stat(path, &st) != 0) {
+        if (create_new(o, e)) goto fail;
+        return 0;
+    }
+    if (!resume) {
+        tl_err_set(e, "%s: exists; result files are never overwritten (--resume continues one)", path);
+        goto fail;
+    }
+    if (h5out_read_existing(path, have, e) || check_resumable(o, have, e)) goto fail;
+    o->session = have->nsessions;
+    o->prior_wall_s = have->wall_s;
+    o->prior_timed_s = have->timed_s;
+    /* A shadow left by a killed run may be half-written: start it afresh. */
+    o->at_path = (h5out_copy){0, 0, 0};
+    o->at_shadow = (h5out_copy){-1, 0, 0};
+    if (commit(o, e)) goto fail;
     return 0;
 fail:
+    h5out_existing_free(have);
+    h5out_close(o);
     return -1;
 }
 
-int h5out_close(h5out *o, tl_err *e)
+void h5out_close(h5out *o)
 {
-    int rc = 0;
-    if (o->summary >= 0 && H5Dclose(o->summary) < 0) rc = -1;
-    if (o->summary_type >= 0 && H5Tclose(o->summary_type) < 0) rc = -1;
-    if (o->file >= 0 && H5Fclose(o->file) < 0) rc = -1;
-    if (rc) tl_err_set(e, "%s: closing the result file failed", o->path);
-    free(o->path);
+    if (o->shadow) unlink(o->shadow);
+    if (o->lock_fd >= 0) {
+        unlink(o->lock_path);
+        close(o->lock_fd);
+    }
+    free(o->path), free(o->shadow), free(o->lock_path), free(o->results);
+    free((char *)o->s.argv_text), free((char *)o->s.shard), free((char *)o->s.rerun_of);
     memset(o, 0, sizeof *o);
-    o->file = o->summary = o->summary_type = -1;
+    o->lock_fd = -1;
+}
+
+/* ---- reading back --------------------------------------------------------------------------- */
+
+typedef struct {
+    h5out_existing *h;
+    int cap;
+} walk;
+
+static herr_t add_case(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+    (void)info;
+    walk *w = data;
+    h5out_existing *h = w->h;
+    hid_t c = H5Gopen2(g, name, H5P_DEFAULT);
+    if (c < 0) return -1;
+    char *status = h5_read_str(c, "status");
+    H5Gclose(c);
+    if (h->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 64;
+        h->ids = realloc(h->ids, sizeof *h->ids * (size_t)w->cap);
+        h->status = realloc(h->status, sizeof *h->status * (size_t)w->cap);
+        if (!h->ids || !h->status) abort();
+    }
+    h->ids[h->n] = tl_xstrdup(name);
+    h->status[h->n++] = status ? status : tl_xstrdup("?");
+    return 0;
+}
+
+int h5out_read_existing(const char *path, h5out_existing *h, tl_err *e)
+{
+    memset(h, 0, sizeof *h);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) <= 0) {
+        tl_err_set(e, "%s: not a readable HDF5 file", path);
+        return -1;
+    }
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), g = -1;
+    char *schema = NULL;
+    int rc = -1;
+    walk w = {h, 0};
+    if (f < 0) {
+        tl_err_set(e, "%s: cannot open", path);
+        return -1;
+    }
+    schema = h5_read_str(f, "schema");
+    if (!h5_schema_ok(schema)) {
+        tl_err_set(e, "%s: schema %s; this runner reads tilelab/1.x", path, schema ? schema : "(none: not a tilelab file)");
+        goto out;
+    }
+    if ((g = H5Gopen2(f, "/cases", H5P_DEFAULT)) < 0 ||
+        H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, add_case, &w) < 0) {
+        tl_err_set(e, "%s: cannot read /cases", path);
+        goto out;
+    }
+    H5Gclose(g);
+    g = -1;
+    if (H5Lexists(f, "/sessions", H5P_DEFAULT) > 0) {
+        H5G_info_t info;
+        if ((g = H5Gopen2(f, "/sessions", H5P_DEFAULT)) < 0 || H5Gget_info(g, &info) < 0) {
+            tl_err_set(e, "%s: cannot read /sessions", path);
+            goto out;
+        }
+        h->nsessions = (int)info.nlinks;
+    }
+    /* Absent until a session finishes. */
+    h->wall_s = h->timed_s = 0;
+    h5_read_f64(f, "wall_s", &h->wall_s);
+    h5_read_f64(f, "timed_s", &h->timed_s);
+    rc = 0;
+out:
+    if (g >= 0) H5Gclose(g);
+    free(schema);
+    H5Fclose(f);
+    if (rc) h5out_existing_free(h);
     return rc;
+}
+
+void h5out_existing_free(h5out_existing *h)
+{
+    for (int i = 0; i < h->n; i++) free(h->ids[i]), free(h->status[i]);
+    free(h->ids);
+    free(h->status);
+    memset(h, 0, sizeof *h);
 }

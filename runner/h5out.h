@@ -1,32 +1,77 @@
-/* h5out: the result file, schema tilelab/1 (results/README.md). The file is flushed after every case,
- * so a crash loses at most the case in flight. */
+/* h5out: the result file, schema tilelab/1.1 (results/README.md).
+ *
+ * No work is lost to a crash: the file at `path` is always a complete, closed HDF5 file. Cases are
+ * written into a second copy beside it (.NAME.shadow), which is closed, fsynced and swapped with
+ * the first in one atomic rename (RENAME_EXCHANGE). The old copy becomes the next shadow and
+ * catches up by the cases it lacks, so each case is written twice, never the whole file again.
+ * A kill -9 at any moment leaves `path` holding every case committed before it; the shadow (and the
+ * lock file .NAME.lock) may be left behind, and `--resume` starts from `path` again. */
 #ifndef TILELAB_H5OUT_H
 #define TILELAB_H5OUT_H
 
-#include <hdf5.h>
-
 #include "runner/config.h"
 #include "runner/env.h"
+#include "runner/h5util.h"
 #include "runner/result.h"
 
-#define H5OUT_SCHEMA "tilelab/1"
+/* What one run of the runner says about itself: one /sessions/<k> group per run into the file. */
+typedef struct {
+    const char *argv_text; /* the command line */
+    const char *shard;     /* "i/N", or "" */
+    const char *rerun_of;  /* the file `rerun` read, or NULL */
+} h5out_session;
+
+/* The cases a file already holds (for --resume). */
+typedef struct {
+    char **ids;    /* case ids */
+    char **status; /* their status */
+    int n;
+    int nsessions; /* /sessions groups */
+    double wall_s, timed_s; /* run totals so far */
+} h5out_existing;
 
 typedef struct {
-    hid_t file;          /* open file */
-    hid_t summary;       /* /summary dataset */
-    hid_t summary_type;  /* its compound type */
-    hsize_t rows;        /* rows written to /summary */
-    char *path;
+    int ncases;      /* results[0, ncases) are in this copy */
+    int has_session; /* this run's /sessions/<k> is in it */
+    int finished;    /* this run's totals are in it */
+} h5out_copy;
+
+typedef struct {
+    char *path;      /* the result file */
+    char *shadow;    /* the copy being written */
+    char *lock_path; /* held (flock) while this run writes */
+    int lock_fd;
+    h5out_copy at_path, at_shadow;
+    const tl_result **results; /* this run's cases, in order; the caller keeps them alive */
+    int nresults, cap;
+    int session;               /* this run's /sessions index */
+    const tl_experiment *x;
+    const env_info *env;
+    h5out_session s;           /* strings owned */
+    char created_utc[32];
+    double prior_wall_s, prior_timed_s; /* totals of earlier sessions */
+    double wall_s, timed_s;
+    int finished;
+    int no_exchange;           /* the file system cannot RENAME_EXCHANGE: rename + copy */
 } h5out;
 
-/* Creates path (never overwrites) and writes the root and /env attributes. */
-int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_info *env, const char *argv_text,
-               tl_err *e);
+/* Opens the result file for this run. A new path is created (never overwriting one); an existing
+ * path is an error unless resume, and then must hold the same experiment (config_sha256): *have
+ * gets the cases it holds. Errors name the path; nothing is left behind on failure. */
+int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_info *env, const h5out_session *s,
+               int resume, h5out_existing *have, tl_err *e);
+/* Appends r (kept by pointer until close) and commits: when it returns 0, r is in `path`. */
 int h5out_write_case(h5out *o, const tl_result *r, tl_err *e);
-/* One more string attribute on the root group (e.g. rerun_of). */
-int h5out_root_attr(h5out *o, const char *name, const char *value, tl_err *e);
-/* Run totals (overhead: wall time against the sum of timed regions), as root attributes. */
+/* Run totals (overhead: wall time against the sum of timed regions), committed. */
 int h5out_finish(h5out *o, double wall_s, double timed_s, tl_err *e);
-int h5out_close(h5out *o, tl_err *e);
+/* Releases the lock and removes the shadow; `path` stays as last committed. */
+void h5out_close(h5out *o);
+
+void h5out_existing_free(h5out_existing *h);
+/* The cases of a result file, its sessions and totals (any tilelab/1.x file). */
+int h5out_read_existing(const char *path, h5out_existing *h, tl_err *e);
+
+/* Writes the attributes of env into group g (as /env). */
+int h5out_write_env(hid_t g, const env_info *v);
 
 #endif

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 #include "runner/execute.h"
 #include "runner/h5in.h"
 #include "runner/h5out.h"
+#include "runner/merge.h"
 #include "runner/plan.h"
 #include "runner/report.h"
 
@@ -25,6 +28,10 @@ static const char usage[] =
     "  runner [run] EXPERIMENT.yaml [options]   run every case, print a table, write the result file\n"
     "  runner rerun RESULT.h5 [options]         run the experiment embedded in a result file again,\n"
     "                                           on this machine, into a new file (same case ids)\n"
+    "  runner merge OUT.h5 RESULT.h5... [--force]\n"
+    "                                           one file with the union of the cases (shards of one\n"
+    "                                           sweep); refuses files of different experiments\n"
+    "                                           unless --force; exit 1 if cases are missing or failed\n"
     "  runner validate EXPERIMENT.yaml...       check configs and print case counts; runs nothing\n"
     "  runner list [OP]                         ops, variants, params, defaults and constraints\n"
     "  runner compile EXPERIMENT.yaml... [--arch sm_90] [-j N]\n"
@@ -36,6 +43,12 @@ static const char usage[] =
     "  -o, --output FILE     result file (default: RESULTS_DIR/<name>-<utc>.h5); never overwritten\n"
     "  --results-dir DIR     folder for the default file name (default: results)\n"
     "  -q, --quiet           no progress line per case\n"
+    "  --shard I/N           run shard I (0-based) of N: disjoint shares balanced by expected time,\n"
+    "                        the same on every machine\n"
+    "  --resume              continue -o FILE: skip the cases it holds (any status); creates FILE\n"
+    "                        when it does not exist. A kill at any moment leaves FILE complete up to\n"
+    "                        the last case written; after a kernel fault that loses the CUDA\n"
+    "                        context, the runner restarts itself this way\n"
     "\n"
     "Cases whose variants run on the GPU need a CUDA device; variants of the host target\n"
     "(e.g. experiments/host_smoke.yaml) run anywhere.\n"
@@ -55,6 +68,9 @@ typedef struct {
     const char *output;
     const char *results_dir;
     int quiet;
+    int resume;                /* continue -o FILE: skip the cases it holds */
+    int shard_index, shard_count; /* --shard i/N (count 0: every case) */
+    char shard_text[32];
 } run_opts;
 
 /* ---- list ------------------------------------------------------------------------------- */
@@ -210,7 +226,17 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) o->output = argv[++i];
         else if (!strcmp(a, "--results-dir") && i + 1 < argc) o->results_dir = argv[++i];
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = 1;
-        else if (a[0] == '-') {
+        else if (!strcmp(a, "--resume")) o->resume = 1;
+        else if (!strcmp(a, "--shard") && i + 1 < argc) {
+            char tail;
+            const char *v = argv[++i];
+            if (sscanf(v, "%d/%d%c", &o->shard_index, &o->shard_count, &tail) != 2 || o->shard_count < 1 ||
+                o->shard_count > 100000 || o->shard_index < 0 || o->shard_index >= o->shard_count) {
+                fprintf(stderr, "runner: --shard takes I/N with 0 <= I < N <= 100000 (e.g. 3/8), not '%s'\n", v);
+                return -1;
+            }
+            snprintf(o->shard_text, sizeof o->shard_text, "%d/%d", o->shard_index, o->shard_count);
+        } else if (a[0] == '-') {
             fprintf(stderr, "runner: unknown or incomplete option '%s' (see runner --help)\n", a);
             return -1;
         } else if (!o->yaml) o->yaml = a;
@@ -221,6 +247,10 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
     }
     if (!o->yaml) {
         fprintf(stderr, "runner: give an experiment file (see runner --help)\n");
+        return -1;
+    }
+    if (o->resume && !o->output) {
+        fprintf(stderr, "runner: --resume continues a file: name it with -o FILE\n");
         return -1;
     }
     return 0;
@@ -262,19 +292,115 @@ static char *output_path(const run_opts *o, const tl_experiment *x, tl_err *e)
     return path;
 }
 
-static int run_cases(const run_opts *o, const tl_plan *p, exec_ctx *ex, h5out *out, tl_result *res, tl_err *e)
+/* What this run does of the plan: its shard, less the cases the file already holds. */
+typedef struct {
+    unsigned char *todo; /* per plan case: 1 = run it here */
+    int ntodo;
+    int nshare;          /* cases of the shard (all of them without --shard) */
+    int nearlier;        /* of which the file already holds */
+    int failed_earlier;  /* of those, verify_failed or error */
+} run_share;
+
+static int select_share(const run_opts *o, const tl_plan *p, const h5out_existing *have, run_share *sh)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->todo = tl_xcalloc((size_t)p->ncases + 1, 1);
+    if (o->shard_count) {
+        if (plan_shard(p, o->shard_index, o->shard_count, sh->todo)) return -1;
+    } else {
+        memset(sh->todo, 1, (size_t)p->ncases);
+    }
+    for (int i = 0; i < p->ncases; i++) {
+        if (!sh->todo[i]) continue;
+        sh->nshare++;
+        for (int k = 0; k < have->n; k++)
+            if (!strcmp(have->ids[k], p->cases[i].id)) {
+                sh->todo[i] = 0;
+                sh->nearlier++;
+                sh->failed_earlier += !strcmp(have->status[k], "error") || !strcmp(have->status[k], "verify_failed");
+                break;
+            }
+        sh->ntodo += sh->todo[i];
+    }
+    return 0;
+}
+
+/* After a kernel fault the CUDA context is lost for good: the case is in the file as an error, and
+ * the runner starts again as a new process (a new context) that resumes the file. */
+#define MAX_REEXEC 64
+
+static void reexec_resume(int argc, char **argv, const char *path)
+{
+    const char *depth = getenv("TILELAB_REEXEC_DEPTH");
+    int d = depth ? atoi(depth) : 0;
+    if (d >= MAX_REEXEC) {
+        fprintf(stderr, "runner: the CUDA context was lost %d times; stopping (continue with --resume -o %s)\n", d, path);
+        return;
+    }
+    char **nv = tl_xcalloc((size_t)argc + 4, sizeof *nv), num[16];
+    int n = 0;
+    nv[n++] = "/proc/self/exe";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--resume")) continue;
+        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
+            i++;
+            continue;
+        }
+        nv[n++] = argv[i];
+    }
+    nv[n++] = "-o";
+    nv[n++] = (char *)path;
+    nv[n++] = "--resume";
+    snprintf(num, sizeof num, "%d", d + 1);
+    setenv("TILELAB_REEXEC_DEPTH", num, 1);
+    fprintf(stderr, "runner: the CUDA context is lost; starting again with --resume (%d)\n", d + 1);
+    fflush(NULL);
+    execv(nv[0], nv);
+    fprintf(stderr, "runner: cannot re-execute %s: %s; continue with --resume -o %s\n", nv[0], strerror(errno), path);
+    free(nv);
+}
+
+/* Runs this run's cases; 1 in *lost when a kernel fault lost the CUDA context (the rest is left
+ * to a new process). */
+static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, exec_ctx *ex, h5out *out,
+                     tl_result *res, int *nres, int *lost, tl_err *e)
 {
     double t0 = tl_now_s(), timed = 0;
-    for (int i = 0; i < p->ncases; i++) {
-        if (exec_case(ex, &p->cases[i], &res[i], e)) return -1;
-        if (h5out_write_case(out, &res[i], e)) return -1;
-        timed += res[i].samples.timed_s;
-        if (!o->quiet) report_progress(stderr, i + 1, p->ncases, &res[i], tl_now_s() - t0);
+    *nres = *lost = 0;
+    for (int i = 0; i < p->ncases && !*lost; i++) {
+        if (!sh->todo[i]) continue;
+        tl_result *r = &res[(*nres)++];
+        if (exec_case(ex, &p->cases[i], r, e)) return -1;
+        if (!strcmp(r->status, "error") && exec_context_lost(ex, r)) *lost = 1;
+        if (h5out_write_case(out, r, e)) return -1;
+        timed += r->samples.timed_s;
+        if (!o->quiet) report_progress(stderr, sh->nearlier + *nres, sh->nshare, r, tl_now_s() - t0);
     }
     double wall = tl_now_s() - t0;
     if (h5out_finish(out, wall, timed, e)) return -1;
     fprintf(stderr, "tilelab: overhead: %.2f s wall for %.2f s inside timed regions (%.1f%%)\n", wall, timed,
             wall > 0 ? 100.0 * timed / wall : 0.0);
+    return 0;
+}
+
+/* Free space for the result file: its two copies, at the protocol's largest sample counts. */
+static int check_space(const char *path, const tl_plan *p, const run_share *sh, tl_err *e)
+{
+    char *d = tl_xstrdup(path);
+    struct statvfs fs;
+    int rc = statvfs(dirname(d), &fs);
+    free(d);
+    if (rc < 0) return 0; /* unknown: the writes will say */
+    double need = 256 * 1024;
+    for (int i = 0; i < p->ncases; i++)
+        if (sh->todo[i]) need += 8192 + 48.0 * p->cases[i].protocol.max_reps;
+    need *= 2;
+    double avail = (double)fs.f_bavail * (double)fs.f_frsize;
+    if (avail < need) {
+        tl_err_set(e, "%s: %.1f MB free there, the result file and its working copy may need %.1f MB; free space "
+                      "or choose another -o", path, avail / 1e6, need / 1e6);
+        return -1;
+    }
     return 0;
 }
 
@@ -284,11 +410,13 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     tl_plan p = {0};
     env_info env = {0};
     exec_ctx ex = {0};
-    h5out out = {.file = -1, .summary = -1, .summary_type = -1};
+    h5out out = {.lock_fd = -1};
+    h5out_existing have = {0};
+    run_share sh = {0};
     tl_result *res = NULL;
     tl_err e;
     char *path = NULL, *argv_text = NULL;
-    int rc = TL_EXIT_BAD_INPUT, have_exec = 0;
+    int rc = TL_EXIT_BAD_INPUT, have_exec = 0, have_out = 0, nres = 0, lost = 0;
 
     env_host(&env);
     plan_limits lim = {0, env.host_mem_bytes / 2};
@@ -321,25 +449,56 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     have_exec = 1;
     snprintf(env.nvml, sizeof env.nvml, "%s", nvml_status(ex.gpu));
     argv_text = join_argv(argc, argv);
-    if (h5out_open(&out, path, x, &env, argv_text, &e) || (rerun_of && h5out_root_attr(&out, "rerun_of", rerun_of, &e))) {
+    h5out_existing none = {0};
+    if (select_share(o, &p, &none, &sh) || check_space(path, &p, &sh, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
     }
-    if (!o->quiet) report_header(stderr, x, &p, &env, path);
-    res = tl_xcalloc((size_t)p.ncases, sizeof *res);
-    if (run_cases(o, &p, &ex, &out, res, &e) || h5out_close(&out, &e)) {
+    free(sh.todo);
+    sh.todo = NULL;
+    h5out_session ses = {argv_text, o->shard_text, rerun_of};
+    if (h5out_open(&out, path, x, &env, &ses, o->resume, &have, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
+        goto out;
+    }
+    have_out = 1;
+    if (select_share(o, &p, &have, &sh)) goto out;
+    if (!o->quiet) {
+        report_header(stderr, x, &p, &env, path);
+        if (o->shard_count)
+            fprintf(stderr, "shard %s: %d of the %d cases\n", o->shard_text, sh.nshare, p.ncases);
+        if (o->resume && have.n)
+            fprintf(stderr, "resuming: %d of these %d cases are already in %s, %d to run\n", sh.nearlier, sh.nshare,
+                    path, sh.ntodo);
+    }
+    res = tl_xcalloc((size_t)sh.ntodo + 1, sizeof *res);
+    if (run_cases(o, &p, &sh, &ex, &out, res, &nres, &lost, &e)) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        fprintf(stderr, "runner: continue with: runner run %s -o %s --resume%s%s\n", o->yaml, path,
+                o->shard_count ? " --shard " : "", o->shard_text);
         rc = TL_EXIT_FAILED;
         goto out;
     }
-    report_table(stdout, x, res, p.ncases);
+    if (lost) {
+        h5out_close(&out);
+        have_out = 0;
+        reexec_resume(argc, argv, path); /* returns only when it cannot */
+        rc = TL_EXIT_FAILED;
+        goto out;
+    }
+    if (nres) report_table(stdout, x, res, nres);
+    if (sh.nearlier)
+        printf("and %d cases from earlier sessions (%d failed); `bazel run //analysis:summary -- %s` shows all\n",
+               sh.nearlier, sh.failed_earlier, path);
     printf("results: %s\n", path);
-    rc = report_failures(res, p.ncases) ? TL_EXIT_FAILED : TL_EXIT_OK;
+    rc = report_failures(res, nres) || sh.failed_earlier ? TL_EXIT_FAILED : TL_EXIT_OK;
 out:
-    if (out.file >= 0) h5out_close(&out, &e);
+    if (have_out) h5out_close(&out);
+    h5out_existing_free(&have);
     if (res)
-        for (int i = 0; i < p.ncases; i++) result_free(&res[i]);
+        for (int i = 0; i < nres; i++) result_free(&res[i]);
     free(res);
+    free(sh.todo);
     if (have_exec) exec_free(&ex);
     plan_free(&p);
     free(path), free(argv_text);
@@ -393,6 +552,49 @@ static int cmd_rerun(int argc, char **argv, int full_argc, char **full_argv)
     return rc;
 }
 
+/* ---- merge ------------------------------------------------------------------------------ */
+
+static int cmd_merge(int argc, char **argv, int full_argc, char **full_argv)
+{
+    merge_opts mo = {0};
+    char **inputs = tl_xcalloc((size_t)argc + 1, sizeof *inputs);
+    char *out = NULL;
+    int n = 0, rc = TL_EXIT_BAD_INPUT;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--force")) mo.force = 1;
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "runner merge: unknown option '%s' (see runner --help)\n", argv[i]);
+            goto done;
+        } else if (!out) out = tl_user_path(argv[i]);
+        else inputs[n++] = tl_user_path(argv[i]);
+    }
+    if (!out || n == 0) {
+        fprintf(stderr, "runner merge: give the output file and one or more result files: merge OUT.h5 A.h5 B.h5 ...\n");
+        goto done;
+    }
+    char *argv_text = join_argv(full_argc, full_argv);
+    mo.argv_text = argv_text;
+    merge_report r;
+    tl_err e;
+    if (merge_files(out, inputs, n, &mo, &r, stderr, &e)) {
+        fprintf(stderr, "runner merge: %s\n", e.msg);
+    } else {
+        printf("merged %d files: %d cases", n, r.ncases);
+        if (r.nplan) printf(" of the experiment's %d", r.nplan);
+        printf(", %d failed -> %s\n", r.failed, out);
+        if (r.missing)
+            fprintf(stderr, "runner merge: %d cases of the experiment are in none of the files (a shard that did not "
+                            "finish? resume it with --resume, then merge again)\n", r.missing);
+        rc = r.missing || r.failed ? TL_EXIT_FAILED : TL_EXIT_OK;
+    }
+    free(argv_text);
+done:
+    for (int i = 0; i < n; i++) free(inputs[i]);
+    free(inputs);
+    free(out);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -418,5 +620,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "compile")) return cmd_compile(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2, argc, argv);
     if (!strcmp(cmd, "rerun")) return cmd_rerun(argc - 2, argv + 2, argc, argv);
+    if (!strcmp(cmd, "merge")) return cmd_merge(argc - 2, argv + 2, argc, argv);
     return cmd_run(argc - 1, argv + 1, argc, argv);
 }

@@ -1,5 +1,6 @@
 #include "runner/plan.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,4 +179,77 @@ void plan_free(tl_plan *p)
     }
     free(p->cases);
     memset(p, 0, sizeof *p);
+}
+
+/* ---- shards ---------------------------------------------------------------------------------- */
+
+/* Nominal rates: the model only has to rank cases, and must not depend on the machine (every task
+ * of a sweep computes the same shares). */
+#define COST_CASE_S 0.05      /* set-up, verification, compile from the cache */
+#define COST_DEVICE_FLOPS 2e13
+#define COST_DEVICE_BPS 2e12
+#define COST_HOST_FLOPS 2e9
+#define COST_HOST_BPS 5e9
+
+double plan_cost(const tl_case *c)
+{
+    if (c->skipped) return 0.001;
+    int host = c->variant->kind == REG_HOST;
+    double flop = c->op->flop(&c->spec), bytes = c->op->bytes(&c->spec);
+    double t = fmax(flop / (host ? COST_HOST_FLOPS : COST_DEVICE_FLOPS), bytes / (host ? COST_HOST_BPS : COST_DEVICE_BPS));
+    const measure_protocol *m = &c->protocol;
+    double runs = (double)(m->warmup + m->min_reps) * (m->batch > 0 ? m->batch : 1) + 1; /* + the verified run */
+    double timed = fmin(runs * t, m->max_time_s + m->warmup_s + 2 * t);
+    return COST_CASE_S + fmax(timed, m->warmup_s);
+}
+
+typedef struct {
+    double cost;
+    int i;
+} cost_item;
+
+static int by_cost(const void *a, const void *b)
+{
+    const cost_item *x = a, *y = b;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    return x->i - y->i;
+}
+
+/* A min-heap of shards by (load, index). */
+static int lighter(const double *load, int a, int b)
+{
+    return load[a] < load[b] || (load[a] == load[b] && a < b);
+}
+
+static void sift_down(int *heap, int n, const double *load, int at)
+{
+    for (;;) {
+        int l = 2 * at + 1, r = l + 1, m = at;
+        if (l < n && lighter(load, heap[l], heap[m])) m = l;
+        if (r < n && lighter(load, heap[r], heap[m])) m = r;
+        if (m == at) return;
+        int t = heap[at];
+        heap[at] = heap[m], heap[m] = t;
+        at = m;
+    }
+}
+
+int plan_shard(const tl_plan *p, int index, int count, unsigned char *mine)
+{
+    if (count < 1 || index < 0 || index >= count) return -1;
+    cost_item *items = tl_xcalloc((size_t)p->ncases + 1, sizeof *items);
+    double *load = tl_xcalloc((size_t)count, sizeof *load);
+    int *heap = tl_xcalloc((size_t)count, sizeof *heap);
+    for (int i = 0; i < p->ncases; i++) items[i] = (cost_item){plan_cost(&p->cases[i]), i};
+    for (int s = 0; s < count; s++) heap[s] = s; /* all zero: already a heap */
+    /* Longest first, each to the least loaded shard (ties: plan order, lowest shard). */
+    qsort(items, (size_t)p->ncases, sizeof *items, by_cost);
+    for (int k = 0; k < p->ncases; k++) {
+        int s = heap[0];
+        load[s] += items[k].cost;
+        mine[items[k].i] = s == index;
+        sift_down(heap, count, load, 0);
+    }
+    free(items), free(load), free(heap);
+    return 0;
 }

@@ -40,4 +40,11 @@ void plan_free(tl_plan *p);
  * Its hash is the case_id, so it changes only when what runs changes. */
 char *plan_canonical(const tl_case *c);
 
+/* The model of a case's run time, s: fixed set-up plus the minimum repetitions at nominal rates. */
+double plan_cost(const tl_case *c);
+/* Shard index of count (0-based): mine[i] = 1 for the cases it runs. The shares are disjoint, cover
+ * the plan, and are balanced by plan_cost (longest first to the least loaded); every machine
+ * computes the same ones. -1 when index/count is not a shard. */
+int plan_shard(const tl_plan *p, int index, int count, unsigned char *mine);
+
 #endif

@@ -38,7 +38,7 @@ class HostSmoke(unittest.TestCase):
             raw = f.read()
         with h5py.File(self.path, "r") as f:
             a = {k: text(v) for k, v in f.attrs.items()}
-        self.assertEqual(a["schema"], "tilelab/1")
+        self.assertEqual(a["schema"], "tilelab/1.1")
         self.assertEqual(a["experiment"], "host_smoke")
         self.assertEqual(a["config_yaml"], raw.decode())
         self.assertEqual(a["config_sha256"], hashlib.sha256(raw).hexdigest())
@@ -48,6 +48,18 @@ class HostSmoke(unittest.TestCase):
         self.assertEqual(a["verify"], "once")
         self.assertEqual(a["data"], "uniform")
         self.assertGreater(float(a["wall_s"]), float(a["timed_s"]))
+        # One session: this run, on this machine, with the run's totals; every case points at it.
+        with h5py.File(self.path, "r") as f:
+            self.assertEqual(list(f["sessions"]), ["0"])
+            s = {k: text(v) for k, v in f["sessions/0"].attrs.items()}
+            self.assertEqual(s["argv"], a["argv"])
+            self.assertEqual(s["shard"], "")
+            self.assertEqual(s["resumed"], 0)
+            self.assertEqual(s["wall_s"], a["wall_s"])
+            self.assertEqual(text(f["sessions/0/env"].attrs["host"]), text(f["env"].attrs["host"]))
+            self.assertEqual({text(f["cases"][c].attrs["session"]) for c in f["cases"]}, {0})
+        # Nothing is left beside the file once the run is over.
+        self.assertEqual([n for n in os.listdir(self.tmp) if n.startswith(".")], [])
         self.assertGreater(float(a["timed_s"]), 0)
         self.assertIn(self.path, a["argv"])
         self.assertIn(int(a["git_dirty"]), (0, 1))
@@ -131,7 +143,7 @@ class HostSmoke(unittest.TestCase):
         before = os.path.getmtime(self.path)
         p = run(SMOKE, "-o", self.path)
         self.assertEqual(p.returncode, 2)
-        self.assertIn("cannot create the result file", p.stderr)
+        self.assertIn("exists; result files are never overwritten", p.stderr)
         self.assertEqual(os.path.getmtime(self.path), before)
 
 

@@ -1,0 +1,50 @@
+/* h5util: the pieces of the result-file schema that the writer, the reader and merge share:
+ * attributes, the /summary row type, schema versions, and whole-file copies. */
+#ifndef TILELAB_H5UTIL_H
+#define TILELAB_H5UTIL_H
+
+#include <hdf5.h>
+
+#include "runner/util.h"
+
+/* Written into new files. Readers take any tilelab/1 or tilelab/1.N (N additions only). */
+#define H5_SCHEMA "tilelab/1.1"
+
+/* 1 when schema names a version this runner reads. */
+int h5_schema_ok(const char *schema);
+
+/* Variable-length UTF-8 string type; -1 on failure. */
+hid_t h5_str_type(void);
+/* Scalar attributes, created or replaced. */
+herr_t h5_attr_str(hid_t obj, const char *name, const char *value);
+herr_t h5_attr_f64(hid_t obj, const char *name, double v);
+herr_t h5_attr_i64(hid_t obj, const char *name, long long v);
+herr_t h5_attr_i64_array(hid_t obj, const char *name, const long long *v, hsize_t n);
+/* A string attribute (variable or fixed length), malloc'd; NULL when absent or not a string. */
+char *h5_read_str(hid_t obj, const char *name);
+/* A floating-point attribute; 0 with *v set, -1 when absent or not a number. */
+int h5_read_f64(hid_t obj, const char *name, double *v);
+/* An integer attribute; 0 with *v set, -1 when absent or not an integer. */
+int h5_read_i64(hid_t obj, const char *name, long long *v);
+
+/* One row of /summary, as written and read. */
+typedef struct {
+    const char *case_id, *op, *variant, *target, *params, *sizes, *layout, *status;
+    double median_ms, mean_ms, stdev_ms, min_ms, max_ms, p10_ms, p90_ms, gflops, gbs; /* ms, GFLOP/s, GB/s */
+    int reps;      /* samples */
+    int throttled; /* samples taken while a clock-event reason slowed the GPU */
+} h5_summary_row;
+
+/* The compound type of h5_summary_row (file and memory); -1 on failure. */
+hid_t h5_summary_type(void);
+
+/* Copies every attribute of object from to object to (replacing ones of the same name). */
+int h5_copy_attrs(hid_t from, hid_t to);
+
+/* Copies src to dst (created, or truncated) and fsyncs it. */
+int h5_copy_file(const char *src, const char *dst, tl_err *e);
+/* fsync of a file, and of the folder that holds path (so a rename in it is durable). */
+int h5_fsync_path(const char *path, tl_err *e);
+int h5_fsync_dir_of(const char *path, tl_err *e);
+
+#endif

@@ -1,0 +1,228 @@
+"""Sweeps at scale on the host target: --shard gives disjoint, cost-balanced, deterministic shares;
+merge makes one file whose cases equal a single run's, in plan order, with each shard's provenance;
+--resume skips what a file holds; mixed or overlapping inputs are refused with a clear error."""
+import os
+import subprocess
+import tempfile
+import unittest
+
+import h5py
+import numpy as np
+
+RUNNER = os.path.abspath(os.path.join("runner", "runner"))
+
+# Sizes from 8 to 96: case costs differ by three orders of magnitude, so shares balanced by count
+# alone would not be balanced by time.
+SWEEP = """name: sweep
+op: sgemm
+seed: 11
+layout: {a: row, b: [row, col]}
+sizes:
+  - {mnk: [8, 16, 24, 32, 48, 64, 96]}
+  - {m: 33, n: 17, k: 45}
+variants:
+  - host_naive
+  - host_ikj
+reference: host
+measure: {warmup: 1, min_reps: 3, max_reps: 5, max_noise: 0.5, max_time_s: 0.2, l2_flush: false}
+"""
+SHARDS = 4
+
+
+def run(*args, env=None):
+    return subprocess.run([RUNNER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def text(v):
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def cases(path):
+    with h5py.File(path, "r") as f:
+        return {name: {k: text(v) for k, v in f["cases"][name].attrs.items()} for name in f["cases"]}
+
+
+def summary_ids(path):
+    with h5py.File(path, "r") as f:
+        return [text(r["case_id"]) for r in f["summary"][()]]
+
+
+def model_cost(a):
+    """plan_cost of runner/plan.c for a host case of this protocol."""
+    t = max(a["flop"] / 2e9, a["bytes"] / 5e9)
+    return 0.05 + max(min((1 + 3 + 1) * t, 0.2 + 2 * t), 0)
+
+
+class Sweep(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.yaml = os.path.join(cls.tmp, "sweep.yaml")
+        with open(cls.yaml, "w") as f:
+            f.write(SWEEP)
+        cls.single = os.path.join(cls.tmp, "single.h5")
+        p = run(cls.yaml, "-q", "-o", cls.single)
+        assert p.returncode == 0, p.stderr
+        cls.shards = []
+        for i in range(SHARDS):
+            out = os.path.join(cls.tmp, "shard%d.h5" % i)
+            p = run(cls.yaml, "-q", "--shard", "%d/%d" % (i, SHARDS), "-o", out)
+            assert p.returncode == 0, p.stderr
+            cls.shards.append(out)
+        cls.merged = os.path.join(cls.tmp, "merged.h5")
+        cls.merge = run("merge", cls.merged, *cls.shards)
+
+    def test_shares_are_disjoint_and_cover_the_plan(self):
+        seen = {}
+        for i, s in enumerate(self.shards):
+            for c in cases(s):
+                self.assertNotIn(c, seen, "case %s in shards %s and %d" % (c, seen.get(c), i))
+                seen[c] = i
+        self.assertEqual(set(seen), set(cases(self.single)))
+        self.assertEqual(len(seen), 32)
+
+    def test_shares_are_balanced_by_expected_cost(self):
+        costs = [sum(model_cost(a) for a in cases(s).values()) for s in self.shards]
+        largest = max(model_cost(a) for a in cases(self.single).values())
+        # Longest-first greedy: no share exceeds another by more than the largest case.
+        self.assertLessEqual(max(costs) - min(costs), largest + 1e-9, costs)
+        # And it is not a split by count: the big cases are spread out.
+        big = sorted(cases(self.single).values(), key=model_cost)[-SHARDS:]
+        owners = {i for i, s in enumerate(self.shards) for b in big if b["case_id"] in cases(s)}
+        self.assertEqual(owners, set(range(SHARDS)))
+
+    def test_a_dominant_case_gets_a_shard_to_itself(self):
+        # Seven small cases and one whose model cost exceeds any two of them: a split by count
+        # would give every shard two cases; by expected time the big one runs alone.
+        y = os.path.join(self.tmp, "lopsided.yaml")
+        with open(y, "w") as f:
+            f.write(SWEEP.replace("[8, 16, 24, 32, 48, 64, 96]", "[8, 12, 16, 20, 24, 28, 32, 384]")
+                    .replace("layout: {a: row, b: [row, col]}", "layout: {a: row, b: row}")
+                    .replace("  - {m: 33, n: 17, k: 45}\n", "").replace("  - host_naive\n", ""))
+        owner = None
+        counts = []
+        for i in range(SHARDS):
+            out = os.path.join(self.tmp, "lopsided%d.h5" % i)
+            p = run(y, "-q", "--shard", "%d/%d" % (i, SHARDS), "-o", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            got = cases(out)
+            counts.append(len(got))
+            if any(a["sizes"] == "m=384,n=384,k=384" for a in got.values()):
+                owner = i
+        self.assertEqual(sum(counts), 8)
+        self.assertEqual(counts[owner], 1, counts)
+
+    def test_shares_are_deterministic(self):
+        again = os.path.join(self.tmp, "shard2-again.h5")
+        p = run(self.yaml, "-q", "--shard", "2/%d" % SHARDS, "-o", again)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(set(cases(again)), set(cases(self.shards[2])))
+
+    def test_merged_cases_equal_a_single_run(self):
+        self.assertEqual(self.merge.returncode, 0, self.merge.stderr)
+        self.assertIn("32 cases of the experiment's 32", self.merge.stdout)
+        self.assertEqual(summary_ids(self.merged), summary_ids(self.single))  # plan order
+        one, merged = cases(self.single), cases(self.merged)
+        self.assertEqual(set(one), set(merged))
+        for c in one:
+            for k in ("canonical", "status", "params", "sizes", "layouts", "seed", "flop"):
+                self.assertEqual(merged[c][k], one[c][k], (c, k))
+
+    def test_merged_samples_are_the_shards_samples(self):
+        with h5py.File(self.merged, "r") as m:
+            rows = {text(r["case_id"]): r for r in m["summary"][()]}
+            for s in self.shards:
+                with h5py.File(s, "r") as f:
+                    for c in f["cases"]:
+                        np.testing.assert_array_equal(m["cases"][c]["time_ms"][()], f["cases"][c]["time_ms"][()])
+                        self.assertEqual(rows[c]["median_ms"], [r for r in f["summary"][()]
+                                                                if text(r["case_id"]) == c][0]["median_ms"])
+
+    def test_merged_file_keeps_each_shards_provenance(self):
+        with h5py.File(self.merged, "r") as f:
+            self.assertEqual(sorted(f["sessions"], key=int), [str(i) for i in range(SHARDS)])
+            for k in range(SHARDS):
+                s = f["sessions"][str(k)].attrs
+                self.assertEqual(text(s["shard"]), "%d/%d" % (k, SHARDS))
+                self.assertEqual(text(s["merged_from"]), self.shards[k])
+                self.assertIn("--shard %d/%d" % (k, SHARDS), text(s["argv"]))
+                self.assertIn("host", f["sessions"][str(k)]["env"].attrs)
+            for k, s in enumerate(self.shards):
+                for c in cases(s):
+                    self.assertEqual(f["cases"][c].attrs["session"], k)
+            self.assertEqual(text(f.attrs["merged_from"]).split("\n"), self.shards)
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.1")
+
+    def test_merge_refuses_different_experiments_unless_forced(self):
+        other_yaml = os.path.join(self.tmp, "other.yaml")
+        with open(other_yaml, "w") as f:
+            f.write(SWEEP.replace("seed: 11", "seed: 12"))
+        other = os.path.join(self.tmp, "other.h5")
+        self.assertEqual(run(other_yaml, "-q", "--shard", "0/8", "-o", other).returncode, 0)
+        out = os.path.join(self.tmp, "mixed.h5")
+        p = run("merge", out, self.shards[0], other)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("a different experiment", p.stderr)
+        self.assertIn(other, p.stderr)
+        self.assertFalse(os.path.exists(out))
+        p = run("merge", out, "--force", self.shards[0], other)
+        self.assertIn(p.returncode, (0, 1), p.stderr)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f.attrs["merge_forced"], 1)
+            shas = {text(f["sessions"][k].attrs["config_sha256"]) for k in f["sessions"]}
+            self.assertEqual(len(shas), 2)
+
+    def test_merge_refuses_overlaps_and_reports_missing_cases(self):
+        out = os.path.join(self.tmp, "overlap.h5")
+        p = run("merge", out, self.shards[0], self.single)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("the inputs overlap", p.stderr)
+        self.assertFalse(os.path.exists(out))
+        part = os.path.join(self.tmp, "part.h5")
+        p = run("merge", part, *self.shards[:3])
+        self.assertEqual(p.returncode, 1)
+        n = len(cases(self.shards[3]))
+        self.assertIn("%d cases of the experiment are in none of the files" % n, p.stderr)
+        self.assertEqual(len(cases(part)), 32 - n)
+        self.assertEqual(run("merge", part, *self.shards).returncode, 2)  # never overwritten
+
+    def test_resume_skips_what_the_file_holds(self):
+        out = os.path.join(self.tmp, "resume.h5")
+        self.assertEqual(run(self.yaml, "-q", "--shard", "1/4", "-o", out).returncode, 0)
+        before = cases(out)
+        p = run(self.yaml, "--resume", "--shard", "1/4", "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("%d of these %d cases are already in" % (len(before), len(before)), p.stderr)
+        self.assertEqual(cases(out), before)
+        # The rest of the plan, resumed into the same file: every case, two sessions.
+        p = run(self.yaml, "-q", "--resume", "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(set(cases(out)), set(cases(self.single)))
+        with h5py.File(out, "r") as f:
+            self.assertEqual(sorted(f["sessions"]), ["0", "1", "2"])
+            self.assertEqual(f["sessions/2"].attrs["resumed"], 1)
+            later = {c for c in f["cases"] if f["cases"][c].attrs["session"] == 2}
+        self.assertEqual(later, set(cases(self.single)) - set(before))
+
+    def test_resume_refuses_another_experiment_and_needs_a_file(self):
+        other_yaml = os.path.join(self.tmp, "other2.yaml")
+        with open(other_yaml, "w") as f:
+            f.write(SWEEP.replace("seed: 11", "seed: 13"))
+        p = run(other_yaml, "--resume", "-o", self.shards[0])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("was written by a different experiment", p.stderr)
+        p = run(self.yaml, "--resume")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--resume continues a file", p.stderr)
+
+    def test_bad_shard_arguments(self):
+        for bad in ("4/4", "-1/4", "1/0", "a/b", "1/4x"):
+            p = run(self.yaml, "--shard", bad, "-o", os.path.join(self.tmp, "bad.h5"))
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn("--shard takes I/N", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

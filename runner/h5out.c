@@ -17,7 +17,10 @@
 #define H5_CHECK(call)                                                                                     \
     do {                                                                                                   \
         if ((call) < 0) {                                                                                  \
-            tl_err_set(e, "%s: HDF5 call failed at %s:%d: %s", where, __FILE__, __LINE__, #call);          \
+            char why_[512];                                                                                \
+            h5_last_error(why_, sizeof why_);                                                              \
+            tl_err_set(e, "%s: HDF5 call failed at %s:%d: %s%s%s", where, __FILE__, __LINE__, #call,       \
+                       why_[0] ? ": " : "", why_);                                                         \
             goto fail;                                                                                     \
         }                                                                                                  \
     } while (0)
@@ -326,6 +329,17 @@ static int exchange(h5out *o, int *gone, tl_err *e)
     return h5_fsync_dir_of(o->path, e);
 }
 
+/* 1 when another process has the shadow open (it was `path` until the last swap, and a reader,
+ * e.g. analysis, opened it then): HDF5 holds a shared flock on a file it has open. */
+static int shadow_in_use(const h5out *o)
+{
+    int fd = open(o->shadow, O_RDONLY | O_CLOEXEC), busy = 0;
+    if (fd < 0) return 1; /* missing or unreadable: make it again */
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) busy = errno == EWOULDBLOCK;
+    close(fd); /* drops the lock */
+    return busy;
+}
+
 /* Brings the shadow up to date (this run's session, every case, totals), then makes it `path`.
  * On failure path is as it was, and the shadow is made again from it by the next commit. */
 static int commit(h5out *o, tl_err *e)
@@ -333,13 +347,21 @@ static int commit(h5out *o, tl_err *e)
     const char *where = o->shadow;
     h5out_copy *c = &o->at_shadow;
     int gone = 0;
+    if (c->ncases >= 0 && shadow_in_use(o)) c->ncases = -1;
     if (c->ncases < 0) {
-        if (h5_copy_file(o->path, o->shadow, e)) return -1;
+        /* A fresh inode: whoever still reads the old one keeps reading what it was. */
+        if (h5_copy_file(o->path, o->fresh, e)) return -1;
+        if (rename(o->fresh, o->shadow) < 0) {
+            tl_err_set(e, "%s: cannot rename %s: %s", o->shadow, o->fresh, strerror(errno));
+            return -1;
+        }
         *c = o->at_path;
     }
-    hid_t f = H5Fopen(o->shadow, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t f = H5Fopen(o->shadow, H5F_ACC_RDWR, o->fapl);
     if (f < 0) {
-        tl_err_set(e, "%s: cannot open the working copy of %s", o->shadow, o->path);
+        char why[512];
+        h5_last_error(why, sizeof why);
+        tl_err_set(e, "%s: cannot open the working copy of %s: %s", o->shadow, o->path, why);
         c->ncases = -1;
         return -1;
     }
@@ -359,8 +381,9 @@ static int commit(h5out *o, tl_err *e)
         H5_CHECK(h5_attr_f64(f, "wall_s", o->prior_wall_s + o->wall_s));
         H5_CHECK(h5_attr_f64(f, "timed_s", o->prior_timed_s + o->timed_s));
     }
-    H5_CHECK(H5Fclose(f));
-    f = -1;
+    herr_t closed = h5_fclose(f);
+    f = -1; /* closed even when it failed: never closed twice */
+    H5_CHECK(closed);
     crash_point("shadow_closed");
     if (h5_fsync_path(o->shadow, e) || exchange(o, &gone, e)) goto fail;
     h5out_copy now = {o->nresults, 1, o->finished};
@@ -429,17 +452,19 @@ static int take_lock(h5out *o, tl_err *e)
  * that path appears complete or not at all, and an existing file is never replaced. */
 static int create_new(h5out *o, tl_err *e)
 {
-    const char *where = o->shadow;
-    char *fresh = sibling(o->path, ".new");
+    const char *where = o->shadow, *fresh = o->fresh;
     int rc = -1;
-    hid_t f = H5Fcreate(o->shadow, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t f = H5Fcreate(o->shadow, H5F_ACC_TRUNC, H5P_DEFAULT, o->fapl);
     if (f < 0) {
-        tl_err_set(e, "%s: cannot create the result file (the folder is missing or not writable)", o->path);
+        char why[512];
+        h5_last_error(why, sizeof why);
+        tl_err_set(e, "%s: cannot create the result file: %s", o->path, why);
         goto out;
     }
     if (write_header(o, f, e)) goto fail;
-    H5_CHECK(H5Fclose(f));
-    f = -1;
+    herr_t closed = h5_fclose(f);
+    f = -1; /* closed even when it failed: never closed twice */
+    H5_CHECK(closed);
     if (h5_fsync_path(o->shadow, e) || h5_copy_file(o->shadow, fresh, e)) goto out;
     if (link(fresh, o->path) < 0) {
         int err = errno;
@@ -463,14 +488,13 @@ fail:
     if (f >= 0) H5Fclose(f);
 out:
     unlink(fresh);
-    free(fresh);
     return rc;
 }
 
 /* Counts /sessions/<k> and reads the totals of a file being resumed. */
 static int check_resumable(h5out *o, h5out_existing *have, tl_err *e)
 {
-    hid_t f = H5Fopen(o->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t f = H5Fopen(o->path, H5F_ACC_RDONLY, o->fapl);
     if (f < 0) {
         tl_err_set(e, "%s: cannot open it to resume", o->path);
         return -1;
@@ -498,8 +522,10 @@ int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_inf
     memset(o, 0, sizeof *o);
     memset(have, 0, sizeof *have);
     o->lock_fd = -1;
+    o->fapl = -1;
     o->path = tl_xstrdup(path);
     o->shadow = sibling(path, ".shadow");
+    o->fresh = sibling(path, ".new");
     o->lock_path = sibling(path, ".lock");
     o->x = x;
     o->env = env;
@@ -508,7 +534,14 @@ int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_inf
     o->s.rerun_of = s->rerun_of ? tl_xstrdup(s->rerun_of) : NULL;
     tl_utc_stamp(o->created_utc, 1);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our own messages, not HDF5's stack dumps */
+    /* Our own lock (lock_path) guards the writer; HDF5's flock would make a reader of path fail
+     * the writer's next commit. */
+    if ((o->fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_file_locking(o->fapl, 0, 1) < 0) {
+        tl_err_set(e, "%s: cannot set up HDF5 file access", path);
+        goto fail;
+    }
     if (take_lock(o, e)) goto fail;
+    unlink(o->fresh); /* left by a run killed while creating the file */
     if (stat(path, &st) != 0) {
         if (create_new(o, e)) goto fail;
         return 0;
@@ -539,10 +572,12 @@ void h5out_close(h5out *o)
         unlink(o->lock_path);
         close(o->lock_fd);
     }
-    free(o->path), free(o->shadow), free(o->lock_path), free(o->results);
+    if (o->fapl >= 0) H5Pclose(o->fapl);
+    free(o->path), free(o->shadow), free(o->fresh), free(o->lock_path), free(o->results);
     free((char *)o->s.argv_text), free((char *)o->s.shard), free((char *)o->s.rerun_of);
     memset(o, 0, sizeof *o);
     o->lock_fd = -1;
+    o->fapl = -1;
 }
 
 /* ---- reading back --------------------------------------------------------------------------- */

@@ -5,7 +5,8 @@
  * the first in one atomic rename (RENAME_EXCHANGE). The old copy becomes the next shadow and
  * catches up by the cases it lacks, so each case is written twice, never the whole file again.
  * A kill -9 at any moment leaves `path` holding every case committed before it; the shadow (and the
- * lock file .NAME.lock) may be left behind, and `--resume` starts from `path` again. */
+ * lock file .NAME.lock) may be left behind, and `--resume` starts from `path` again. A reader
+ * that still has an old `path` open is never written under: the shadow is then made afresh. */
 #ifndef TILELAB_H5OUT_H
 #define TILELAB_H5OUT_H
 
@@ -39,6 +40,8 @@ typedef struct {
 typedef struct {
     char *path;      /* the result file */
     char *shadow;    /* the copy being written */
+    char *fresh;     /* where a new copy is made before it is renamed into place */
+    hid_t fapl;      /* file access: no HDF5 flock (lock_path is the writer's lock) */
     char *lock_path; /* held (flock) while this run writes */
     int lock_fd;
     h5out_copy at_path, at_shadow;

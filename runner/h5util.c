@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,47 @@ int h5_schema_ok(const char *schema)
     for (const char *p = schema + 10; *p; p++)
         if (*p < '0' || *p > '9') return 0;
     return 1;
+}
+
+typedef struct {
+    char *buf;
+    size_t n;
+    int have_errno; /* buf holds a system error */
+} last_error;
+
+static herr_t take_error(unsigned k, const H5E_error2_t *err, void *data)
+{
+    last_error *l = data;
+    (void)k;
+    if (!err->desc || !err->desc[0] || l->have_errno) return 0;
+    /* From the innermost frame out: the first with a system error (errno = ..., error message =
+     * '...'), else the innermost with any description. */
+    const char *m = strstr(err->desc, "error message = '");
+    if (m) {
+        m += strlen("error message = '");
+        snprintf(l->buf, l->n, "%.*s", (int)strcspn(m, "'"), m);
+        l->have_errno = 1;
+    } else if (!l->buf[0]) {
+        snprintf(l->buf, l->n, "%s", err->desc);
+    }
+    return 0;
+}
+
+void h5_last_error(char *buf, size_t n)
+{
+    last_error l = {buf, n, 0};
+    buf[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, take_error, &l);
+    H5Eclear2(H5E_DEFAULT);
+}
+
+int h5_close_failed;
+
+herr_t h5_fclose(hid_t f)
+{
+    herr_t rc = H5Fclose(f);
+    if (rc < 0) h5_close_failed = 1;
+    return rc;
 }
 
 hid_t h5_str_type(void)

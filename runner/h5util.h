@@ -13,6 +13,15 @@
 /* 1 when schema names a version this runner reads. */
 int h5_schema_ok(const char *schema);
 
+/* The innermost message of HDF5's error stack (e.g. the system error behind a failed write), or "";
+ * clears the stack. */
+void h5_last_error(char *buf, size_t n);
+
+/* H5Fclose, remembering a failure: HDF5 1.10 then crashes in its own atexit clean-up (it tries to
+ * close that file again), so main leaves with _exit once the file on disk is safe. */
+herr_t h5_fclose(hid_t f);
+extern int h5_close_failed;
+
 /* Variable-length UTF-8 string type; -1 on failure. */
 hid_t h5_str_type(void);
 /* Scalar attributes, created or replaced. */

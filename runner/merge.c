@@ -14,7 +14,10 @@
 #define H5_CHECK(call)                                                                                     \
     do {                                                                                                   \
         if ((call) < 0) {                                                                                  \
-            tl_err_set(e, "%s: HDF5 call failed at %s:%d: %s", where, __FILE__, __LINE__, #call);          \
+            char why_[512];                                                                                \
+            h5_last_error(why_, sizeof why_);                                                              \
+            tl_err_set(e, "%s: HDF5 call failed at %s:%d: %s%s%s", where, __FILE__, __LINE__, #call,       \
+                       why_[0] ? ": " : "", why_);                                                         \
             goto fail;                                                                                     \
         }                                                                                                  \
     } while (0)
@@ -210,7 +213,9 @@ static int write_merged(const char *tmp, input *ins, int n, placed *cases, int n
     H5Sclose(space);
     free(rows);
     tl_buf_free(&from);
-    H5_CHECK(H5Fclose(f));
+    herr_t closed = h5_fclose(f);
+    f = -1; /* closed even when it failed: never closed twice */
+    H5_CHECK(closed);
     return h5_fsync_path(tmp, e);
 fail:
     if (d >= 0) H5Dclose(d);

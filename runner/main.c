@@ -19,6 +19,7 @@
 #include "runner/h5out.h"
 #include "runner/h5util.h"
 #include "runner/merge.h"
+#include "runner/submit.h"
 #include "runner/plan.h"
 #include "runner/report.h"
 
@@ -33,6 +34,13 @@ static const char usage[] =
     "                                           one file with the union of the cases (shards of one\n"
     "                                           sweep); refuses files of different experiments\n"
     "                                           unless --force; exit 1 if cases are missing or failed\n"
+    "  runner submit EXPERIMENT.yaml --shards N [--partition P] [--gres gpu:1] [--time T]\n"
+    "                [--account A] [--max-parallel K] [-o OUT.h5] [--runner PATH] [--dry-run]\n"
+    "                                           a Slurm job array (one task per shard, each resuming\n"
+    "                                           its own file) and a merge job after it (afterok);\n"
+    "                                           writes OUT.sweep/ (scripts, logs, shards) and prints\n"
+    "                                           the job ids; --dry-run prints the scripts only.\n"
+    "                                           After a failure, sh OUT.sweep/submit.sh resumes\n"
     "  runner validate EXPERIMENT.yaml...       check configs and print case counts; runs nothing\n"
     "  runner list [OP]                         ops, variants, params, defaults and constraints\n"
     "  runner compile EXPERIMENT.yaml... [--arch sm_90] [-j N]\n"
@@ -553,6 +561,110 @@ static int cmd_rerun(int argc, char **argv, int full_argc, char **full_argv)
     return rc;
 }
 
+/* ---- submit ------------------------------------------------------------------------------ */
+
+/* An absolute version of a user path (relative to where the user stands). */
+static char *absolute(const char *path)
+{
+    char *p = tl_user_path(path), cwd[4096];
+    if (p[0] == '/' || !getcwd(cwd, sizeof cwd)) return p;
+    char *a = tl_xasprintf("%s/%s", cwd, p);
+    free(p);
+    return a;
+}
+
+/* Values that go into #SBATCH lines: no spaces, quotes or newlines. */
+static int slurm_value_ok(const char *opt, const char *v)
+{
+    if (v[0] && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.,:=/+-") == strlen(v)) return 1;
+    fprintf(stderr, "runner submit: %s '%s': letters, digits and _.,:=/+- only\n", opt, v);
+    return 0;
+}
+
+static int cmd_submit(int argc, char **argv)
+{
+    submit_opts so = {0};
+    const char *yaml = NULL, *output = NULL, *results_dir = "results", *runner = NULL;
+    int rc = TL_EXIT_BAD_INPUT;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--dry-run")) so.dry_run = 1;
+        else if (a[0] != '-') {
+            if (yaml) {
+                fprintf(stderr, "runner submit: one experiment per sweep (got '%s' and '%s')\n", yaml, a);
+                return rc;
+            }
+            yaml = a;
+        } else if (!v) {
+            fprintf(stderr, "runner submit: unknown or incomplete option '%s' (see runner --help)\n", a);
+            return rc;
+        } else if (!strcmp(a, "--shards")) so.shards = atoi(argv[++i]);
+        else if (!strcmp(a, "--max-parallel")) so.max_parallel = atoi(argv[++i]);
+        else if (!strcmp(a, "--partition")) so.partition = argv[++i];
+        else if (!strcmp(a, "--gres")) so.gres = argv[++i];
+        else if (!strcmp(a, "--time")) so.time = argv[++i];
+        else if (!strcmp(a, "--account")) so.account = argv[++i];
+        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) output = argv[++i];
+        else if (!strcmp(a, "--results-dir")) results_dir = argv[++i];
+        else if (!strcmp(a, "--runner")) runner = argv[++i];
+        else {
+            fprintf(stderr, "runner submit: unknown option '%s' (see runner --help)\n", a);
+            return rc;
+        }
+    }
+    if (!yaml || so.shards < 1 || so.shards > 100000 || so.max_parallel < 0) {
+        fprintf(stderr, "runner submit: usage: submit EXPERIMENT.yaml --shards N (1..100000) [--max-parallel K] ...\n");
+        return rc;
+    }
+    if ((so.partition && !slurm_value_ok("--partition", so.partition)) || (so.gres && !slurm_value_ok("--gres", so.gres)) ||
+        (so.time && !slurm_value_ok("--time", so.time)) || (so.account && !slurm_value_ok("--account", so.account)))
+        return rc;
+    tl_experiment x;
+    tl_plan p = {0};
+    tl_err e;
+    plan_limits lim = {0, 0};
+    char *path = tl_user_path(yaml), *out = NULL, *dir = NULL, *self = NULL;
+    if (config_load(path, &x, &e) || plan_expand(&x, &lim, &p, &e)) {
+        fprintf(stderr, "%s\n", e.msg);
+        goto done;
+    }
+    if (so.shards > p.ncases)
+        fprintf(stderr, "runner submit: warning: %d shards for %d cases: %d shards will have nothing to run\n",
+                so.shards, p.ncases, so.shards - p.ncases);
+    if (output) {
+        out = absolute(output);
+    } else {
+        char stamp[32], *rd = absolute(results_dir);
+        tl_utc_stamp(stamp, 0);
+        out = tl_xasprintf("%s/%s-%s.h5", rd, x.name, stamp);
+        free(rd);
+    }
+    size_t n = strlen(out);
+    dir = n > 3 && !strcmp(out + n - 3, ".h5") ? tl_xasprintf("%.*s.sweep", (int)(n - 3), out) : tl_xasprintf("%s.sweep", out);
+    self = runner ? absolute(runner) : realpath("/proc/self/exe", NULL);
+    if (!self) {
+        fprintf(stderr, "runner submit: cannot find this runner's path; give it with --runner\n");
+        goto done;
+    }
+    struct stat st;
+    if (!so.dry_run && stat(out, &st) == 0) {
+        fprintf(stderr, "runner submit: %s exists; result files are never overwritten (choose another -o)\n", out);
+        goto done;
+    }
+    so.runner = self, so.output = out, so.dir = dir;
+    if (submit_sweep(&x, &so, &e)) {
+        fprintf(stderr, "runner submit: %s\n", e.msg);
+        rc = TL_EXIT_FAILED;
+        goto done;
+    }
+    rc = TL_EXIT_OK;
+done:
+    plan_free(&p);
+    config_free(&x);
+    free(path), free(out), free(dir), free(self);
+    return rc;
+}
+
 /* ---- merge ------------------------------------------------------------------------------ */
 
 static int cmd_merge(int argc, char **argv, int full_argc, char **full_argv)
@@ -635,5 +747,6 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2, argc, argv);
     if (!strcmp(cmd, "rerun")) return cmd_rerun(argc - 2, argv + 2, argc, argv);
     if (!strcmp(cmd, "merge")) return cmd_merge(argc - 2, argv + 2, argc, argv);
+    if (!strcmp(cmd, "submit")) return cmd_submit(argc - 2, argv + 2);
     return cmd_run(argc - 1, argv + 1, argc, argv);
 }

@@ -217,6 +217,33 @@ class Sweep(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("--resume continues a file", p.stderr)
 
+    def test_submit_dry_run_prints_the_scripts_and_writes_nothing(self):
+        out = os.path.join(self.tmp, "sub", "x.h5")
+        p = run("submit", self.yaml, "--shards", "4", "--partition", "gpu", "--gres", "gpu:1", "--time", "02:00:00",
+                "--account", "proj-7", "--max-parallel", "2", "-o", out, "--dry-run")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for line in ("#SBATCH --array=0-3%2", "#SBATCH --gres=gpu:1", "#SBATCH --partition=gpu",
+                     "#SBATCH --time=02:00:00", "#SBATCH --account=proj-7", "SLURM_ARRAY_TASK_ID",
+                     "SLURM_ARRAY_TASK_COUNT", "--dependency=afterok:$array merge.sbatch",
+                     "#SBATCH --kill-on-invalid-dep=yes", "--shard \"$i/$shards\" --resume -o",
+                     "merge '%s'" % out, "'%s/shard-3.h5'" % out.replace(".h5", ".sweep")):
+            self.assertIn(line, p.stdout)
+        self.assertFalse(os.path.exists(os.path.dirname(out)))
+
+    def test_submit_refuses_bad_values(self):
+        for args, msg in ((["--shards", "0"], "submit EXPERIMENT.yaml --shards N"),
+                          (["--shards", "2", "--partition", "gpu\n#SBATCH --x"], "letters, digits"),
+                          (["--shards", "2", "--time", "1 h"], "letters, digits")):
+            p = run("submit", self.yaml, *args, "--dry-run")
+            self.assertEqual(p.returncode, 2, args)
+            self.assertIn(msg, p.stderr)
+        bad = os.path.join(self.tmp, "bad.yaml")
+        with open(bad, "w") as f:
+            f.write(SWEEP.replace("seed: 11", "seed: eleven"))
+        p = run("submit", bad, "--shards", "2", "--dry-run")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("bad.yaml:3:", p.stderr)
+
     def test_bad_shard_arguments(self):
         for bad in ("4/4", "-1/4", "1/0", "a/b", "1/4x"):
             p = run(self.yaml, "--shard", bad, "-o", os.path.join(self.tmp, "bad.h5"))

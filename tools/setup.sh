@@ -11,6 +11,8 @@ packages=(
   gcc libc6-dev                           # the C toolchain
   libyaml-dev libhdf5-dev libssl-dev      # runner: config, result files, SHA-256
   python3 python3-h5py python3-numpy python3-pandas python3-matplotlib python3-scipy  # tests, analysis
+  slurm-wlm munge                         # the Slurm test: a real single-node Slurm on localhost
+  clang libclang-rt-14-dev                # the config fuzzer (libFuzzer)
 )
 
 missing=()
@@ -23,8 +25,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get -o DPkg::Lock::Timeout=300 update -qq
+  # Daemons (munge, slurmctld, slurmd) must not start on install: the Slurm test starts its own.
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+    trap '$sudo rm -f "$policy"' EXIT
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
+  [ -z "$policy" ] || $sudo rm -f "$policy"
 fi
 
 cuda=/usr/local/cuda

@@ -675,6 +675,7 @@ int config_parse(const char *path, const char *text, size_t len, tl_experiment *
 
     if (!yaml_parser_initialize(&parser)) {
         tl_err_set(e, "%s: libyaml could not initialise its parser", path);
+        config_free(x);
         return -1;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -694,6 +695,7 @@ int config_parse(const char *path, const char *text, size_t len, tl_experiment *
 out:
     if (have_doc) yaml_document_delete(&c.doc);
     yaml_parser_delete(&parser);
+    if (rc) config_free(x); /* nothing half-made is handed back */
     return rc;
 }
 

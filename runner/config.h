@@ -51,7 +51,8 @@ typedef struct {
 
 extern const char *const cfg_verify_names[]; /* indexed by cfg_verify */
 
-/* Loads and validates path. Returns 0, or -1 with e naming file:line:col. */
+/* Loads and validates path. Returns 0, or -1 with e naming file:line:col (and x zeroed: config_free
+ * of it is harmless). */
 int config_load(const char *path, tl_experiment *x, tl_err *e);
 /* Same, from text in memory (path is only used in messages). */
 int config_parse(const char *path, const char *text, size_t len, tl_experiment *x, tl_err *e);

@@ -256,6 +256,10 @@ static const reg_variant copy_variants[] = {
     {.name = "host_memcpy", .summary = "C memcpy (host target)", .kind = REG_HOST, .run = host_memcpy_run},
     {.name = "host_wrong_for_tests", .summary = "leaves the last float unwritten: verification must fail",
      .kind = REG_HOST, .run = host_skip_last_run, .test_only = 1},
+    {.name = "fault_for_tests", .summary = "stores to an illegal address: the CUDA context is lost (fault tests)",
+     .kind = REG_NVRTC, .source = "copy/99_fault_for_tests.cu", .entry = "copy_fault_for_tests",
+     .params = plain_params, .nparams = 2, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check,
+     .geometry = plain_geometry, .test_only = 1},
 };
 
 static const char *const copy_axes[] = {"n"};

@@ -216,12 +216,19 @@ static void reduce_problem_free(reg_problem *p)
     free(p);
 }
 
-/* The inputs rounded to half (to nearest even, by the compiler's _Float16), as floats and as bits. */
+/* clang before 15 has no _Float16 on x86 (the fuzz build); its __fp16 converts the same way. */
+#if defined(__clang__) && __clang_major__ < 15
+typedef __fp16 host_half;
+#else
+typedef _Float16 host_half;
+#endif
+
+/* The inputs rounded to half (to nearest even, by the compiler's half type), as floats and as bits. */
 static uint16_t *to_half(float *x, long long n)
 {
     uint16_t *bits = tl_xmalloc((size_t)n * sizeof *bits);
     for (long long i = 0; i < n; i++) {
-        _Float16 h = (_Float16)x[i];
+        host_half h = (host_half)x[i];
         x[i] = (float)h;
         memcpy(&bits[i], &h, sizeof h);
     }

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""GPU check for sweeps (Bazel tag gpu; also runs from the portable bundle):
+
+1. A kernel that faults (copy/fault_for_tests stores to an illegal address) in the middle of a sweep:
+   the case is recorded as an error with the CUDA message, the runner re-executes itself with
+   --resume (a new CUDA context), and the cases after it run and verify. Exit code 1 (a case failed).
+2. A GPU sweep in 3 shards, merged: the merged file's cases equal a single run's, every case ok.
+
+usage: gpu_fault_check.py [RUNNER] [--out DIR]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+
+FAULT = """name: fault
+op: copy
+seed: 3
+sizes: {n: [1048576]}
+variants:
+  - coalesced
+  - fault_for_tests
+  - vec4
+  - memcpy
+  - name: strided
+    params: {S: [2, 4]}
+measure: {warmup: 2, min_reps: 10, max_reps: 20, max_time_s: 0.5}
+"""
+SWEEP = """name: gpu_sweep
+op: sgemm
+seed: 5
+sizes: {mnk: [256, 512, 1024]}
+layout: {a: row, b: [row, col]}
+variants:
+  - naive
+  - name: smem_tile
+    params: {BLOCKSIZE: [16, 32]}
+  - hopper
+  - cublas
+measure: {warmup: 2, min_reps: 10, max_reps: 30, max_time_s: 0.5}
+"""
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def cases(path):
+    with h5py.File(path, "r") as f:
+        return {c: {k: text(v) for k, v in f["cases"][c].attrs.items() if isinstance(v, (str, bytes, int))}
+                for c in f["cases"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("runner", nargs="?", default=os.path.join("runner", "runner"))
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    out = a.out or tempfile.mkdtemp()
+    os.makedirs(out, exist_ok=True)
+    bad = []
+
+    def check(ok, what):
+        print(("ok    " if ok else "FAIL  ") + what)
+        if not ok:
+            bad.append(what)
+
+    # 1. The faulting kernel.
+    y = os.path.join(out, "fault.yaml")
+    with open(y, "w") as f:
+        f.write(FAULT)
+    h5 = os.path.join(out, "fault.h5")
+    p = subprocess.run([a.runner, y, "-o", h5], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    print(p.stderr[-4000:])
+    print(p.stdout)
+    check(p.returncode == 1, "exit code 1 after a faulting case (got %d)" % p.returncode)
+    check("the CUDA context is lost; starting again with --resume" in p.stderr, "the runner re-executed itself")
+    got = cases(h5)
+    by_variant = {(c["variant"], c["params"]): c for c in got.values()}
+    check(len(got) == 6, "all 6 cases are in the file (%d)" % len(got))
+    fault = by_variant.get(("fault_for_tests", "BLOCK=256,GRID=0"))
+    fault = fault or next((c for c in got.values() if c["variant"] == "fault_for_tests"), None)
+    check(fault is not None and fault["status"] == "error", "the faulting case is an error")
+    if fault:
+        print("  reason: " + fault["reason"])
+        check("illegal" in fault["reason"] and "CUDA context is lost" in fault["reason"],
+              "its reason has the CUDA message")
+    others = [c for c in got.values() if c["variant"] != "fault_for_tests"]
+    check(all(c["status"] == "ok" for c in others), "every other case verified: %s"
+          % sorted((c["variant"], c["params"], c["status"]) for c in others))
+    with h5py.File(h5, "r") as f:
+        sessions = sorted(f["sessions"], key=int)
+        check(len(sessions) == 2, "two sessions (the first, then the re-executed one): %s" % sessions)
+        after = {text(f["cases"][c].attrs["variant"]) for c in f["cases"] if f["cases"][c].attrs["session"] == 1}
+        check(after == {"vec4", "memcpy", "strided"}, "the cases after the fault ran in the new process: %s"
+              % sorted(after))
+
+    # 2. Shards on the GPU, merged.
+    y = os.path.join(out, "gpu_sweep.yaml")
+    with open(y, "w") as f:
+        f.write(SWEEP)
+    single = os.path.join(out, "single.h5")
+    p = subprocess.run([a.runner, y, "-q", "-o", single], capture_output=True, text=True)
+    check(p.returncode == 0, "single run of the sweep: exit %d %s" % (p.returncode, p.stderr[-500:]))
+    shards = []
+    for i in range(3):
+        s = os.path.join(out, "shard%d.h5" % i)
+        p = subprocess.run([a.runner, y, "-q", "--shard", "%d/3" % i, "-o", s], capture_output=True, text=True)
+        check(p.returncode == 0, "shard %d/3: exit %d %s" % (i, p.returncode, p.stderr[-500:]))
+        shards.append(s)
+    merged = os.path.join(out, "merged.h5")
+    p = subprocess.run([a.runner, "merge", merged, *shards], capture_output=True, text=True)
+    print(p.stdout + p.stderr)
+    check(p.returncode == 0, "merge: exit %d" % p.returncode)
+    m, s1 = cases(merged), cases(single)
+    check(set(m) == set(s1), "merged cases equal the single run's (%d, %d)" % (len(m), len(s1)))
+    check(all(c["status"] == "ok" for c in m.values()), "every merged case ok")
+    print("GPU FAULT CHECK " + ("PASSED" if not bad else "FAILED: " + "; ".join(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -60,6 +60,12 @@ def _read_cases(path):
     with h5py.File(path, "r") as f:
         _check_schema(path, f)
         device = _text(f["env"].attrs.get("device_name", "")) if "env" in f else ""
+        # tilelab/1.1: each case names its session, whose env says where it ran (a merged sweep may
+        # span several machines).
+        sessions = {}
+        for k, g in (f["sessions"].items() if "sessions" in f else []):
+            env = g["env"].attrs if "env" in g else {}
+            sessions[int(k)] = (_text(env.get("device_name", "")) or "host", _text(env.get("host", "")))
         # Run order, from /summary; cases without a row (a run cut short) after them.
         order = [_text(c) for c in f["summary"]["case_id"][()]] if "summary" in f else []
         names = [n for n in order if n in f["cases"]] + sorted(set(f["cases"]) - set(order))
@@ -67,7 +73,7 @@ def _read_cases(path):
             g = f["cases"][name]
             a = {k: _text(v) for k, v in g.attrs.items()}
             a["file"] = path
-            a["device"] = device or "host"
+            a["device"], a["host"] = sessions.get(a.get("session"), (device or "host", ""))
             a["samples"] = g["time_ms"][()] if "time_ms" in g else np.zeros(0)
             for t in TELEMETRY:
                 a[t + "_samples"] = g[t][()] if t in g else None
@@ -77,7 +83,7 @@ def _read_cases(path):
 
 def load(paths):
     """One row per case of one file or several. Columns: the case attributes of the schema
-    (results/README.md), plus file, device, samples (time_ms as a numpy array), the telemetry samples
+    (results/README.md), plus file, device and host (of the case's session), samples (time_ms as a numpy array), the telemetry samples
     (<name>_samples, None without NVML), reps, median_ms, mean_ms, q1_ms, q3_ms, iqr_ms, min_ms,
     max_ms, gflops, gbs (from the median), and the metrics of metrics.add_metrics."""
     from .metrics import add_metrics

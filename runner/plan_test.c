@@ -196,6 +196,44 @@ static int check_duplicates_rejected(void)
     return 3;
 }
 
+/* Shards: disjoint, covering, balanced by the cost model (no share above another by more than the
+ * largest case), independent of anything but the plan; bad I/N refused. */
+static int check_shards(void)
+{
+    static const char *yaml =
+        "name: t\nop: sgemm\nseed: 5\n"
+        "sizes: {mnk: [64, 256, 1024, 4096, 8192]}\n"
+        "layout: {a: [row, col], b: [row, col]}\n"
+        "variants: [naive, cublas, {name: smem_tile, params: {BLOCKSIZE: [8, 16, 32]}}, host_ikj]\n";
+    tl_experiment x;
+    tl_plan p;
+    if (load(yaml, &x, &p, 0)) return 1;
+    enum { N = 7 };
+    unsigned char *mine = calloc((size_t)p.ncases, N), *again = calloc((size_t)p.ncases, 1);
+    double load_of[N] = {0}, largest = 0;
+    for (int s = 0; s < N; s++) CHECK(plan_shard(&p, s, N, mine + (size_t)s * p.ncases) == 0, "shard %d", s);
+    for (int i = 0; i < p.ncases; i++) {
+        int owners = 0;
+        for (int s = 0; s < N; s++)
+            if (mine[(size_t)s * p.ncases + i]) owners++, load_of[s] += plan_cost(&p.cases[i]);
+        CHECK(owners == 1, "case %d has %d shards", i, owners);
+        if (plan_cost(&p.cases[i]) > largest) largest = plan_cost(&p.cases[i]);
+    }
+    double lo = load_of[0], hi = load_of[0];
+    for (int s = 1; s < N; s++) lo = load_of[s] < lo ? load_of[s] : lo, hi = load_of[s] > hi ? load_of[s] : hi;
+    CHECK(hi - lo <= largest, "loads %.3f .. %.3f, largest case %.3f", lo, hi, largest);
+    /* 8192^3 costs far more than 64^3: the model is not a count. */
+    CHECK(plan_cost(&p.cases[p.ncases - 2]) > 10 * plan_cost(&p.cases[0]), "costs %g %g",
+          plan_cost(&p.cases[p.ncases - 2]), plan_cost(&p.cases[0]));
+    CHECK(plan_shard(&p, 3, N, again) == 0 && !memcmp(again, mine + 3 * (size_t)p.ncases, (size_t)p.ncases),
+          "shard 3 again differs");
+    CHECK(plan_shard(&p, N, N, again) == -1 && plan_shard(&p, -1, N, again) == -1 && plan_shard(&p, 0, 0, again) == -1,
+          "bad I/N accepted");
+    free(mine), free(again);
+    unload(&x, &p);
+    return 1;
+}
+
 int main(void)
 {
     int total = 0;
@@ -205,5 +243,6 @@ int main(void)
     total += check_memory_and_overflow();
     total += check_duplicates_rejected();
     total += check_tile_constraints();
+    total += check_shards();
     return TEST_REPORT(total);
 }

@@ -18,10 +18,12 @@ cp fuzz/corpus/* experiments/*.yaml "$work/corpus/"
 echo "fuzz: $secs s, $jobs job(s), corpus and crashes in $work"
 cd "$work"
 rc=0
+parallel=()
+[ "$jobs" -le 1 ] || parallel=(-jobs="$jobs" -workers="$jobs")  # then each job logs to fuzz-<j>.log
 ASAN_OPTIONS=detect_leaks=1 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
   -dict="$OLDPWD/fuzz/yaml.dict" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
-  -jobs="$jobs" -workers="$jobs" "$work/corpus" >"$work/fuzz.log" 2>&1 || rc=$?
-grep -hE "^#[0-9]+ *(INITED|DONE)|ERROR|SUMMARY|stat::" "$work"/fuzz-*.log || true
+  "${parallel[@]}" "$work/corpus" >"$work/fuzz.log" 2>&1 || rc=$?
+grep -hE "^#[0-9]+ *(INITED|DONE)|ERROR|SUMMARY|stat::" "$work"/fuzz*.log || true
 crashes=$(find "$work/crashes" -type f | wc -l)
 echo "fuzz: exit $rc, $crashes crash/leak/timeout reproducers in $work/crashes"
 [ "$rc" -eq 0 ] && [ "$crashes" -eq 0 ]

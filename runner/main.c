@@ -348,7 +348,7 @@ static void reexec_resume(int argc, char **argv, const char *path)
     }
     char **nv = tl_xcalloc((size_t)argc + 4, sizeof *nv), num[16];
     int n = 0;
-    nv[n++] = "/proc/self/exe";
+    nv[n++] = argv[0]; /* as the user called it; the binary is /proc/self/exe */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--resume")) continue;
         if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
@@ -364,8 +364,8 @@ static void reexec_resume(int argc, char **argv, const char *path)
     setenv("TILELAB_REEXEC_DEPTH", num, 1);
     fprintf(stderr, "runner: the CUDA context is lost; starting again with --resume (%d)\n", d + 1);
     fflush(NULL);
-    execv(nv[0], nv);
-    fprintf(stderr, "runner: cannot re-execute %s: %s; continue with --resume -o %s\n", nv[0], strerror(errno), path);
+    execv("/proc/self/exe", nv);
+    fprintf(stderr, "runner: cannot re-execute itself: %s; continue with --resume -o %s\n", strerror(errno), path);
     free(nv);
 }
 

@@ -69,7 +69,9 @@ int main(int argc, char **argv)
             for (struct dirent *de; d && (de = readdir(d));) {
                 if (de->d_name[0] == '.') continue;
                 char path[4096];
+                struct stat sub;
                 snprintf(path, sizeof path, "%s/%s", argv[i], de->d_name);
+                if (stat(path, &sub) == 0 && S_ISDIR(sub.st_mode)) continue; /* named on its own */
                 bad |= replay_file(path) != 0;
                 n++;
             }

@@ -7,4 +7,4 @@ out=$("$fuzz" "$@")
 echo "$out"
 n=$(sed -n 's/^config_fuzz: replayed \([0-9]*\) inputs$/\1/p' <<<"$out")
 # The corpus is not empty: a glob that matched nothing must not pass.
-[ "${n:-0}" -ge 20 ] || { echo "replayed only ${n:-0} inputs" >&2; exit 1; }
+[ "${n:-0}" -ge 300 ] || { echo "replayed only ${n:-0} inputs" >&2; exit 1; }

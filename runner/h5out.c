@@ -14,17 +14,6 @@
 
 #include "runner/build_info.h"
 
-#define H5_CHECK(call)                                                                                     \
-    do {                                                                                                   \
-        if ((call) < 0) {                                                                                  \
-            char why_[512];                                                                                \
-            h5_last_error(why_, sizeof why_);                                                              \
-            tl_err_set(e, "%s: HDF5 call failed at %s:%d: %s%s%s", where, __FILE__, __LINE__, #call,       \
-                       why_[0] ? ": " : "", why_);                                                         \
-            goto fail;                                                                                     \
-        }                                                                                                  \
-    } while (0)
-
 /* TILELAB_TEST_CRASH_AT=POINT:N kills the runner (SIGKILL, as kill -9 would) the Nth time it passes
  * POINT: for the fault tests, which must hit the moments inside a commit. Never set otherwise. */
 static void crash_point(const char *point)

@@ -7,6 +7,19 @@
 
 #include "runner/util.h"
 
+/* Checks an HDF5 call inside a function with `const char *where` (the file, for the message),
+ * `tl_err *e` and a `fail:` label: the message names the call and HDF5's innermost reason. */
+#define H5_CHECK(call)                                                                                     \
+    do {                                                                                                   \
+        if ((call) < 0) {                                                                                  \
+            char why_[512];                                                                                \
+            h5_last_error(why_, sizeof why_);                                                              \
+            tl_err_set(e, "%s: HDF5 call failed at %s:%d: %s%s%s", where, __FILE__, __LINE__, #call,       \
+                       why_[0] ? ": " : "", why_);                                                         \
+            goto fail;                                                                                     \
+        }                                                                                                  \
+    } while (0)
+
 /* Written into new files. Readers take any tilelab/1 or tilelab/1.N (N additions only). */
 #define H5_SCHEMA "tilelab/1.1"
 

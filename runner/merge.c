@@ -11,17 +11,6 @@
 #include "runner/h5util.h"
 #include "runner/plan.h"
 
-#define H5_CHECK(call)                                                                                     \
-    do {                                                                                                   \
-        if ((call) < 0) {                                                                                  \
-            char why_[512];                                                                                \
-            h5_last_error(why_, sizeof why_);                                                              \
-            tl_err_set(e, "%s: HDF5 call failed at %s:%d: %s%s%s", where, __FILE__, __LINE__, #call,       \
-                       why_[0] ? ": " : "", why_);                                                         \
-            goto fail;                                                                                     \
-        }                                                                                                  \
-    } while (0)
-
 typedef struct {
     const char *path;
     hid_t f;

@@ -496,6 +496,10 @@ static int check_resumable(h5out *o, h5out_existing *have, tl_err *e)
                    o->x->sha256);
     } else if (have->nsessions == 0) {
         tl_err_set(e, "%s: written before tilelab/1.1 (no /sessions), cannot be resumed; run into a new file", o->path);
+    } else if (have->shard && strcmp(have->shard, o->s.shard)) {
+        tl_err_set(e, "%s: holds %s%s, not %s%s: resume a file with the share it was started with", o->path,
+                   have->shard[0] ? "shard " : "the whole plan", have->shard, o->s.shard[0] ? "shard " : "the whole plan",
+                   o->s.shard);
     } else {
         rc = 0;
     }
@@ -631,6 +635,11 @@ int h5out_read_existing(const char *path, h5out_existing *h, tl_err *e)
             goto out;
         }
         h->nsessions = (int)info.nlinks;
+        hid_t first = H5Lexists(g, "0", H5P_DEFAULT) > 0 ? H5Gopen2(g, "0", H5P_DEFAULT) : -1;
+        if (first >= 0) {
+            h->shard = h5_read_str(first, "shard");
+            H5Gclose(first);
+        }
     }
     /* Absent until a session finishes. */
     h->wall_s = h->timed_s = 0;
@@ -650,5 +659,6 @@ void h5out_existing_free(h5out_existing *h)
     for (int i = 0; i < h->n; i++) free(h->ids[i]), free(h->status[i]);
     free(h->ids);
     free(h->status);
+    free(h->shard);
     memset(h, 0, sizeof *h);
 }

@@ -28,6 +28,7 @@ typedef struct {
     char **status; /* their status */
     int n;
     int nsessions; /* /sessions groups */
+    char *shard;   /* the first session's shard ("" for a whole run), NULL without sessions */
     double wall_s, timed_s; /* run totals so far */
 } h5out_existing;
 

@@ -196,15 +196,26 @@ class Sweep(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("%d of these %d cases are already in" % (len(before), len(before)), p.stderr)
         self.assertEqual(cases(out), before)
-        # The rest of the plan, resumed into the same file: every case, two sessions.
-        p = run(self.yaml, "-q", "--resume", "-o", out)
+        # Another share into the same file is refused: it would make the shards overlap.
+        for other in (["--shard", "2/4"], []):
+            p = run(self.yaml, "-q", "--resume", "-o", out, *other)
+            self.assertEqual(p.returncode, 2, other)
+            self.assertIn("holds shard 1/4, not ", p.stderr)
+        self.assertEqual(cases(out), before)
+        # A whole run, killed and resumed as a whole run: every case, in two sessions.
+        whole = os.path.join(self.tmp, "whole.h5")
+        env = dict(os.environ, TILELAB_TEST_CRASH_AT="exchanged:9")
+        self.assertEqual(run(self.yaml, "-q", "-o", whole, env=env).returncode, -9)
+        first = cases(whole)
+        self.assertEqual(len(first), 9)  # killed right after its ninth commit
+        p = run(self.yaml, "-q", "--resume", "-o", whole)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(set(cases(out)), set(cases(self.single)))
-        with h5py.File(out, "r") as f:
-            self.assertEqual(sorted(f["sessions"]), ["0", "1", "2"])
-            self.assertEqual(f["sessions/2"].attrs["resumed"], 1)
-            later = {c for c in f["cases"] if f["cases"][c].attrs["session"] == 2}
-        self.assertEqual(later, set(cases(self.single)) - set(before))
+        self.assertEqual(set(cases(whole)), set(cases(self.single)))
+        with h5py.File(whole, "r") as f:
+            self.assertEqual(sorted(f["sessions"]), ["0", "1"])
+            self.assertEqual(f["sessions/1"].attrs["resumed"], 1)
+            later = {c for c in f["cases"] if f["cases"][c].attrs["session"] == 1}
+        self.assertEqual(later, set(cases(self.single)) - set(first))
 
     def test_resume_refuses_another_experiment_and_needs_a_file(self):
         other_yaml = os.path.join(self.tmp, "other2.yaml")

@@ -381,7 +381,7 @@ static int commit(h5out *o, tl_err *e)
     crash_point("exchanged");
     return 0;
 fail:
-    if (f >= 0) H5Fclose(f);
+    if (f >= 0) h5_fclose(f);
     c->ncases = -1; /* half-written: made again from path */
     return -1;
 }
@@ -474,7 +474,7 @@ static int create_new(h5out *o, tl_err *e)
     rc = 0;
     goto out;
 fail:
-    if (f >= 0) H5Fclose(f);
+    if (f >= 0) h5_fclose(f);
 out:
     unlink(fresh);
     return rc;
@@ -560,8 +560,9 @@ fail:
 
 void h5out_close(h5out *o)
 {
-    if (o->shadow) unlink(o->shadow);
+    /* Only the lock's holder removes the shadow: another runner may be writing this file. */
     if (o->lock_fd >= 0) {
+        unlink(o->shadow);
         unlink(o->lock_path);
         close(o->lock_fd);
     }

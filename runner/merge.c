@@ -211,7 +211,7 @@ fail:
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
     if (g >= 0) H5Gclose(g);
-    if (f >= 0) H5Fclose(f);
+    if (f >= 0) h5_fclose(f);
     free(rows);
     tl_buf_free(&from);
     return -1;

@@ -217,6 +217,26 @@ class Sweep(unittest.TestCase):
             later = {c for c in f["cases"] if f["cases"][c].attrs["session"] == 1}
         self.assertEqual(later, set(cases(self.single)) - set(first))
 
+    def test_one_writer_per_file(self):
+        # A run that lasts about 1 s (two cases, 0.5 s of warm-up each); a second runner on its file is
+        # refused, and neither disturbs the other.
+        y = os.path.join(self.tmp, "slow.yaml")
+        with open(y, "w") as f:
+            f.write(SWEEP.replace("[8, 16, 24, 32, 48, 64, 96]", "[8]").replace("  - {m: 33, n: 17, k: 45}\n", "")
+                    .replace("layout: {a: row, b: [row, col]}", "layout: {a: row, b: row}")
+                    .replace("warmup: 1,", "warmup: 1, warmup_s: 0.5,"))
+        out = os.path.join(self.tmp, "busy.h5")
+        first = subprocess.Popen([RUNNER, y, "-q", "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while not os.path.exists(out):
+            self.assertIsNone(first.poll())
+        second = run(y, "-q", "--resume", "-o", out)
+        self.assertEqual(second.returncode, 2, second.stderr)
+        self.assertIn("another runner is writing this file", second.stderr)
+        _, err = first.communicate(timeout=60)
+        self.assertEqual(first.returncode, 0, err)
+        self.assertEqual(len(cases(out)), 2)
+        self.assertEqual([n for n in os.listdir(self.tmp) if n.startswith(".busy")], [])
+
     def test_resume_refuses_another_experiment_and_needs_a_file(self):
         other_yaml = os.path.join(self.tmp, "other2.yaml")
         with open(other_yaml, "w") as f:

@@ -14,7 +14,7 @@ bazel build -q --config=fuzz //fuzz:config_fuzz 2>/dev/null || bazel build --con
 bin=$(bazel info --config=fuzz bazel-bin 2>/dev/null)/fuzz/config_fuzz
 work=${TILELAB_FUZZ_DIR:-$(mktemp -d -t tilelab-fuzz-XXXXXX)}
 mkdir -p "$work/corpus" "$work/crashes"
-cp fuzz/corpus/* experiments/*.yaml "$work/corpus/"
+find fuzz/corpus experiments -name '.*' -prune -o -type f ! -name BUILD -exec cp {} "$work/corpus/" \;
 echo "fuzz: $secs s, $jobs job(s), corpus and crashes in $work"
 cd "$work"
 rc=0

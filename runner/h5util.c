@@ -60,6 +60,30 @@ herr_t h5_fclose(hid_t f)
     return rc;
 }
 
+hid_t h5_open_result(const char *path, tl_err *e)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5(path) <= 0) {
+        tl_err_set(e, "%s: not a readable HDF5 file", path);
+        return -1;
+    }
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        tl_err_set(e, "%s: cannot open", path);
+        return -1;
+    }
+    char *schema = h5_read_str(f, "schema");
+    int ok = h5_schema_ok(schema);
+    if (!ok && (!schema || strncmp(schema, "tilelab/", 8)))
+        tl_err_set(e, "%s: not a tilelab result file (no schema attribute tilelab/N)", path);
+    else if (!ok)
+        tl_err_set(e, "%s: schema %s, this runner reads tilelab/1.x", path, schema);
+    free(schema);
+    if (ok) return f;
+    H5Fclose(f);
+    return -1;
+}
+
 hid_t h5_str_type(void)
 {
     hid_t t = H5Tcopy(H5T_C_S1);

@@ -25,6 +25,9 @@
 
 /* 1 when schema names a version this runner reads. */
 int h5_schema_ok(const char *schema);
+/* Opens a tilelab result file read-only and checks its schema; -1 with e naming path when it is not
+ * readable HDF5, cannot be opened, or is not a tilelab/1.x file. */
+hid_t h5_open_result(const char *path, tl_err *e);
 
 /* The innermost message of HDF5's error stack (e.g. the system error behind a failed write), or "";
  * clears the stack. */

@@ -66,6 +66,9 @@ static const char usage[] =
     "  TILELAB_CACHE_DIR     compiled-kernel cache (default $XDG_CACHE_HOME/tilelab/cubin or\n"
     "                        ~/.cache/tilelab/cubin)\n"
     "  TILELAB_DEVICE        CUDA device ordinal (default 0)\n"
+    "  TILELAB_TEST_CRASH_AT=POINT:N\n"
+    "                        tests only: SIGKILL the N-th time the writer passes POINT (created,\n"
+    "                        case_written, shadow_closed, exchanged), for the fault tests\n"
     "  TILELAB_TEST_HOST_TIMING=MS:NOISE:SEED\n"
     "                        tests only: host-target times become MS * (1 + NOISE * z), z normal from\n"
     "                        SEED and the case; the variants still run and are verified\n"
@@ -310,7 +313,8 @@ typedef struct {
     int failed_earlier;  /* of those, verify_failed or error */
 } run_share;
 
-static int select_share(const run_opts *o, const tl_plan *p, const h5out_existing *have, run_share *sh)
+/* The shard's cases (all of them without --shard). */
+static int select_share(const run_opts *o, const tl_plan *p, run_share *sh)
 {
     memset(sh, 0, sizeof *sh);
     sh->todo = tl_xcalloc((size_t)p->ncases + 1, 1);
@@ -319,19 +323,25 @@ static int select_share(const run_opts *o, const tl_plan *p, const h5out_existin
     } else {
         memset(sh->todo, 1, (size_t)p->ncases);
     }
+    for (int i = 0; i < p->ncases; i++) sh->nshare += sh->todo[i];
+    sh->ntodo = sh->nshare;
+    return 0;
+}
+
+/* --resume: drops the cases the file already holds from the share, counting the failed ones. */
+static void skip_held(const tl_plan *p, const h5out_existing *have, run_share *sh)
+{
     for (int i = 0; i < p->ncases; i++) {
         if (!sh->todo[i]) continue;
-        sh->nshare++;
         for (int k = 0; k < have->n; k++)
             if (!strcmp(have->ids[k], p->cases[i].id)) {
                 sh->todo[i] = 0;
+                sh->ntodo--;
                 sh->nearlier++;
                 sh->failed_earlier += !strcmp(have->status[k], "error") || !strcmp(have->status[k], "verify_failed");
                 break;
             }
-        sh->ntodo += sh->todo[i];
     }
-    return 0;
 }
 
 /* After a kernel fault the CUDA context is lost for good: the case is in the file as an error, and
@@ -458,20 +468,18 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     have_exec = 1;
     snprintf(env.nvml, sizeof env.nvml, "%s", nvml_status(ex.gpu));
     argv_text = join_argv(argc, argv);
-    h5out_existing none = {0};
-    if (select_share(o, &p, &none, &sh) || check_space(path, &p, &sh, &e)) {
+    /* The space check counts the whole share: what a resume skips is not known before the file is open. */
+    if (select_share(o, &p, &sh) || check_space(path, &p, &sh, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
     }
-    free(sh.todo);
-    sh.todo = NULL;
     h5out_session ses = {argv_text, o->shard_text, rerun_of};
     if (h5out_open(&out, path, x, &env, &ses, o->resume, &have, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
     }
     have_out = 1;
-    if (select_share(o, &p, &have, &sh)) goto out;
+    skip_held(&p, &have, &sh);
     if (!o->quiet) {
         report_header(stderr, x, &p, &env, path);
         if (o->shard_count)

@@ -36,19 +36,7 @@ static int open_input(input *in, const char *path, tl_err *e)
     memset(in, 0, sizeof *in);
     in->path = path;
     in->f = in->row_type = -1;
-    if (H5Fis_hdf5(path) <= 0) {
-        tl_err_set(e, "%s: not a readable HDF5 file", path);
-        return -1;
-    }
-    if ((in->f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
-        tl_err_set(e, "%s: cannot open", path);
-        return -1;
-    }
-    char *schema = h5_read_str(in->f, "schema");
-    int ok = h5_schema_ok(schema);
-    if (!ok) tl_err_set(e, "%s: schema %s; merge reads tilelab/1.x result files", path, schema ? schema : "(none)");
-    free(schema);
-    if (!ok) return -1;
+    if ((in->f = h5_open_result(path, e)) < 0) return -1;
     in->sha = h5_read_str(in->f, "config_sha256");
     in->yaml = h5_read_str(in->f, "config_yaml");
     in->experiment = h5_read_str(in->f, "experiment");

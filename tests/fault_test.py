@@ -190,11 +190,11 @@ class DiskFull(unittest.TestCase):
             while not os.path.exists(out) or len(snapshot_quiet(out)) < 3:
                 time.sleep(0.02)
                 self.assertIsNone(p.poll(), "the run ended before the disk was filled")
-            with open(os.path.join(d, "filler"), "wb") as f:
+            # Unbuffered: a buffered file would raise ENOSPC again when it is closed.
+            with open(os.path.join(d, "filler"), "wb", buffering=0) as f:
                 try:
                     while True:
                         f.write(b"\1" * 65536)
-                        f.flush()
                 except OSError:
                     pass
             _, err = p.communicate(timeout=120)

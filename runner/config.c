@@ -1,12 +1,16 @@
 #include "runner/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
+
+#include "runner/decl.h"
 
 typedef struct {
     const char *path;
@@ -412,37 +416,51 @@ static int parse_params(cfg_ctx *c, yaml_node_t *n, const char *field, cfg_varia
     return 0;
 }
 
-static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
+/* A variant declared in the experiment file, with what config owns for it. */
+typedef struct cfg_owned {
+    reg_variant v;
+    reg_param params[REG_MAX_PARAMS];
+    char *pnames[REG_MAX_PARAMS];
+    decl_variant d;
+    char *name, *source, *entry, *summary;
+} cfg_owned;
+
+static void owned_free(cfg_owned *o)
 {
-    static const char *const keys[] = {"name", "params", "measure", NULL};
-    char field[64];
-    snprintf(field, sizeof field, "variants[%d]", index);
-    cfg_variant *cv = &x->variants[index];
-    cv->line = (int)n->start_mark.line + 1;
-    cv->protocol = x->protocol;
-    yaml_node_t *name = n, *params = NULL, *measure = NULL;
-    if (n->type == YAML_MAPPING_NODE) {
-        cfg_pair pr[3];
-        int np;
-        if (mapping_pairs(c, n, field, keys, pr, 3, &np)) return -1;
-        name = NULL;
-        for (int i = 0; i < np; i++) {
-            if (!strcmp(pr[i].key, "name")) name = pr[i].value;
-            else if (!strcmp(pr[i].key, "params")) params = pr[i].value;
-            else measure = pr[i].value;
-        }
-        if (!name) return fail_at(c, n, field, "'name' is required");
+    if (!o) return;
+    for (int k = 0; k < REG_MAX_PARAMS; k++) free(o->pnames[k]);
+    decl_free(&o->d);
+    free(o->name), free(o->source), free(o->entry), free(o->summary);
+    free(o);
+}
+
+/* The keys both kinds of variant take. */
+static int parse_variant_common(cfg_ctx *c, yaml_node_t *n, yaml_node_t *measure, const char *field,
+                                cfg_variant *cv, tl_experiment *x)
+{
+    if (measure) {
+        char f2[80];
+        snprintf(f2, sizeof f2, "%s.measure", field);
+        if (parse_measure(c, measure, f2, &cv->protocol)) return -1;
     }
-    if (name->type != YAML_SCALAR_NODE)
-        return fail_at(c, name, field, "expected a variant name or {name: ..., params: {...}}, got %s",
-                       kind_name(name));
+    if (x->verify == CFG_VERIFY_EVERY && cv->protocol.batch > 1)
+        return fail_at(c, measure ? measure : n, field,
+                       "verify: every checks each run, so it needs batch: 1 (a batch repeats runs on one output)");
+    return 0;
+}
+
+static int parse_registered(cfg_ctx *c, yaml_node_t *name, yaml_node_t *params, const char *field, cfg_variant *cv,
+                            tl_experiment *x)
+{
     cv->v = reg_find_variant(x->op, scalar(name));
     if (!cv->v) {
         char list[1024] = "";
         for (int i = 0; i < x->op->nvariants; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", x->op->variants[i].name);
-        return fail_at(c, name, field, "op '%s' has no variant '%s' (variants: %s)", x->op->name, scalar(name), list);
+        return fail_at(c, name, field, "op '%s' has no variant '%s' (variants: %s; a variant of your own needs "
+                                       "`source:`)", x->op->name, scalar(name), list);
     }
+    cv->origin = SRC_TILELAB;
     for (int k = 0; k < cv->v->nparams; k++) {
         cv->values[k] = tl_xmalloc(sizeof(long));
         cv->values[k][0] = cv->v->params[k].def;
@@ -453,15 +471,228 @@ static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x
         snprintf(f2, sizeof f2, "%s.params", field);
         if (parse_params(c, params, f2, cv)) return -1;
     }
-    if (measure) {
-        char f2[80];
-        snprintf(f2, sizeof f2, "%s.measure", field);
-        if (parse_measure(c, measure, f2, &cv->protocol)) return -1;
+    if (cv->v->kind == REG_NVRTC && src_resolve(&x->store, SRC_TILELAB, cv->v->source, &cv->src, c->e)) {
+        tl_err_wrap(c->e, "%s:%lu: %s", c->path, (unsigned long)name->start_mark.line + 1, field);
+        return -1;
     }
-    if (x->verify == CFG_VERIFY_EVERY && cv->protocol.batch > 1)
-        return fail_at(c, measure ? measure : n, field,
-                       "verify: every checks each run, so it needs batch: 1 (a batch repeats runs on one output)");
     return 0;
+}
+
+static int is_identifier(const char *s)
+{
+    if (!*s || isdigit((unsigned char)*s)) return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_') return 0;
+    return 1;
+}
+
+/* A name a declared variant's param may not take: the runner's own macros, names its expressions
+ * already give a meaning. */
+static const char *reserved_param(const reg_op *op, const char *name)
+{
+    if (!strncmp(name, "TL_", 3) || !strncmp(name, "__", 2)) return "TL_ and __ names are the runner's and the compiler's";
+    for (int o = 0; o < op->noperands; o++) {
+        char col[32];
+        snprintf(col, sizeof col, "%s_COL", op->operands[o]);
+        if (!strcasecmp(name, col)) return "the runner defines <OPERAND>_COL from the layout";
+    }
+    if (reg_find_axis(op, name) >= 0) return "an axis of the op has that name";
+    for (int i = 0; i < EXPR_NDEVICE; i++)
+        if (!strcmp(name, expr_device_names[i])) return "a device fact has that name";
+    if (!strcmp(name, "ceil_div") || !strcmp(name, "min") || !strcmp(name, "max")) return "a function has that name";
+    return NULL;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(((const cfg_pair *)a)->key, ((const cfg_pair *)b)->key);
+}
+
+/* A declared variant's params: every one is a macro, swept over its values; sorted by name, so that
+ * the case's text (and id) does not depend on the order they are written in. */
+static int parse_declared_params(cfg_ctx *c, yaml_node_t *n, const char *field, cfg_owned *o, cfg_variant *cv,
+                                 const reg_op *op)
+{
+    cfg_pair pr[REG_MAX_PARAMS];
+    int np;
+    if (n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.top - n->data.mapping.pairs.start > REG_MAX_PARAMS)
+        return fail_at(c, n, field, "more than %d params", REG_MAX_PARAMS);
+    if (mapping_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
+    qsort(pr, (size_t)np, sizeof *pr, by_key);
+    for (int k = 0; k < np; k++) {
+        char f2[128];
+        const char *why = reserved_param(op, pr[k].key);
+        snprintf(f2, sizeof f2, "%s.%s", field, pr[k].key);
+        if (!is_identifier(pr[k].key) || strlen(pr[k].key) > 64)
+            return fail_at(c, pr[k].value, field, "'%s' is not a macro name (letters, digits and _, not first a digit)",
+                           pr[k].key);
+        if (why) return fail_at(c, pr[k].value, field, "'%s' cannot be a param: %s", pr[k].key, why);
+        if (parse_values(c, pr[k].value, f2, -(1L << 62), 1L << 62, &cv->values[k], &cv->nvalues[k])) return -1;
+        o->pnames[k] = tl_xstrdup(pr[k].key);
+        o->params[k] = (reg_param){o->pnames[k], cv->values[k][0], "declared in the experiment file"};
+    }
+    o->v.params = o->params;
+    o->v.nparams = np;
+    return 0;
+}
+
+/* One expression: its text, parsed against the variant's names, errors at its column. */
+static int parse_expr(cfg_ctx *c, yaml_node_t *n, const char *field, const expr_scope *scope, decl_expr *out)
+{
+    char msg[768];
+    int at;
+    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
+    snprintf(out->field, sizeof out->field, "%s", field);
+    out->line = (int)n->start_mark.line + 1;
+    out->col = (int)n->start_mark.column + 1;
+    int quoted = n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+                 n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+    if (expr_parse(scalar(n), scope, &out->x, &at, msg, sizeof msg) == 0) return 0;
+    const char *hint = strchr(scalar(n), '(') && !strchr(scalar(n), ')') && !quoted
+                           ? " (in a [...] list, quote an expression that holds a comma)" : "";
+    tl_err_set(c->e, "%s:%d:%d: %s: '%s': %s%s", c->path, out->line, out->col + quoted + at, field, scalar(n), msg,
+               hint);
+    return -1;
+}
+
+/* A list of 1..max expressions (or one scalar). */
+static int parse_expr_list(cfg_ctx *c, yaml_node_t *n, const char *field, int min, int max, const expr_scope *scope,
+                           decl_expr *out, int *count)
+{
+    char f2[80];
+    if (n->type == YAML_SCALAR_NODE) {
+        snprintf(f2, sizeof f2, "%s[0]", field);
+        *count = 1;
+        return parse_expr(c, n, f2, scope, &out[0]);
+    }
+    if (expect(c, n, YAML_SEQUENCE_NODE, field)) return -1;
+    int k = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (k < min || k > max)
+        return max == 3 ? fail_at(c, n, field, "expected 1 to 3 expressions (x, y, z), got %d", k)
+                        : fail_at(c, n, field, "expected at least %d expressions, got %d", min, k);
+    for (int i = 0; i < k; i++) {
+        snprintf(f2, sizeof f2, "%s[%d]", field, i);
+        *count = i;
+        if (parse_expr(c, node(c, n->data.sequence.items.start[i]), f2, scope, &out[i])) return -1;
+    }
+    *count = k;
+    return 0;
+}
+
+typedef struct {
+    yaml_node_t *name, *params, *source, *entry, *block, *grid, *smem, *requires;
+} decl_nodes;
+
+static int parse_launch(cfg_ctx *c, const decl_nodes *dn, const char *field, cfg_owned *o, const reg_op *op)
+{
+    expr_scope scope = {(const char *const *)o->pnames, o->v.nparams, op->axes, op->naxes};
+    char f2[80];
+    decl_variant *d = &o->d;
+    if (!dn->block || !dn->grid)
+        return fail_at(c, dn->name, field, "a variant with `source:` needs `block:` and `grid:` (expressions of its "
+                                           "params, the op's axes and sms, smem_optin, warp)");
+    snprintf(f2, sizeof f2, "%s.block", field);
+    if (parse_expr_list(c, dn->block, f2, 1, 3, &scope, d->block, &d->nblock)) return -1;
+    snprintf(f2, sizeof f2, "%s.grid", field);
+    if (parse_expr_list(c, dn->grid, f2, 1, 3, &scope, d->grid, &d->ngrid)) return -1;
+    snprintf(f2, sizeof f2, "%s.smem", field);
+    if (dn->smem && parse_expr(c, dn->smem, f2, &scope, &d->smem)) return -1;
+    d->has_smem = dn->smem != NULL;
+    if (dn->requires) {
+        int k = dn->requires->type == YAML_SEQUENCE_NODE
+                    ? (int)(dn->requires->data.sequence.items.top - dn->requires->data.sequence.items.start) : 1;
+        d->requires = tl_xcalloc((size_t)k + 1, sizeof *d->requires);
+        snprintf(f2, sizeof f2, "%s.requires", field);
+        if (parse_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, d->requires, &d->nrequires)) return -1;
+    }
+    return 0;
+}
+
+/* name, source and entry of a declared variant. */
+static int parse_declared_names(cfg_ctx *c, const decl_nodes *dn, const char *field, int index, cfg_owned *o,
+                                tl_experiment *x)
+{
+    const char *name = scalar(dn->name);
+    if (!is_identifier(name) || strlen(name) > 64)
+        return fail_at(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
+    if (reg_find_variant(x->op, name))
+        return fail_at(c, dn->name, field, "'%s' is a registered variant of %s: a variant with `source:` needs a name "
+                                           "of its own", name, x->op->name);
+    for (int i = 0; i < index; i++)
+        if (x->variants[i].own && !strcmp(x->variants[i].v->name, name))
+            return fail_at(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
+    char f2[80];
+    snprintf(f2, sizeof f2, "%s.source", field);
+    if (expect(c, dn->source, YAML_SCALAR_NODE, f2)) return -1;
+    snprintf(f2, sizeof f2, "%s.entry", field);
+    if (dn->entry && expect(c, dn->entry, YAML_SCALAR_NODE, f2)) return -1;
+    const char *entry = dn->entry ? scalar(dn->entry) : name;
+    if (!is_identifier(entry))
+        return fail_at(c, dn->entry ? dn->entry : dn->name, f2, "'%s' is not a kernel name", entry);
+    o->name = tl_xstrdup(name);
+    o->source = tl_xstrdup(scalar(dn->source));
+    o->entry = tl_xstrdup(entry);
+    o->summary = tl_xasprintf("declared in %s: %s, %s", x->path, o->source, entry);
+    o->v = (reg_variant){.name = o->name, .summary = o->summary, .kind = REG_NVRTC, .source = o->source,
+                         .entry = o->entry, .constraints = "its requires", .decl = &o->d};
+    o->d = (decl_variant){.path = x->path, .op = x->op, .v = &o->v};
+    return 0;
+}
+
+static int parse_declared(cfg_ctx *c, const decl_nodes *dn, const char *field, int index, cfg_variant *cv,
+                          tl_experiment *x)
+{
+    cfg_owned *o = tl_xcalloc(1, sizeof *o);
+    cv->own = o;
+    cv->origin = SRC_EXPERIMENT;
+    if (parse_declared_names(c, dn, field, index, o, x)) return -1;
+    cv->v = &o->v;
+    char f2[80];
+    snprintf(f2, sizeof f2, "%s.params", field);
+    if (dn->params && parse_declared_params(c, dn->params, f2, o, cv, x->op)) return -1;
+    if (parse_launch(c, dn, field, o, x->op)) return -1;
+    if (src_resolve(&x->store, SRC_EXPERIMENT, o->source, &cv->src, c->e)) {
+        tl_err_wrap(c->e, "%s:%lu:%lu: %s.source", c->path, (unsigned long)dn->source->start_mark.line + 1,
+                    (unsigned long)dn->source->start_mark.column + 1, field);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
+{
+    static const char *const keys[] = {"name", "params", "measure", "source", "entry", "block", "grid", "smem",
+                                        "requires", NULL};
+    char field[64];
+    snprintf(field, sizeof field, "variants[%d]", index);
+    cfg_variant *cv = &x->variants[index];
+    cv->line = (int)n->start_mark.line + 1;
+    cv->protocol = x->protocol;
+    decl_nodes dn = {.name = n};
+    yaml_node_t *measure = NULL;
+    if (n->type == YAML_MAPPING_NODE) {
+        cfg_pair pr[9];
+        int np;
+        if (mapping_pairs(c, n, field, keys, pr, 9, &np)) return -1;
+        yaml_node_t **slot[] = {&dn.name, &dn.params, &measure, &dn.source, &dn.entry, &dn.block, &dn.grid, &dn.smem,
+                                &dn.requires};
+        dn.name = NULL;
+        for (int i = 0; i < np; i++)
+            for (int k = 0; keys[k]; k++)
+                if (!strcmp(pr[i].key, keys[k])) *slot[k] = pr[i].value;
+        if (!dn.name) return fail_at(c, n, field, "'name' is required");
+    }
+    if (dn.name->type != YAML_SCALAR_NODE)
+        return fail_at(c, dn.name, field, "expected a variant name or {name: ..., params: {...}}, got %s",
+                       kind_name(dn.name));
+    if (!dn.source) {
+        yaml_node_t *only = dn.entry ? dn.entry : dn.block ? dn.block : dn.grid ? dn.grid : dn.smem ? dn.smem : dn.requires;
+        if (only) return fail_at(c, only, field, "entry, block, grid, smem and requires belong to a variant with `source:`");
+        if (parse_registered(c, dn.name, dn.params, field, cv, x)) return -1;
+    } else if (parse_declared(c, &dn, field, index, cv, x)) {
+        return -1;
+    }
+    return parse_variant_common(c, n, measure, field, cv, x);
 }
 
 static int parse_variants(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
@@ -660,12 +891,14 @@ static int parse_root(cfg_ctx *c, yaml_node_t *root, tl_experiment *x)
     return 0;
 }
 
-int config_parse(const char *path, const char *text, size_t len, tl_experiment *x, tl_err *e)
+int config_parse_with(const char *path, const char *text, size_t len, src_store *store, tl_experiment *x, tl_err *e)
 {
     yaml_parser_t parser;
     cfg_ctx c = {.path = path, .e = e};
     int rc = -1, have_doc = 0;
     memset(x, 0, sizeof *x);
+    x->store = *store;
+    memset(store, 0, sizeof *store); /* x owns it now */
     x->path = tl_xstrdup(path);
     x->yaml = tl_xmalloc(len + 1);
     memcpy(x->yaml, text, len);
@@ -699,6 +932,13 @@ out:
     return rc;
 }
 
+int config_parse(const char *path, const char *text, size_t len, tl_experiment *x, tl_err *e)
+{
+    src_store store;
+    src_store_init(&store, path);
+    return config_parse_with(path, text, len, &store, x, e);
+}
+
 int config_load(const char *path, tl_experiment *x, tl_err *e)
 {
     size_t len;
@@ -725,8 +965,12 @@ void config_free(tl_experiment *x)
     free(x->name);
     free(x->description);
     free(x->sizes);
-    for (int i = 0; i < x->nvariants; i++)
+    for (int i = 0; i < x->nvariants; i++) {
         for (int k = 0; k < REG_MAX_PARAMS; k++) free(x->variants[i].values[k]);
+        src_set_free(&x->variants[i].src);
+        owned_free(x->variants[i].own);
+    }
     free(x->variants);
+    src_store_free(&x->store);
     memset(x, 0, sizeof *x);
 }

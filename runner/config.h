@@ -7,6 +7,7 @@
 
 #include "runner/measure.h"
 #include "runner/registry.h"
+#include "runner/source.h"
 
 #define CFG_MAX_VALUES 4096 /* values one param or axis may expand to */
 #define CFG_MAX_CASES 1000000
@@ -19,6 +20,10 @@ typedef struct {
     long *values[REG_MAX_PARAMS]; /* the values each param sweeps, registry order */
     int nvalues[REG_MAX_PARAMS];
     int line; /* where the variant is declared (1-based) */
+    const char *origin;     /* where its kernel comes from: SRC_TILELAB (the registry) or SRC_EXPERIMENT (declared
+                             * in the experiment file, with `source:`) */
+    src_set src;            /* REG_NVRTC: the files its compile reads, main source first */
+    struct cfg_owned *own;  /* declared in the experiment file: v points into it */
 } cfg_variant;
 
 typedef struct {
@@ -47,15 +52,19 @@ typedef struct {
     measure_protocol protocol; /* experiment-wide; variants may override */
     reg_dist dist;             /* input distribution */
     cfg_verify verify;         /* off | once (the first run) | every (every timed run) */
+    src_store store;           /* every kernel source the variants compile, as read */
 } tl_experiment;
 
 extern const char *const cfg_verify_names[]; /* indexed by cfg_verify */
 
-/* Loads and validates path. Returns 0, or -1 with e naming file:line:col (and x zeroed: config_free
- * of it is harmless). */
+/* Loads and validates path; kernel sources of declared variants are read from path's folder.
+ * Returns 0, or -1 with e naming file:line:col (and x zeroed: config_free of it is harmless). */
 int config_load(const char *path, tl_experiment *x, tl_err *e);
-/* Same, from text in memory (path is only used in messages). */
+/* Same, from text in memory (path names it in messages, and its folder holds the sources). */
 int config_parse(const char *path, const char *text, size_t len, tl_experiment *x, tl_err *e);
+/* Same, with the kernel sources from store (e.g. preloaded from a result file), which x takes over
+ * (also on failure). */
+int config_parse_with(const char *path, const char *text, size_t len, src_store *store, tl_experiment *x, tl_err *e);
 void config_free(tl_experiment *x);
 
 #endif

@@ -44,6 +44,7 @@ void exec_free(exec_ctx *c)
     nvml_close(c->gpu);
     free(c->prob_key);
     free(c->cache_dir);
+    jit_memo_free(&c->memo);
     memset(c, 0, sizeof *c);
 }
 
@@ -178,14 +179,19 @@ static int launch_fits(const exec_ctx *c, const jit_kernel *k, const reg_launch 
 static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, jit_cubin *cb,
                           tl_result *r, tl_err *e)
 {
-    int arch = c->env->cc_major * 10 + c->env->cc_minor;
-    if (jit_compile(tc->op, tc->variant, tc->params, &tc->spec, arch, c->cache_dir, cb, e)) return -1;
+    jit_request rq;
+    jit_request_of_case(c->x, tc, c->env->cc_major * 10 + c->env->cc_minor, &rq);
+    if (tc->nlaunch < (tc->variant->entry2 ? 2 : 1)) {
+        tl_err_set(e, "the launch of %s is not known (the plan had no device facts)", tc->variant->name);
+        return -1;
+    }
+    if (jit_compile(&rq, c->cache_dir, &c->memo, cb, e)) return -1;
     if (jit_load(cb, tc->variant->entry, k, e)) return -1;
-    tc->variant->geometry(tc->params, &tc->spec, &rc->geo);
+    rc->geo = tc->launch[0];
     rc->k = k;
     if (tc->variant->entry2) {
         if (jit_load(cb, tc->variant->entry2, k2, e)) return -1;
-        tc->variant->geometry2(tc->params, &tc->spec, &rc->geo2);
+        rc->geo2 = tc->launch[1];
         rc->k2 = k2;
         if (!launch_fits(c, k2, &rc->geo2, r)) return 0;
     }

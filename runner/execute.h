@@ -5,6 +5,7 @@
 
 #include "runner/config.h"
 #include "runner/env.h"
+#include "runner/jit.h"
 #include "runner/nvml.h"
 #include "runner/result.h"
 
@@ -13,6 +14,7 @@ typedef struct {
     const env_info *env;
     reg_ctx ctx;       /* cuBLAS handle and stream when there is a GPU */
     char *cache_dir;   /* cubin cache, or NULL */
+    jit_memo memo;     /* cubins compiled by this run (ahead of the cases, or by earlier ones) */
     nvml_gpu *gpu;     /* telemetry (never NULL once initialised; may be unavailable) */
     void *l2_buf;      /* device buffer the L2 flush overwrites */
     size_t l2_bytes;   /* its size, bytes */

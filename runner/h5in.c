@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/h5src.h"
 #include "runner/h5util.h"
 
 int h5in_read_source(const char *path, h5in_source *s, tl_err *e)
@@ -32,4 +33,14 @@ void h5in_source_free(h5in_source *s)
     free(s->created_utc);
     free(s->host);
     memset(s, 0, sizeof *s);
+}
+
+int h5in_load_sources(const char *path, int local_kernels, src_store *store, int *nfiles, tl_err *e)
+{
+    memset(store, 0, sizeof *store);
+    hid_t f = h5_open_result(path, e);
+    if (f < 0) return -1;
+    int rc = h5src_load_store(f, path, local_kernels, store, nfiles, e);
+    H5Fclose(f);
+    return rc;
 }

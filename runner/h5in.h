@@ -1,8 +1,9 @@
-/* h5in: what the runner reads back from a result file: the embedded experiment, for `rerun`. */
+/* h5in: what the runner reads back from a result file: the embedded experiment and its kernel
+ * sources, for `rerun` and `extract`. */
 #ifndef TILELAB_H5IN_H
 #define TILELAB_H5IN_H
 
-#include "runner/util.h"
+#include "runner/source.h"
 
 typedef struct {
     char *config_yaml; /* the experiment file, verbatim */
@@ -14,5 +15,7 @@ typedef struct {
 /* Reads the root attributes of a tilelab result file; checks its schema. */
 int h5in_read_source(const char *path, h5in_source *s, tl_err *e);
 void h5in_source_free(h5in_source *s);
+/* The kernel sources a result file carries, as a preloaded store (see h5src_load_store). */
+int h5in_load_sources(const char *path, int local_kernels, src_store *store, int *nfiles, tl_err *e);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "runner/build_info.h"
+#include "runner/h5src.h"
 
 /* TILELAB_TEST_CRASH_AT=POINT:N kills the runner (SIGKILL, as kill -9 would) the Nth time it passes
  * POINT: for the fault tests, which must hit the moments inside a commit. Never set otherwise. */
@@ -144,7 +145,27 @@ fail:
     return -1;
 }
 
-static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int session, tl_err *e)
+/* Where the case's kernel comes from, and every file its compile reads (each in /sources). */
+static int write_kernel_attrs(hid_t g, const char *where, const tl_case *c, const src_store *st, tl_err *e)
+{
+    char *text = NULL, hex[65];
+    H5_CHECK(h5_attr_str(g, "variant_origin", c->cv->origin));
+    if (c->variant->kind != REG_NVRTC) return 0;
+    text = src_set_text(st, &c->cv->src);
+    tl_sha256_hex(text, strlen(text), hex);
+    H5_CHECK(h5_attr_str(g, "entry", c->variant->entry));
+    if (c->variant->entry2) H5_CHECK(h5_attr_str(g, "entry2", c->variant->entry2));
+    H5_CHECK(h5_attr_str(g, "sources", text));
+    H5_CHECK(h5_attr_str(g, "sources_sha256", hex));
+    free(text);
+    return 0;
+fail:
+    free(text);
+    return -1;
+}
+
+static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int session, const src_store *st,
+                            tl_err *e)
 {
     const tl_case *c = r->c;
     long long dims[REG_MAX_AXES];
@@ -194,7 +215,7 @@ static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int 
     H5_CHECK(h5_attr_i64(g, "throttled", r->samples.nthrottled));
     H5_CHECK(h5_attr_f64(g, "timed_s", r->samples.timed_s));
     for (int a = 0; a < c->op->nargs; a++) H5_CHECK(h5_attr_f64(g, c->op->args[a].name, c->spec.args[a]));
-    return 0;
+    return write_kernel_attrs(g, where, c, st, e);
 fail:
     return -1;
 }
@@ -233,12 +254,12 @@ fail:
     return -1;
 }
 
-static int write_case(hid_t f, const char *where, const tl_result *r, int session, tl_err *e)
+static int write_case(hid_t f, const char *where, const tl_result *r, int session, const src_store *st, tl_err *e)
 {
     hid_t g = -1;
     char *name = tl_xasprintf("/cases/%s", r->c->id);
     H5_CHECK(g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    if (write_case_attrs(g, where, r, session, e)) goto fail;
+    if (write_case_attrs(g, where, r, session, st, e)) goto fail;
     const measure_samples *s = &r->samples;
     hsize_t n = (hsize_t)s->n;
     if (write_dataset(g, where, "time_ms", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s->time_ms, n, e)) goto fail;
@@ -285,6 +306,7 @@ static int write_header(h5out *o, hid_t f, tl_err *e)
     H5Pclose(dcpl);
     H5Sclose(space);
     H5Tclose(type);
+    if (h5src_add_store(f, where, &o->x->store, e)) return -1;
     return write_session(o, f, e);
 fail:
     if (d >= 0) H5Dclose(d);
@@ -354,9 +376,10 @@ static int commit(h5out *o, tl_err *e)
         c->ncases = -1;
         return -1;
     }
-    if (!c->has_session && write_session(o, f, e)) goto fail;
+    /* A resumed file gets this run's session, and its sources if it was written without them. */
+    if (!c->has_session && (write_session(o, f, e) || h5src_add_store(f, where, &o->x->store, e))) goto fail;
     for (int i = c->ncases; i < o->nresults; i++) {
-        if (write_case(f, where, o->results[i], o->session, e)) goto fail;
+        if (write_case(f, where, o->results[i], o->session, &o->x->store, e)) goto fail;
         crash_point("case_written");
     }
     if (o->finished && !c->finished) {
@@ -496,6 +519,8 @@ static int check_resumable(h5out *o, h5out_existing *have, tl_err *e)
                    o->x->sha256);
     } else if (have->nsessions == 0) {
         tl_err_set(e, "%s: written before tilelab/1.1 (no /sessions), cannot be resumed; run into a new file", o->path);
+    } else if (h5src_check_store(f, o->path, &o->x->store, e)) {
+        /* e says which kernel source changed */
     } else if (have->shard && strcmp(have->shard, o->s.shard)) {
         tl_err_set(e, "%s: holds %s%s, not %s%s: resume a file with the share it was started with", o->path,
                    have->shard[0] ? "shard " : "the whole plan", have->shard, o->s.shard[0] ? "shard " : "the whole plan",

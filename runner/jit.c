@@ -1,6 +1,7 @@
 #include "runner/jit.h"
 
 #include <ctype.h>
+#include <elf.h>
 #include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,8 @@
 
 #include "runner/cuda_check.h"
 
-#define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + 4)
+#define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + 8)
+#define CHECK_FILE "tilelab-signature-check" /* the wrapper's lines, as NVRTC's log names them */
 
 char *jit_cache_dir(void)
 {
@@ -29,23 +31,15 @@ void jit_nvrtc_version(char out[16])
     snprintf(out, 16, "%d.%d", major, minor);
 }
 
-/* Headers every kernel may include by name: the embedded .cuh files of its op's folder. */
-static int collect_headers(const reg_variant *v, const char **names, const char **texts, int max)
+void jit_request_of_case(const tl_experiment *x, const tl_case *c, int arch, jit_request *rq)
 {
-    const char *slash = strrchr(v->source, '/');
-    size_t dirlen = slash ? (size_t)(slash - v->source + 1) : 0;
-    int n = 0;
-    for (int i = 0; i < reg_nsources && n < max; i++) {
-        const char *p = reg_sources[i].path;
-        size_t len = strlen(p);
-        if (len < 4 || strcmp(p + len - 4, ".cuh") || strncmp(p, v->source, dirlen) || strchr(p + dirlen, '/'))
-            continue;
-        names[n] = p + dirlen;
-        texts[n] = reg_sources[i].text;
-        n++;
-    }
-    return n;
+    const reg_variant *v = c->variant;
+    *rq = (jit_request){.op = c->op, .store = &x->store, .src = &c->cv->src, .entry = v->entry, .entry2 = v->entry2,
+                        .params = v->params, .nparams = v->nparams, .values = c->params, .spec = &c->spec,
+                        .arch = arch};
 }
+
+/* ---- the program NVRTC compiles -------------------------------------------------------------- */
 
 static void upper(char *dst, const char *src, size_t n)
 {
@@ -54,40 +48,198 @@ static void upper(char *dst, const char *src, size_t n)
     dst[i] = '\0';
 }
 
-/* Options in a fixed order, so that the cache key and the stored text are stable. */
-static int build_options(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s, int arch,
-                         char **opts)
+/* The toolkit's include folders, for sources that include <...>. */
+static const char *cuda_home(void)
+{
+    const char *d = getenv("CUDA_HOME");
+    if (!d || !*d) d = getenv("CUDA_PATH");
+    return d && *d ? d : "/usr/local/cuda";
+}
+
+/* Options in a fixed order, so that the cache key and the stored text are stable. No file name
+ * NVRTC could open itself: every quoted include of the sources is given in memory (and, without
+ * <...> includes, --no-source-include keeps NVRTC from searching any folder); the toolkit's folders
+ * are searched only for sources that include <...>. */
+static int build_options(const jit_request *rq, char **opts)
 {
     int n = 0;
-    opts[n++] = tl_xasprintf("--gpu-architecture=sm_%d", arch);
+    const reg_op *op = rq->op;
+    opts[n++] = tl_xasprintf("--gpu-architecture=sm_%d", rq->arch);
     opts[n++] = tl_xstrdup("-std=c++17");
-    for (int k = 0; k < v->nparams; k++) opts[n++] = tl_xasprintf("-D%s=%ld", v->params[k].name, params[k]);
+    if (rq->src->angle) {
+        /* The toolkit's headers include their siblings by quoted name, which needs the including
+         * file's folder searched; every quoted name of the sources is still given in memory. */
+        opts[n++] = tl_xasprintf("-I%s/include", cuda_home());
+        opts[n++] = tl_xasprintf("-I%s/include/cccl", cuda_home());
+    } else {
+        opts[n++] = tl_xstrdup("--no-source-include");
+    }
+    for (int k = 0; k < rq->nparams; k++) opts[n++] = tl_xasprintf("-D%s=%ld", rq->params[k].name, rq->values[k]);
     for (int o = 0; o < op->noperands; o++) {
         char name[16];
         upper(name, op->operands[o], sizeof name);
-        opts[n++] = tl_xasprintf("-D%s_COL=%d", name, s->layouts[o] == REG_COL);
+        opts[n++] = tl_xasprintf("-D%s_COL=%d", name, rq->spec->layouts[o] == REG_COL);
     }
     if (op->ndtypes > 1) {
         char name[16];
-        upper(name, op->dtypes[s->dtype], sizeof name);
+        upper(name, op->dtypes[rq->spec->dtype], sizeof name);
         opts[n++] = tl_xasprintf("-DTL_DTYPE_%s=1", name);
     }
     return n;
 }
 
-static char *cache_key(const reg_source *src, const char **htexts, int nh, char **opts, int nopts)
+static const char *kind_text(char k)
+{
+    return k == 'p' ? "a pointer" : k == 'i' ? "a 32-bit integer" : k == 'l' ? "a 64-bit integer" : "a float";
+}
+
+/* static_asserts that entry takes the op's arguments: their number, and each one's kind. */
+static void signature_check(tl_buf *b, const reg_op *op, const char *entry)
+{
+    tl_buf_printf(b, "typedef tl_sig<decltype(%s)> tl_sig_%s;\n", entry, entry);
+    tl_buf_printf(b, "static_assert(tl_sig_%s::fn, \"tilelab: %s must be a kernel: extern \\\"C\\\" __global__ void "
+                     "%s(...)\");\n", entry, entry, entry);
+    tl_buf_printf(b, "static_assert(!tl_sig_%s::fn || tl_sig_%s::n == %d, \"tilelab: %s must take the %d arguments of "
+                     "%s kernels (", entry, entry, op->nkargs, entry, op->nkargs, op->name);
+    for (int i = 0; i < op->nkargs; i++)
+        tl_buf_printf(b, "%s%s%s%s", i ? ", " : "", op->kargs[i].type,
+                      op->kargs[i].type[strlen(op->kargs[i].type) - 1] == '*' ? "" : " ", op->kargs[i].name);
+    tl_buf_printf(b, "); runner list %s explains them\");\n", op->name);
+    for (int i = 0; i < op->nkargs; i++) {
+        const reg_karg *a = &op->kargs[i];
+        int code = a->kind == 'p' ? 1 : a->kind == 'i' ? 2 : a->kind == 'l' ? 3 : 4;
+        tl_buf_printf(b, "static_assert(tl_sig_%s::n != %d || tl_sig_%s::at<%d>::kind == %d, \"tilelab: argument %d "
+                         "of %s must be %s %s (%s)\");\n", entry, op->nkargs, entry, i, code, i + 1, entry, a->type,
+                      a->name, kind_text(a->kind));
+    }
+}
+
+/* Kinds of argument types: 1 pointer, 2 32-bit integer, 3 64-bit integer, 4 float, 0 anything else. */
+static const char check_templates[] =
+    "template <class T> struct tl_arg { enum { kind = 0 }; };\n"
+    "template <class T> struct tl_arg<T *> { enum { kind = 1 }; };\n"
+    "template <> struct tl_arg<int> { enum { kind = 2 }; };\n"
+    "template <> struct tl_arg<unsigned> { enum { kind = 2 }; };\n"
+    "template <> struct tl_arg<long long> { enum { kind = 3 }; };\n"
+    "template <> struct tl_arg<unsigned long long> { enum { kind = 3 }; };\n"
+    "template <> struct tl_arg<long> { enum { kind = sizeof(long) == 8 ? 3 : 2 }; };\n"
+    "template <> struct tl_arg<unsigned long> { enum { kind = sizeof(long) == 8 ? 3 : 2 }; };\n"
+    "template <> struct tl_arg<float> { enum { kind = 4 }; };\n"
+    "template <int I, class... A> struct tl_nth { enum { kind = -1 }; };\n"
+    "template <class H, class... T> struct tl_nth<0, H, T...> { enum { kind = tl_arg<H>::kind }; };\n"
+    "template <int I, class H, class... T> struct tl_nth<I, H, T...> { enum { kind = tl_nth<I - 1, T...>::kind }; };\n"
+    "template <class F> struct tl_sig { enum { fn = 0, n = -1 }; template <int I> struct at { enum { kind = -1 }; }; };\n"
+    "template <class... A> struct tl_sig<void(A...)> {\n"
+    "  enum { fn = 1, n = sizeof...(A) };\n"
+    "  template <int I> struct at { enum { kind = tl_nth<I, A...>::kind }; };\n"
+    "};\n";
+
+static char *wrapper_text(const jit_request *rq)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "#include \"%s\"\n#line 1 \"" CHECK_FILE "\"\n%s", rq->src->names[0], check_templates);
+    signature_check(&b, rq->op, rq->entry);
+    if (rq->entry2) signature_check(&b, rq->op, rq->entry2);
+    return b.s;
+}
+
+static char *cache_key(const jit_request *rq, const char *wrapper, char **opts, int nopts)
 {
     char ver[16], hex[65];
     jit_nvrtc_version(ver);
     tl_buf b = {0};
-    tl_buf_printf(&b, "tilelab-jit/1\nnvrtc %s\n", ver);
+    tl_buf_printf(&b, "tilelab-jit/2\nnvrtc %s\n", ver);
     for (int i = 0; i < nopts; i++) tl_buf_printf(&b, "%s\n", opts[i]);
-    tl_buf_printf(&b, "%s\n", src->text);
-    for (int i = 0; i < nh; i++) tl_buf_printf(&b, "%s\n", htexts[i]);
+    tl_buf_printf(&b, "%s\n", wrapper);
+    for (int i = 0; i < rq->src->n; i++)
+        tl_buf_printf(&b, "%s %s\n", rq->src->names[i], rq->store->files[rq->src->files[i]].sha256);
     tl_sha256_hex(b.s, b.len, hex);
     tl_buf_free(&b);
     return tl_xstrdup(hex);
 }
+
+/* ---- NVRTC's log, as the user reads it -------------------------------------------------------- */
+
+/* "name(12): ..." lines get the file's path as the user knows it. */
+static char *rewrite_log(const jit_request *rq, const char *log)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "%s", "");
+    for (const char *line = log; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line + 1) : strlen(line);
+        const char *shown = NULL;
+        size_t skip = 0;
+        for (int i = 0; i < rq->src->n && !shown; i++) {
+            size_t nl2 = strlen(rq->src->names[i]);
+            if (len > nl2 && !strncmp(line, rq->src->names[i], nl2) && line[nl2] == '(' && isdigit((unsigned char)line[nl2 + 1]))
+                shown = rq->src->names[i], skip = nl2;
+        }
+        if (shown) {
+            int i = 0;
+            while (strcmp(rq->src->names[i], shown)) i++;
+            char *d = src_display(rq->store, &rq->store->files[rq->src->files[i]]);
+            tl_buf_printf(&b, "%s%.*s", d, (int)(len - skip), line + skip);
+            free(d);
+        } else {
+            tl_buf_printf(&b, "%.*s", (int)len, line);
+        }
+        line += len;
+    }
+    return b.s;
+}
+
+/* 1 when every error of the log is on the wrapper's lines: the sources compiled, the check failed. */
+static int only_check_errors(const char *log)
+{
+    int any = 0;
+    for (const char *line = log; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        char *l = tl_xasprintf("%.*s", (int)len, line);
+        if (strstr(l, ": error") || strstr(l, ": catastrophic error")) {
+            if (strncmp(l, CHECK_FILE "(", strlen(CHECK_FILE) + 1)) any = -1;
+            else if (!any) any = 1;
+        }
+        free(l);
+        line = nl ? nl + 1 : NULL;
+    }
+    return any == 1;
+}
+
+/* The error of a failed compile: the signature check's own message when only it failed, else the
+ * log with the files named as the user knows them. */
+static void compile_error(const jit_request *rq, const char *log, nvrtcResult rc, tl_err *e)
+{
+    char *main_shown = src_display(rq->store, &rq->store->files[rq->src->files[0]]);
+    const char *check = log ? strstr(log, CHECK_FILE "(") : NULL;
+    const char *entries[2] = {rq->entry, rq->entry2};
+    for (int i = 0; i < 2 && check && entries[i]; i++) {
+        char undefined[160];
+        snprintf(undefined, sizeof undefined, "identifier \"%s\" is undefined", entries[i]);
+        if (strstr(check, undefined)) {
+            tl_err_set(e, "%s: no function named '%s' (the %s) in it or the files it includes", main_shown, entries[i],
+                       i ? "second kernel" : "entry");
+            free(main_shown);
+            return;
+        }
+    }
+    const char *m = log ? strstr(log, "\"tilelab: ") : NULL;
+    if (m && only_check_errors(log)) {
+        m += 10;
+        size_t len = strcspn(m, "\n");
+        if (len && m[len - 1] == '"') len--;
+        tl_err_set(e, "%s: %.*s", main_shown, (int)len, m);
+    } else {
+        char *shown = log ? rewrite_log(rq, log) : NULL;
+        tl_err_set(e, "NVRTC could not compile %s (%s):\n%s", main_shown, nvrtcGetErrorString(rc),
+                   shown ? shown : "no log");
+        free(shown);
+    }
+    free(main_shown);
+}
+
+/* ---- compile, cache ------------------------------------------------------------------------------ */
 
 static int cache_read(const char *path, jit_cubin *out)
 {
@@ -98,12 +250,14 @@ static int cache_read(const char *path, jit_cubin *out)
     return out->cubin && out->cubin_len > 0 ? 0 : -1;
 }
 
-static int nvrtc_build(const reg_source *src, const char **hnames, const char **htexts, int nh, char **opts,
-                       int nopts, jit_cubin *out, tl_err *e)
+static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, int nopts, jit_cubin *out, tl_err *e)
 {
     nvrtcProgram prog = NULL;
     size_t loglen = 0;
-    NVRTC_CHECK(nvrtcCreateProgram(&prog, src->text, src->path, nh, htexts, hnames));
+    int nh = rq->src->n;
+    const char **texts = tl_xcalloc((size_t)nh, sizeof *texts);
+    for (int i = 0; i < nh; i++) texts[i] = rq->store->files[rq->src->files[i]].text;
+    NVRTC_CHECK(nvrtcCreateProgram(&prog, wrapper, CHECK_FILE ".cu", nh, texts, (const char *const *)rq->src->names));
     nvrtcResult rc = nvrtcCompileProgram(prog, nopts, (const char *const *)opts);
     NVRTC_CHECK(nvrtcGetProgramLogSize(prog, &loglen));
     if (loglen > 1) {
@@ -111,54 +265,96 @@ static int nvrtc_build(const reg_source *src, const char **hnames, const char **
         NVRTC_CHECK(nvrtcGetProgramLog(prog, out->log));
     }
     if (rc != NVRTC_SUCCESS) {
-        tl_err_set(e, "NVRTC could not compile kernels/%s (%s): %s", src->path, nvrtcGetErrorString(rc),
-                   out->log ? out->log : "no log");
+        compile_error(rq, out->log, rc, e);
         goto fail;
     }
     NVRTC_CHECK(nvrtcGetCUBINSize(prog, &out->cubin_len));
     out->cubin = tl_xmalloc(out->cubin_len);
     NVRTC_CHECK(nvrtcGetCUBIN(prog, out->cubin));
     nvrtcDestroyProgram(&prog);
+    free(texts);
     return 0;
 fail:
     if (prog) nvrtcDestroyProgram(&prog);
+    free(texts);
     return -1;
 }
 
-int jit_compile(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s, int arch,
-                const char *cache_dir, jit_cubin *out, tl_err *e)
+/* Both entries are extern "C" kernels of the cubin. */
+static int check_entries(const jit_request *rq, const jit_cubin *cb, tl_err *e)
 {
-    char *opts[JIT_MAX_OPTS], *key = NULL, *path = NULL;
-    const char *hnames[16], *htexts[16];
-    int rc = -1;
-    memset(out, 0, sizeof *out);
-    const reg_source *src = reg_find_source(v->source);
-    if (!src) {
-        tl_err_set(e, "variant '%s': kernels/%s is not embedded in this runner (registry and BUILD disagree)",
-                   v->name, v->source);
+    const char *entries[2] = {rq->entry, rq->entry2};
+    for (int i = 0; i < 2 && entries[i]; i++) {
+        char kernels[512];
+        int rc = jit_cubin_has_kernel(cb->cubin, cb->cubin_len, entries[i], kernels, sizeof kernels);
+        if (rc == 1) continue;
+        char *shown = src_display(rq->store, &rq->store->files[rq->src->files[0]]);
+        if (rc < 0) tl_err_set(e, "%s: the compiled module is not a readable cubin", shown);
+        else
+            tl_err_set(e, "%s: '%s' is not an extern \"C\" __global__ function of the compiled module (its kernels: "
+                          "%s)%s", shown, entries[i], kernels[0] ? kernels : "none",
+                       kernels[0] == '_' && kernels[1] == 'Z' ? "; a name starting _Z is C++'s: declare it extern \"C\"" : "");
+        free(shown);
         return -1;
     }
-    int nh = collect_headers(v, hnames, htexts, 16);
-    int nopts = build_options(op, v, params, s, arch, opts);
+    return 0;
+}
+
+static void copy_cubin(jit_cubin *dst, const jit_cubin *src)
+{
+    dst->cubin = tl_xmalloc(src->cubin_len);
+    memcpy(dst->cubin, src->cubin, src->cubin_len);
+    dst->cubin_len = src->cubin_len;
+}
+
+static void memo_add(jit_memo *m, const char *key, const jit_cubin *c)
+{
+    m->keys = realloc(m->keys, sizeof *m->keys * (size_t)(m->n + 1));
+    m->cubins = realloc(m->cubins, sizeof *m->cubins * (size_t)(m->n + 1));
+    if (!m->keys || !m->cubins) abort();
+    m->keys[m->n] = tl_xstrdup(key);
+    memset(&m->cubins[m->n], 0, sizeof *m->cubins);
+    copy_cubin(&m->cubins[m->n++], c);
+}
+
+static int memo_get(const jit_memo *m, const char *key, jit_cubin *out)
+{
+    for (int i = 0; m && i < m->n; i++)
+        if (!strcmp(m->keys[i], key)) return copy_cubin(out, &m->cubins[i]), 0;
+    return -1;
+}
+
+int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, jit_cubin *out, tl_err *e)
+{
+    char *opts[JIT_MAX_OPTS], *key = NULL, *path = NULL, *wrapper = NULL;
+    int rc = -1;
+    memset(out, 0, sizeof *out);
+    if (!rq->src || rq->src->n == 0 || !rq->entry) {
+        tl_err_set(e, "a kernel without sources or entry (registry and config disagree)");
+        return -1;
+    }
+    int nopts = build_options(rq, opts);
     tl_buf ob = {0};
     for (int i = 0; i < nopts; i++) tl_buf_printf(&ob, "%s%s", i ? " " : "", opts[i]);
     out->options = ob.s;
-    key = cache_key(src, htexts, nh, opts, nopts);
+    wrapper = wrapper_text(rq);
+    key = cache_key(rq, wrapper, opts, nopts);
     if (cache_dir) path = tl_xasprintf("%s/%s.cubin", cache_dir, key);
-    if (cache_read(path, out) == 0) {
+    if (memo_get(memo, key, out) == 0 || cache_read(path, out) == 0) {
         out->cached = 1;
     } else {
-        if (nvrtc_build(src, hnames, htexts, nh, opts, nopts, out, e)) goto out;
+        if (nvrtc_build(rq, wrapper, opts, nopts, out, e)) goto out;
         /* The cache is an optimisation: failing to write it is not an error. */
         tl_err ignored;
         if (path && tl_mkdir_p(cache_dir, &ignored) == 0) tl_write_file_atomic(path, out->cubin, out->cubin_len, &ignored);
     }
+    if (check_entries(rq, out, e)) goto out;
+    if (memo && memo_get(memo, key, &(jit_cubin){0}) != 0) memo_add(memo, key, out);
     tl_sha256_hex(out->cubin, out->cubin_len, out->cubin_sha256);
     rc = 0;
 out:
     for (int i = 0; i < nopts; i++) free(opts[i]);
-    free(key);
-    free(path);
+    free(key), free(path), free(wrapper);
     if (rc) jit_cubin_free(out);
     return rc;
 }
@@ -169,6 +365,45 @@ void jit_cubin_free(jit_cubin *c)
     free(c->cubin);
     free(c->log);
     memset(c, 0, sizeof *c);
+}
+
+void jit_memo_free(jit_memo *m)
+{
+    for (int i = 0; i < m->n; i++) free(m->keys[i]), jit_cubin_free(&m->cubins[i]);
+    free(m->keys), free(m->cubins);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- the cubin's kernels ------------------------------------------------------------------------- */
+
+#define STO_CUDA_ENTRY 0x10 /* st_other bit of a symbol that is a kernel (an entry point) */
+
+int jit_cubin_has_kernel(const void *cubin, size_t len, const char *entry, char *kernels, size_t n)
+{
+    const unsigned char *b = cubin;
+    const Elf64_Ehdr *h = cubin;
+    kernels[0] = '\0';
+    if (len < sizeof *h || memcmp(b, ELFMAG, SELFMAG) || b[EI_CLASS] != ELFCLASS64 || h->e_shentsize != sizeof(Elf64_Shdr) ||
+        h->e_shoff > len || (size_t)h->e_shnum * sizeof(Elf64_Shdr) > len - h->e_shoff)
+        return -1;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + h->e_shoff);
+    for (int i = 0; i < h->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB) continue;
+        if (sh[i].sh_link >= h->e_shnum || sh[i].sh_offset > len || sh[i].sh_size > len - sh[i].sh_offset) return -1;
+        const Elf64_Shdr *str = &sh[sh[i].sh_link];
+        if (str->sh_offset > len || str->sh_size > len - str->sh_offset) return -1;
+        const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
+        const char *names = (const char *)(b + str->sh_offset);
+        for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
+            if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || !(sym[k].st_other & STO_CUDA_ENTRY)) continue;
+            if (sym[k].st_name >= str->sh_size || !memchr(names + sym[k].st_name, '\0', str->sh_size - sym[k].st_name))
+                return -1;
+            const char *name = names + sym[k].st_name;
+            if (!strcmp(name, entry)) return 1;
+            snprintf(kernels + strlen(kernels), n - strlen(kernels), "%s%s", kernels[0] ? ", " : "", name);
+        }
+    }
+    return 0;
 }
 
 int jit_load(const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e)

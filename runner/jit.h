@@ -1,21 +1,48 @@
-/* jit: a variant's .cu -> cubin with NVRTC (params as -D macros, for the device's architecture),
- * cached on disk by sha256(sources, options, arch, NVRTC version); then loaded as a CUDA library.
- * Compiling needs no GPU; loading does. */
+/* jit: a variant's sources -> cubin with NVRTC (params as -D macros, for the device's architecture),
+ * cached on disk by sha256(files, options, arch, NVRTC version); then loaded as a CUDA library.
+ * Compiling needs no GPU; loading does.
+ *
+ * NVRTC compiles a small program the runner writes: it includes the variant's main source (every
+ * file given in memory, exactly as read: see source.h) and checks with static_asserts that each
+ * entry takes the op's kernel arguments; the cubin's symbols then show that the entry is an
+ * extern "C" kernel. So a wrong name, a C++ name or a wrong signature is an error before a launch. */
 #ifndef TILELAB_JIT_H
 #define TILELAB_JIT_H
 
 #include <cuda_runtime_api.h>
 
-#include "runner/registry.h"
+#include "runner/plan.h"
 
 typedef struct {
     char *options;         /* NVRTC options, space-separated, as stored in the result file */
     void *cubin;           /* compiled code */
     size_t cubin_len;      /* bytes */
     char cubin_sha256[65]; /* of the cubin */
-    int cached;            /* 1: read from the disk cache */
+    int cached;            /* 1: from the disk cache (or this run's memory of it) */
     char *log;             /* NVRTC's log (warnings), or NULL */
 } jit_cubin;
+
+/* Cubins this run compiled, by cache key: a kernel compiled ahead (to find errors before any GPU
+ * work) is not compiled again when its cases run, with or without a disk cache. */
+typedef struct {
+    char **keys;
+    jit_cubin *cubins;
+    int n;
+} jit_memo;
+
+/* What one compile needs. */
+typedef struct {
+    const reg_op *op;
+    const src_store *store;
+    const src_set *src;    /* the files, main source first */
+    const char *entry;     /* the kernel */
+    const char *entry2;    /* a second kernel of the same module, or NULL */
+    const reg_param *params;
+    int nparams;
+    const long *values;    /* per param */
+    const reg_spec *spec;  /* layouts and dtype (-D macros) */
+    int arch;              /* 90 for sm_90 */
+} jit_request;
 
 typedef struct {
     cudaLibrary_t lib;
@@ -30,9 +57,18 @@ typedef struct {
  * $HOME/.cache/tilelab/cubin; NULL when none can be named. Caller frees. */
 char *jit_cache_dir(void);
 
-int jit_compile(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s, int arch,
-                const char *cache_dir, jit_cubin *out, tl_err *e);
+/* The request for a case of x. */
+void jit_request_of_case(const tl_experiment *x, const tl_case *c, int arch, jit_request *rq);
+/* Compiles (or takes from memo, then the disk cache). Errors quote NVRTC's log with the files named
+ * as the user knows them ("experiments/x/kernels/my.cu(12): error: ..."). memo and cache_dir may
+ * be NULL. */
+int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, jit_cubin *out, tl_err *e);
 void jit_cubin_free(jit_cubin *c);
+void jit_memo_free(jit_memo *m);
+
+/* 1 when the cubin has an extern "C" kernel named entry; 0 when not (kernels gets the names of
+ * those it has, comma-separated); -1 when it is not a readable cubin. */
+int jit_cubin_has_kernel(const void *cubin, size_t len, const char *entry, char *kernels, size_t n);
 
 int jit_load(const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e);
 void jit_unload(jit_kernel *k);

@@ -10,11 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/jit.h"
-
+#include "runner/compile.h"
 #include "runner/config.h"
 #include "runner/env.h"
 #include "runner/execute.h"
+#include "runner/expr.h"
+#include "runner/extract.h"
 #include "runner/h5in.h"
 #include "runner/h5out.h"
 #include "runner/h5util.h"
@@ -28,8 +29,13 @@ static const char usage[] =
     "\n"
     "usage:\n"
     "  runner [run] EXPERIMENT.yaml [options]   run every case, print a table, write the result file\n"
-    "  runner rerun RESULT.h5 [options]         run the experiment embedded in a result file again,\n"
-    "                                           on this machine, into a new file (same case ids)\n"
+    "  runner rerun RESULT.h5 [options] [--local-sources]\n"
+    "                                           run the experiment embedded in a result file again,\n"
+    "                                           on this machine, into a new file (same case ids),\n"
+    "                                           compiling the kernel sources the file carries\n"
+    "                                           (--local-sources: this runner's own kernels instead)\n"
+    "  runner extract RESULT.h5 DIR             write the file's experiment and its kernel sources\n"
+    "                                           to DIR (new or empty), a folder that runs as it is\n"
     "  runner merge OUT.h5 RESULT.h5... [--force]\n"
     "                                           one file with the union of the cases (shards of one\n"
     "                                           sweep); refuses files of different experiments\n"
@@ -41,8 +47,11 @@ static const char usage[] =
     "                                           writes OUT.sweep/ (scripts, logs, shards) and prints\n"
     "                                           the job ids; --dry-run prints the scripts only.\n"
     "                                           After a failure, sh OUT.sweep/submit.sh resumes\n"
-    "  runner validate EXPERIMENT.yaml...       check configs and print case counts; runs nothing\n"
-    "  runner list [OP]                         ops, variants, params, defaults and constraints\n"
+    "  runner validate EXPERIMENT.yaml... [--compile [--arch sm_90] [-j N]]\n"
+    "                                           check configs and print case counts; runs nothing.\n"
+    "                                           --compile also compiles every kernel (NVRTC, no GPU)\n"
+    "  runner list [OP]                         ops, the kernel signature of each, variants, params,\n"
+    "                                           defaults and constraints\n"
     "  runner compile EXPERIMENT.yaml... [--arch sm_90] [-j N]\n"
     "                                           compile every kernel the experiments name into the\n"
     "                                           cubin cache, without a GPU (NVRTC), for another machine\n"
@@ -60,12 +69,16 @@ static const char usage[] =
     "                        context, the runner restarts itself this way\n"
     "\n"
     "Cases whose variants run on the GPU need a CUDA device; variants of the host target\n"
-    "(e.g. experiments/host_smoke.yaml) run anywhere.\n"
+    "(e.g. experiments/host_smoke.yaml) run anywhere. A variant of your own is declared in the\n"
+    "experiment with `source:` (a .cu file in the experiment's folder), `entry:`, `block:`, `grid:`\n"
+    "and optionally `smem:` and `requires:`; see README.md, \"Your own kernels\".\n"
     "\n"
     "environment:\n"
     "  TILELAB_CACHE_DIR     compiled-kernel cache (default $XDG_CACHE_HOME/tilelab/cubin or\n"
     "                        ~/.cache/tilelab/cubin)\n"
     "  TILELAB_DEVICE        CUDA device ordinal (default 0)\n"
+    "  CUDA_HOME             the CUDA toolkit whose headers <...> includes of kernels find\n"
+    "                        (default /usr/local/cuda)\n"
     "  TILELAB_TEST_CRASH_AT=POINT:N\n"
     "                        tests only: SIGKILL the N-th time the writer passes POINT (created,\n"
     "                        case_written, shadow_closed, exchanged), for the fault tests\n"
@@ -73,7 +86,8 @@ static const char usage[] =
     "                        tests only: host-target times become MS * (1 + NOISE * z), z normal from\n"
     "                        SEED and the case; the variants still run and are verified\n"
     "\n"
-    "exit codes: 0 every case ok or skipped; 1 a case failed verification or errored; 2 bad input\n";
+    "exit codes: 0 every case ok or skipped; 1 a case failed verification or errored; 2 bad input\n"
+    "(including a kernel of the experiment that does not compile)\n";
 
 typedef struct {
     const char *yaml;
@@ -83,6 +97,7 @@ typedef struct {
     int resume;                /* continue -o FILE: skip the cases it holds */
     int shard_index, shard_count; /* --shard i/N (count 0: every case) */
     char shard_text[32];
+    int local_sources;         /* rerun: this runner's kernels, not the file's */
 } run_opts;
 
 /* ---- list ------------------------------------------------------------------------------- */
@@ -105,126 +120,100 @@ static int cmd_list(int argc, char **argv)
     return TL_EXIT_OK;
 }
 
-/* ---- validate --------------------------------------------------------------------------- */
-
-static int cmd_validate(int argc, char **argv)
-{
-    int bad = 0;
-    if (argc == 0) {
-        fprintf(stderr, "runner validate: give one or more experiment files\n");
-        return TL_EXIT_BAD_INPUT;
-    }
-    for (int i = 0; i < argc; i++) {
-        tl_experiment x;
-        tl_plan p;
-        tl_err e;
-        char *path = tl_user_path(argv[i]);
-        plan_limits lim = {0, 0};
-        if (config_load(path, &x, &e) || plan_expand(&x, &lim, &p, &e)) {
-            fprintf(stderr, "%s\n", e.msg);
-            bad = 1;
-        } else {
-            report_validate(stdout, argv[i], &x, &p);
-            plan_free(&p);
-        }
-        config_free(&x);
-        free(path);
-    }
-    return bad ? TL_EXIT_BAD_INPUT : TL_EXIT_OK;
-}
-
-/* ---- compile ------------------------------------------------------------------------------ */
+/* ---- validate, compile -------------------------------------------------------------------- */
 
 typedef struct {
-    const tl_case **cases; /* distinct (source, options) */
-    int n;
-} compile_list;
+    int compile;      /* validate: compile the kernels too */
+    int arch, jobs;
+    char **files;     /* experiment files as given */
+    int nfiles;
+} check_opts;
 
-static void collect_kernels(const tl_plan *p, compile_list *l)
+/* Options shared by validate and compile; files are the other arguments. */
+static int parse_check_args(const char *cmd, int argc, char **argv, check_opts *o)
 {
-    for (int i = 0; i < p->ncases; i++) {
-        const tl_case *c = &p->cases[i];
-        if (c->variant->kind != REG_NVRTC || c->skipped) continue;
-        int dup = 0;
-        for (int j = 0; j < l->n && !dup; j++)
-            dup = l->cases[j]->variant == c->variant && !strcmp(l->cases[j]->params_text, c->params_text) &&
-                  !strcmp(l->cases[j]->layout_text, c->layout_text);
-        if (dup) continue;
-        l->cases = realloc(l->cases, sizeof *l->cases * (size_t)(l->n + 1));
-        if (!l->cases) abort();
-        l->cases[l->n++] = c;
-    }
-}
-
-/* Worker w of nw compiles kernels w, w + nw, ...; returns the number that failed. */
-static int compile_share(const compile_list *l, int w, int nw, int arch, const char *cache)
-{
-    int bad = 0;
-    for (int i = w; i < l->n; i += nw) {
-        const tl_case *c = l->cases[i];
-        jit_cubin cb;
-        tl_err e;
-        if (jit_compile(c->op, c->variant, c->params, &c->spec, arch, cache, &cb, &e)) {
-            fprintf(stderr, "FAILED %s %s %s: %s\n", c->variant->name, c->params_text, c->layout_text, e.msg);
-            bad++;
-        } else {
-            jit_cubin_free(&cb);
-        }
-    }
-    return bad;
-}
-
-static int cmd_compile(int argc, char **argv)
-{
-    int arch = 90, jobs = 1, bad = 0, nfiles = 0;
-    tl_experiment *xs = tl_xcalloc((size_t)argc + 1, sizeof *xs);
-    tl_plan *ps = tl_xcalloc((size_t)argc + 1, sizeof *ps);
-    compile_list l = {0};
-    char *cache = jit_cache_dir();
+    *o = (check_opts){.arch = 90, .jobs = 1, .files = tl_xcalloc((size_t)argc + 1, sizeof(char *))};
     for (int i = 0; i < argc; i++) {
-        tl_err e;
-        plan_limits lim = {0, 0};
-        if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
-            if (sscanf(argv[++i], "sm_%d", &arch) != 1 || arch < 50) {
-                fprintf(stderr, "runner compile: --arch takes sm_NN, e.g. sm_90\n");
-                bad = 1;
+        if (!strcmp(argv[i], "--compile") && !strcmp(cmd, "validate")) {
+            o->compile = 1;
+        } else if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
+            if (sscanf(argv[++i], "sm_%d", &o->arch) != 1 || o->arch < 50 || o->arch > 200) {
+                fprintf(stderr, "runner %s: --arch takes sm_NN, e.g. sm_90\n", cmd);
+                return -1;
             }
         } else if (!strcmp(argv[i], "-j") && i + 1 < argc) {
-            jobs = atoi(argv[++i]);
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "runner compile: unknown or incomplete option '%s' (see runner --help)\n", argv[i]);
-            bad = 1;
-        } else {
-            char *path = tl_user_path(argv[i]);
-            if (config_load(path, &xs[nfiles], &e) || plan_expand(&xs[nfiles], &lim, &ps[nfiles], &e)) {
-                fprintf(stderr, "%s\n", e.msg);
-                bad = 1;
-            } else {
-                collect_kernels(&ps[nfiles], &l);
+            o->jobs = atoi(argv[++i]);
+            if (o->jobs < 1 || o->jobs > 256) {
+                fprintf(stderr, "runner %s: -j takes 1 .. 256\n", cmd);
+                return -1;
             }
-            nfiles++;
-            free(path);
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "runner %s: unknown or incomplete option '%s' (see runner --help)\n", cmd, argv[i]);
+            return -1;
+        } else {
+            o->files[o->nfiles++] = argv[i];
         }
     }
-    if (bad || nfiles == 0 || !cache) {
-        if (!bad) fprintf(stderr, nfiles ? "runner compile: no cache directory (set TILELAB_CACHE_DIR)\n"
-                                         : "runner compile: give one or more experiment files\n");
-        bad = TL_EXIT_BAD_INPUT;
-        goto out;
+    if (o->nfiles == 0) {
+        fprintf(stderr, "runner %s: give one or more experiment files\n", cmd);
+        return -1;
     }
-    if (jobs < 1) jobs = 1;
-    fprintf(stderr, "runner compile: %d kernels for sm_%d into %s, %d jobs\n", l.n, arch, cache, jobs);
-    double t0 = tl_now_s();
-    for (int w = 1; w < jobs; w++)
-        if (fork() == 0) _exit(compile_share(&l, w, jobs, arch, cache) ? 1 : 0);
-    int failed = compile_share(&l, 0, jobs, arch, cache), status;
-    while (wait(&status) > 0) failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-    fprintf(stderr, "runner compile: done in %.1f s%s\n", tl_now_s() - t0, failed ? " with failures" : "");
-    bad = failed ? TL_EXIT_FAILED : TL_EXIT_OK;
-out:
-    for (int i = 0; i < nfiles; i++) plan_free(&ps[i]), config_free(&xs[i]);
-    free(xs), free(ps), free(l.cases), free(cache);
+    return 0;
+}
+
+/* Loads and plans each file (xs[i], ps[i]); 1 when one of them is bad (its error printed). */
+static int load_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, int print_validate)
+{
+    int bad = 0;
+    for (int i = 0; i < o->nfiles; i++) {
+        tl_err e;
+        plan_limits lim = {0};
+        char *path = tl_user_path(o->files[i]);
+        if (config_load(path, &xs[i], &e) || plan_expand(&xs[i], &lim, &ps[i], &e)) {
+            fprintf(stderr, "%s\n", e.msg);
+            bad = 1;
+        } else if (print_validate) {
+            report_validate(stdout, o->files[i], &xs[i], &ps[i]);
+        }
+        free(path);
+    }
     return bad;
+}
+
+/* Compiles the kernels of every plan that loaded; 1 when one failed. */
+static int compile_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, const char *cmd)
+{
+    compile_list l = {0};
+    char *cache = jit_cache_dir();
+    for (int i = 0; i < o->nfiles; i++)
+        if (xs[i].op) compile_collect(&xs[i], &ps[i], NULL, 0, &l);
+    fprintf(stderr, "runner %s: compiling %d kernels for sm_%d%s%s, %d jobs\n", cmd, l.n, o->arch,
+            cache ? " into " : " (no cache folder)", cache ? cache : "", o->jobs);
+    double t0 = tl_now_s();
+    int failed = compile_run(&l, o->arch, o->jobs, cache, NULL, stderr);
+    fprintf(stderr, "runner %s: compiled in %.1f s%s\n", cmd, tl_now_s() - t0, failed ? ", with failures" : "");
+    compile_list_free(&l);
+    free(cache);
+    return failed != 0;
+}
+
+/* validate (and --compile) and compile: bad input, including a kernel that does not compile, is 2. */
+static int cmd_check(const char *cmd, int argc, char **argv)
+{
+    check_opts o;
+    int bad = 1;
+    tl_experiment *xs = NULL;
+    tl_plan *ps = NULL;
+    if (parse_check_args(cmd, argc, argv, &o) == 0) {
+        int compile = o.compile || !strcmp(cmd, "compile");
+        xs = tl_xcalloc((size_t)o.nfiles, sizeof *xs);
+        ps = tl_xcalloc((size_t)o.nfiles, sizeof *ps);
+        bad = load_all(&o, xs, ps, !strcmp(cmd, "validate"));
+        if (compile) bad |= compile_all(&o, xs, ps, cmd);
+        for (int i = 0; i < o.nfiles; i++) plan_free(&ps[i]), config_free(&xs[i]);
+    }
+    free(xs), free(ps), free(o.files);
+    return bad ? TL_EXIT_BAD_INPUT : TL_EXIT_OK;
 }
 
 /* ---- run -------------------------------------------------------------------------------- */
@@ -239,6 +228,7 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         else if (!strcmp(a, "--results-dir") && i + 1 < argc) o->results_dir = argv[++i];
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = 1;
         else if (!strcmp(a, "--resume")) o->resume = 1;
+        else if (!strcmp(a, "--local-sources")) o->local_sources = 1;
         else if (!strcmp(a, "--shard") && i + 1 < argc) {
             char tail;
             const char *v = argv[++i];
@@ -423,6 +413,29 @@ static int check_space(const char *path, const tl_plan *p, const run_share *sh, 
     return 0;
 }
 
+/* The variants declared in the experiment are input like the YAML: each of their kernels that this
+ * run needs is compiled before any GPU work, and one that does not compile is bad input (exit 2), with
+ * no result file. The cubins stay in memo for the cases. */
+static int precompile(const run_opts *o, const tl_experiment *x, const tl_plan *p, const run_share *sh,
+                      const env_info *env, jit_memo *memo)
+{
+    compile_list l = {0};
+    compile_collect(x, p, sh->todo, 1, &l);
+    if (l.n == 0) return 0;
+    char *cache = jit_cache_dir();
+    double t0 = tl_now_s();
+    if (!o->quiet) fprintf(stderr, "tilelab: compiling %d kernel%s of the experiment's own variants\n", l.n, l.n > 1 ? "s" : "");
+    int failed = compile_run(&l, env->cc_major * 10 + env->cc_minor, 1, cache, memo, stderr);
+    if (failed)
+        fprintf(stderr, "runner: %s: %d kernel%s of the experiment do%s not compile (above); nothing was run\n",
+                o->yaml, failed, failed > 1 ? "s" : "", failed > 1 ? "" : "es");
+    else if (!o->quiet)
+        fprintf(stderr, "tilelab: compiled in %.1f s\n", tl_now_s() - t0);
+    compile_list_free(&l);
+    free(cache);
+    return failed ? -1 : 0;
+}
+
 /* Plans x (again with the device's memory once there is one), runs it, writes the file. */
 static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv, const char *rerun_of)
 {
@@ -432,31 +445,42 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     h5out out = {.lock_fd = -1, .fapl = -1};
     h5out_existing have = {0};
     run_share sh = {0};
+    jit_memo memo = {0};
     tl_result *res = NULL;
     tl_err e;
     char *path = NULL, *argv_text = NULL;
     int rc = TL_EXIT_BAD_INPUT, have_exec = 0, have_out = 0, nres = 0, lost = 0;
 
     env_host(&env);
-    plan_limits lim = {0, env.host_mem_bytes / 2};
+    plan_limits lim = {0, env.host_mem_bytes / 2, NULL};
     if (plan_expand(x, &lim, &p, &e)) {
         fprintf(stderr, "%s\n", e.msg);
         goto out;
     }
     int use_gpu = needs_gpu(&p);
+    int64_t device[EXPR_NDEVICE];
     if (use_gpu) {
         if (env_gpu(&env, &e)) {
-            fprintf(stderr, "runner: %s: %s; try experiments/host_smoke.yaml (host target) or `runner validate %s`\n",
-                    o->yaml, e.msg, o->yaml);
+            if (rerun_of)
+                fprintf(stderr, "runner rerun: %s: %s; `runner extract %s DIR` writes its experiment out\n", o->yaml,
+                        e.msg, o->yaml);
+            else
+                fprintf(stderr, "runner: %s: %s; try experiments/host_smoke.yaml (host target) or `runner validate "
+                                "%s`\n", o->yaml, e.msg, o->yaml);
             goto out;
         }
         plan_free(&p);
+        device[EXPR_SMS] = env.sms;
+        device[EXPR_SMEM_OPTIN] = (int64_t)env.smem_per_block_optin;
+        device[EXPR_WARP] = 32;
+        lim.device = device;
         lim.device_bytes = (uint64_t)(env.free_mem * 0.9) - 2 * (uint64_t)env.l2_bytes;
         if (plan_expand(x, &lim, &p, &e)) {
             fprintf(stderr, "%s\n", e.msg);
             goto out;
         }
     }
+    if (select_share(o, &p, &sh) || precompile(o, x, &p, &sh, &env, &memo)) goto out;
     if (!(path = output_path(o, x, &e))) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
@@ -466,10 +490,12 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
         goto out;
     }
     have_exec = 1;
+    ex.memo = memo; /* the cubins compiled ahead */
+    memset(&memo, 0, sizeof memo);
     snprintf(env.nvml, sizeof env.nvml, "%s", nvml_status(ex.gpu));
     argv_text = join_argv(argc, argv);
     /* The space check counts the whole share: what a resume skips is not known before the file is open. */
-    if (select_share(o, &p, &sh) || check_space(path, &p, &sh, &e)) {
+    if (check_space(path, &p, &sh, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
     }
@@ -517,6 +543,7 @@ out:
     free(res);
     free(sh.todo);
     if (have_exec) exec_free(&ex);
+    jit_memo_free(&memo);
     plan_free(&p);
     free(path), free(argv_text);
     return rc;
@@ -528,6 +555,10 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     tl_experiment x;
     tl_err e;
     if (parse_run_args(argc, argv, &o)) return TL_EXIT_BAD_INPUT;
+    if (o.local_sources) {
+        fprintf(stderr, "runner: --local-sources belongs to rerun (a run always compiles the sources it reads)\n");
+        return TL_EXIT_BAD_INPUT;
+    }
     char *yaml = tl_user_path(o.yaml);
     int rc = TL_EXIT_BAD_INPUT;
     if (config_load(yaml, &x, &e)) fprintf(stderr, "%s\n", e.msg);
@@ -537,7 +568,60 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     return rc;
 }
 
-/* The experiment embedded in a result file, on this machine, into a new file. */
+/* The runner's own kernel files that x compiles from the result file but this runner has otherwise
+ * (changed or gone), comma-separated; their count. */
+static int kernels_differing(const tl_experiment *x, char *list, size_t n)
+{
+    int count = 0;
+    list[0] = '\0';
+    for (int i = 0; i < x->store.n; i++) {
+        const src_file *f = &x->store.files[i];
+        if (!f->used || strcmp(f->origin, SRC_TILELAB)) continue;
+        const reg_source *mine = reg_find_source(f->path);
+        if (mine && mine->len == f->len && !memcmp(mine->text, f->text, f->len)) continue;
+        snprintf(list + strlen(list), n - strlen(list), "%skernels/%s%s", count ? ", " : "", f->path, mine ? "" : " (gone)");
+        count++;
+    }
+    return count;
+}
+
+/* Parses the experiment of a result file with the kernel sources it carries (or, local, this runner's
+ * own kernels), saying in one line where they differ. */
+static int parse_embedded(const char *h5, const char *shown, const h5in_source *src, int local, tl_experiment *x,
+                          tl_err *e)
+{
+    src_store store;
+    int nfiles;
+    char *label = tl_xasprintf("%s:config_yaml", shown), list[1024];
+    int rc = -1;
+    /* First with the file's own kernels, to compare them with this runner's. */
+    if (h5in_load_sources(h5, 0, &store, &nfiles, e) ||
+        config_parse_with(label, src->config_yaml, strlen(src->config_yaml), &store, x, e))
+        goto out;
+    if (!x->store.tilelab_preloaded) {
+        fprintf(stderr, "runner rerun: %s carries no sources of the runner's own kernels (written before "
+                        "tilelab/1.2): compiling this runner's\n", shown);
+    } else {
+        int differ = kernels_differing(x, list, sizeof list);
+        if (differ)
+            fprintf(stderr, "runner rerun: %d of this runner's kernel files differ from those %s ran (%s): compiling "
+                            "%s\n", differ, shown, list,
+                    local ? "this runner's (--local-sources)" : "the file's; --local-sources compiles this runner's");
+    }
+    if (local) {
+        config_free(x);
+        if (h5in_load_sources(h5, 1, &store, &nfiles, e) ||
+            config_parse_with(label, src->config_yaml, strlen(src->config_yaml), &store, x, e))
+            goto out;
+    }
+    rc = 0;
+out:
+    src_store_free(&store);
+    free(label);
+    return rc;
+}
+
+/* The experiment embedded in a result file, with its kernel sources, on this machine, into a new file. */
 static int cmd_rerun(int argc, char **argv, int full_argc, char **full_argv)
 {
     run_opts o;
@@ -553,8 +637,7 @@ static int cmd_rerun(int argc, char **argv, int full_argc, char **full_argv)
         return rc;
     }
     /* Errors in the embedded text point into it: "<file.h5>:config_yaml:line:col". */
-    char *label = tl_xasprintf("%s:config_yaml", o.yaml);
-    if (config_parse(label, src.config_yaml, strlen(src.config_yaml), &x, &e)) {
+    if (parse_embedded(h5, o.yaml, &src, o.local_sources, &x, &e)) {
         fprintf(stderr, "runner rerun: %s\n", e.msg);
     } else {
         char *of = tl_xasprintf("%s (run %s on %s from %s)", h5, src.created_utc ? src.created_utc : "?",
@@ -564,8 +647,31 @@ static int cmd_rerun(int argc, char **argv, int full_argc, char **full_argv)
     }
     config_free(&x);
     h5in_source_free(&src);
-    free(label);
     free(h5);
+    return rc;
+}
+
+/* ---- extract ------------------------------------------------------------------------------ */
+
+static int cmd_extract(int argc, char **argv)
+{
+    if (argc != 2 || argv[0][0] == '-' || argv[1][0] == '-') {
+        fprintf(stderr, "runner extract: usage: extract RESULT.h5 DIR (DIR new or empty)\n");
+        return TL_EXIT_BAD_INPUT;
+    }
+    char *h5 = tl_user_path(argv[0]), *dir = tl_user_path(argv[1]);
+    extract_report r;
+    tl_err e;
+    int rc = TL_EXIT_BAD_INPUT;
+    if (extract_result(h5, dir, &r, &e)) {
+        fprintf(stderr, "runner extract: %s\n", e.msg);
+    } else {
+        printf("extracted %s and %d kernel source%s of its own variants into %s; run it with: runner run %s\n", r.yaml,
+               r.nsources, r.nsources == 1 ? "" : "s", dir, r.yaml);
+        rc = TL_EXIT_OK;
+        extract_report_free(&r);
+    }
+    free(h5), free(dir);
     return rc;
 }
 
@@ -630,7 +736,7 @@ static int cmd_submit(int argc, char **argv)
     tl_experiment x;
     tl_plan p = {0};
     tl_err e;
-    plan_limits lim = {0, 0};
+    plan_limits lim = {0};
     char *path = tl_user_path(yaml), *out = NULL, *dir = NULL, *self = NULL;
     if (config_load(path, &x, &e) || plan_expand(&x, &lim, &p, &e)) {
         fprintf(stderr, "%s\n", e.msg);
@@ -750,8 +856,8 @@ static int dispatch(int argc, char **argv)
             return TL_EXIT_OK;
         }
     if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
-    if (!strcmp(cmd, "validate")) return cmd_validate(argc - 2, argv + 2);
-    if (!strcmp(cmd, "compile")) return cmd_compile(argc - 2, argv + 2);
+    if (!strcmp(cmd, "validate") || !strcmp(cmd, "compile")) return cmd_check(cmd, argc - 2, argv + 2);
+    if (!strcmp(cmd, "extract")) return cmd_extract(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2, argc, argv);
     if (!strcmp(cmd, "rerun")) return cmd_rerun(argc - 2, argv + 2, argc, argv);
     if (!strcmp(cmd, "merge")) return cmd_merge(argc - 2, argv + 2, argc, argv);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "runner/config.h"
+#include "runner/h5src.h"
 #include "runner/h5util.h"
 #include "runner/plan.h"
 
@@ -122,6 +123,30 @@ static long plan_index(const tl_plan *p, const char *id)
     return -1;
 }
 
+typedef struct {
+    hid_t f;
+    const char *where;
+} source_sink;
+
+static int add_source(void *ctx, const char *origin, const char *path, const char *text, size_t len, const char *sha,
+                      tl_err *e)
+{
+    (void)sha;
+    source_sink *k = ctx;
+    return h5src_add(k->f, k->where, origin, path, text, len, e);
+}
+
+/* The union of the inputs' /sources: every case's kernel sources stay in the file. */
+static int merge_sources(hid_t f, const char *where, input *ins, int n, tl_err *e)
+{
+    source_sink k = {f, where};
+    for (int i = 0; i < n; i++) {
+        int have;
+        if (h5src_each(ins[i].f, ins[i].path, add_source, &k, &have, e)) return -1;
+    }
+    return 0;
+}
+
 /* Writes the merged file into tmp. */
 static int write_merged(const char *tmp, input *ins, int n, placed *cases, int ncases, const merge_opts *o,
                         char **inputs, tl_err *e)
@@ -158,6 +183,7 @@ static int write_merged(const char *tmp, input *ins, int n, placed *cases, int n
             g = -1;
         }
     }
+    if (merge_sources(f, where, ins, n, e)) goto fail;
     H5_CHECK(h5_attr_f64(f, "wall_s", wall));
     H5_CHECK(h5_attr_f64(f, "timed_s", timed));
     H5_CHECK(h5_attr_str(f, "merged_from", from.s));
@@ -276,12 +302,17 @@ int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merg
     }
     /* Plan order, and what is missing, from the experiment the first input embeds. */
     tl_err pe;
-    plan_limits lim = {0, 0};
+    plan_limits lim = {0};
     char *label = tl_xasprintf("%s:config_yaml", inputs[0]);
-    if (config_parse(label, ins[0].yaml, strlen(ins[0].yaml), &x, &pe) == 0 && plan_expand(&x, &lim, &plan, &pe) == 0)
+    src_store store;
+    int nfiles;
+    if (h5src_load_store(ins[0].f, inputs[0], 0, &store, &nfiles, &pe) == 0 &&
+        config_parse_with(label, ins[0].yaml, strlen(ins[0].yaml), &store, &x, &pe) == 0 &&
+        plan_expand(&x, &lim, &plan, &pe) == 0)
         planned = 1;
     else
         fprintf(log, "merge: warning: cannot plan the embedded experiment (%s); cases keep the inputs' order\n", pe.msg);
+    src_store_free(&store); /* what config_parse_with did not take over */
     free(label);
     for (int k = 0; k < all.n; k++) {
         long i = planned ? plan_index(&plan, all.v[k].id) : -1;

@@ -1,5 +1,6 @@
 /* jit: every NVRTC variant compiles for sm_90 with every param set and layout that the experiment files
- * name (NVRTC needs no GPU), and a shape its #if checks reject fails with the kernel's own message. */
+ * name (the example folders' own variants too; NVRTC needs no GPU), and a shape its #if checks reject
+ * fails with the kernel's own message. */
 #include <glob.h>
 #include <stdlib.h>
 
@@ -20,21 +21,42 @@ static int seen(char **done, int ndone, const char *key)
     return 0;
 }
 
-static int compile_experiment(const char *path, char ***done, int *ndone, int *compiled)
+/* An example folder (experiments/<x>/<x>.yaml) is copied out of the runfiles first: its files there
+ * are links out of the folder, which the runner refuses to read. */
+static char *local_copy(const char *path)
 {
+    const char *tmp = getenv("TEST_TMPDIR");
+    char *dir = tl_xstrdup(path), *slash = strrchr(dir, '/');
+    if (!slash || strncmp(path, "experiments/", 12) || !strchr(path + 12, '/')) {
+        free(dir);
+        return tl_xstrdup(path);
+    }
+    *slash = '\0';
+    char *to = tl_xasprintf("%s/%s", tmp ? tmp : "/tmp", dir), *cmd = tl_xasprintf("mkdir -p '%s' && cp -rL '%s/.' '%s'", to, dir, to);
+    CHECK(system(cmd) == 0, "%s", cmd);
+    char *copy = tl_xasprintf("%s/%s", to, slash + 1);
+    free(dir), free(to), free(cmd);
+    return copy;
+}
+
+static int compile_experiment(const char *given, char ***done, int *ndone, int *compiled)
+{
+    char *path = local_copy(given);
     tl_experiment x;
     tl_plan p;
     tl_err e;
-    plan_limits lim = {0, 0};
+    plan_limits lim = {0};
     if (config_load(path, &x, &e) || plan_expand(&x, &lim, &p, &e)) {
         CHECK(0, "%s", e.msg);
         config_free(&x);
+        free(path);
         return 1;
     }
     for (int i = 0; i < p.ncases; i++) {
         const tl_case *c = &p.cases[i];
         if (c->variant->kind != REG_NVRTC || c->skipped) continue;
-        char *key = tl_xasprintf("%s|%s|%s", c->variant->source, c->params_text, c->layout_text);
+        /* The registry's kernels are the same in every experiment; declared ones are the experiment's. */
+        char *key = tl_xasprintf("%s|%s|%s|%s|%s", c->variant->decl ? given : "", c->variant->source, c->params_text, c->layout_text, c->dtype);
         if (seen(*done, *ndone, key)) {
             free(key);
             continue;
@@ -43,7 +65,9 @@ static int compile_experiment(const char *path, char ***done, int *ndone, int *c
         (*done)[(*ndone)++] = key;
         if ((*ndone - 1) % nshards != shard) continue;
         jit_cubin cb;
-        int rc = jit_compile(c->op, c->variant, c->params, &c->spec, ARCH, NULL, &cb, &e);
+        jit_request rq;
+        jit_request_of_case(&x, c, ARCH, &rq);
+        int rc = jit_compile(&rq, NULL, NULL, &cb, &e);
         CHECK(rc == 0, "%s: %s %s: %s", path, c->variant->name, c->params_text, e.msg);
         if (rc == 0) {
             CHECK(cb.cubin_len > 0 && strlen(cb.cubin_sha256) == 64, "%s: empty cubin", c->variant->name);
@@ -54,7 +78,26 @@ static int compile_experiment(const char *path, char ***done, int *ndone, int *c
     }
     plan_free(&p);
     config_free(&x);
+    free(path);
     return 1;
+}
+
+/* A registry variant compiled outside any experiment: its sources resolved from this runner's kernels. */
+static int compile_registry(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s,
+                            const char *cache, jit_cubin *cb, tl_err *e)
+{
+    src_store st;
+    src_set set;
+    src_store_init(&st, "registry.yaml");
+    int rc = src_resolve(&st, SRC_TILELAB, v->source, &set, e);
+    if (rc == 0) {
+        jit_request rq = {.op = op, .store = &st, .src = &set, .entry = v->entry, .entry2 = v->entry2,
+                          .params = v->params, .nparams = v->nparams, .values = params, .spec = s, .arch = ARCH};
+        rc = jit_compile(&rq, cache, NULL, cb, e);
+        src_set_free(&set);
+    }
+    src_store_free(&st);
+    return rc;
 }
 
 /* Bypassing the registry's check, a bad BLOCKSIZE hits the kernel's #error. */
@@ -66,7 +109,7 @@ static int check_kernel_rejects_bad_shape(void)
     reg_spec s = {.dims = {64, 64, 64}};
     jit_cubin cb;
     tl_err e;
-    int rc = jit_compile(op, v, params, &s, ARCH, NULL, &cb, &e);
+    int rc = compile_registry(op, v, params, &s, NULL, &cb, &e);
     CHECK(rc != 0, "BLOCKSIZE=33 compiled");
     CHECK(strstr(e.msg, "BLOCKSIZE must be 1 .. 32") != NULL, "got: %s", e.msg);
     if (rc == 0) jit_cubin_free(&cb);
@@ -85,7 +128,7 @@ static int check_registry_defaults(void)
             reg_spec s = {.dims = {64, 64, 64}};
             jit_cubin cb;
             tl_err e;
-            int rc = jit_compile(reg_ops[i], v, params, &s, ARCH, NULL, &cb, &e);
+            int rc = compile_registry(reg_ops[i], v, params, &s, NULL, &cb, &e);
             CHECK(rc == 0, "%s/%s with defaults: %s", reg_ops[i]->name, v->name, e.msg);
             if (rc == 0) jit_cubin_free(&cb);
         }
@@ -103,8 +146,8 @@ static int check_cache(void)
     char *dir = tl_xasprintf("%s/cubin-cache", tmp ? tmp : "/tmp");
     jit_cubin a, b;
     tl_err e;
-    CHECK(jit_compile(op, v, params, &s, ARCH, dir, &a, &e) == 0, "%s", e.msg);
-    CHECK(jit_compile(op, v, params, &s, ARCH, dir, &b, &e) == 0, "%s", e.msg);
+    CHECK(compile_registry(op, v, params, &s, dir, &a, &e) == 0, "%s", e.msg);
+    CHECK(compile_registry(op, v, params, &s, dir, &b, &e) == 0, "%s", e.msg);
     CHECK(!a.cached && b.cached, "cache flags %d %d", a.cached, b.cached);
     CHECK(!strcmp(a.cubin_sha256, b.cubin_sha256), "cached cubin differs");
     jit_cubin_free(&a);
@@ -122,6 +165,8 @@ int main(void)
     char **done = NULL;
     int ndone = 0, compiled = 0, total = 0;
     CHECK(glob("experiments/*.yaml", 0, NULL, &g) == 0 && g.gl_pathc > 0, "no experiments/*.yaml in runfiles");
+    /* The example folders: experiments with variants of their own. */
+    CHECK(glob("experiments/*/*.yaml", GLOB_APPEND, NULL, &g) == 0, "no experiments/*/*.yaml in runfiles");
     for (size_t i = 0; i < g.gl_pathc; i++) total += compile_experiment(g.gl_pathv[i], &done, &ndone, &compiled);
     printf("shard %d of %d: compiled %d of %d distinct kernels from %zu experiment files\n", shard, nshards, compiled,
            ndone, g.gl_pathc);

@@ -1,5 +1,7 @@
 #include "runner/plan.h"
 
+#include "runner/decl.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +48,23 @@ char *plan_canonical(const tl_case *c)
     return b.s;
 }
 
+/* A declared variant's requires and launch. */
+static int check_declared(tl_case *c, const plan_limits *lim, tl_err *e)
+{
+    decl_outcome d;
+    char *text = tl_xasprintf("%s%s%s", c->params_text, c->params_text[0] ? " at " : "", c->sizes_text);
+    int rc = decl_evaluate(c->variant->decl, c->params, &c->spec, lim->device, text, &d, e);
+    free(text);
+    if (rc) return -1;
+    c->reason = d.skip;
+    c->device_skip = d.device_skip;
+    c->undecided = d.undecided;
+    if (!d.skip && !d.undecided) c->launch[0] = d.launch, c->nlaunch = 1;
+    return 0;
+}
+
 /* Skips what cannot run: a failed constraint, or more memory than the target has. */
-static void check_case(tl_case *c, const plan_limits *lim)
+static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
 {
     char why[256] = "";
     const reg_variant *v = c->variant;
@@ -56,17 +73,26 @@ static void check_case(tl_case *c, const plan_limits *lim)
     uint64_t have = on_device ? lim->device_bytes : lim->host_bytes;
     if (need == 0) {
         c->reason = tl_xstrdup("size arithmetic overflows 64 bits");
+    } else if (v->decl) {
+        if (check_declared(c, lim, e)) return -1;
     } else if (v->check && !v->check(c->params, &c->spec, why, sizeof why)) {
         c->reason = tl_xstrdup(why[0] ? why : "constraint failed");
-    } else if (have && need > have) {
+    } else if (v->kind == REG_NVRTC) {
+        v->geometry(c->params, &c->spec, &c->launch[0]);
+        if (v->entry2) v->geometry2(c->params, &c->spec, &c->launch[1]);
+        c->nlaunch = v->entry2 ? 2 : 1;
+    }
+    if (!c->reason && have && need > have) {
         c->reason = tl_xasprintf("needs %.1f MiB of %s memory, %.1f MiB available", need / 1048576.0,
                                  on_device ? "device" : "host", have / 1048576.0);
+        c->device_skip = 1;
     }
     c->skipped = c->reason != NULL;
+    return 0;
 }
 
-static void add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, const long *params,
-                     const reg_spec *spec, const plan_limits *lim)
+static int add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, const long *params,
+                    const reg_spec *spec, const plan_limits *lim, tl_err *e)
 {
     p->cases = realloc(p->cases, sizeof *p->cases * (size_t)(p->ncases + 1));
     if (!p->cases) abort();
@@ -74,6 +100,7 @@ static void add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, 
     memset(c, 0, sizeof *c);
     c->op = x->op;
     c->variant = cv->v;
+    c->cv = cv;
     memcpy(c->params, params, sizeof c->params);
     c->spec = *spec;
     c->dtype = x->dtype;
@@ -86,8 +113,9 @@ static void add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, 
     tl_sha256_hex(c->canonical, strlen(c->canonical), hex);
     memcpy(c->id, hex, 16);
     c->id[16] = '\0';
-    check_case(c, lim);
+    if (check_case(c, lim, e)) return -1;
     p->nskipped += c->skipped;
+    return 0;
 }
 
 /* Every combination of the variant's param values, the last param varying fastest. */
@@ -103,7 +131,7 @@ static int expand_params(tl_plan *p, const tl_experiment *x, const cfg_variant *
                        CFG_MAX_CASES);
             return -1;
         }
-        add_case(p, x, cv, params, spec, lim);
+        if (add_case(p, x, cv, params, spec, lim, e)) return -1;
         int k = np - 1;
         while (k >= 0 && ++idx[k] == cv->nvalues[k]) idx[k--] = 0;
         if (k < 0) return 0;
@@ -193,7 +221,8 @@ void plan_free(tl_plan *p)
 
 double plan_cost(const tl_case *c)
 {
-    if (c->skipped) return 0.001;
+    /* A skip for a reason of the device counts as a run: shards must not depend on the machine. */
+    if (c->skipped && !c->device_skip) return 0.001;
     int host = c->variant->kind == REG_HOST;
     double flop = c->op->flop(&c->spec), bytes = c->op->bytes(&c->spec);
     double t = fmax(flop / (host ? COST_HOST_FLOPS : COST_DEVICE_FLOPS), bytes / (host ? COST_HOST_BPS : COST_DEVICE_BPS));

@@ -13,12 +13,17 @@ typedef struct {
     char *layout_text;/* "a=row,b=col" */
     const reg_op *op;
     const reg_variant *variant;
+    const cfg_variant *cv;     /* its entry in the experiment (origin, sources) */
     long params[REG_MAX_PARAMS]; /* registry order */
     reg_spec spec;
     const char *dtype;
     measure_protocol protocol; /* how it is timed (not part of its identity) */
     int skipped;  /* 1: not run, see reason */
     char *reason; /* why it is skipped, or NULL */
+    int device_skip; /* skipped for a reason that depends on the device (its memory, its facts) */
+    int undecided;   /* its requires or launch need device facts not known yet (no GPU) */
+    reg_launch launch[2]; /* REG_NVRTC, when not skipped or undecided: the kernel's, and entry2's */
+    int nlaunch;          /* 0 when unknown */
 } tl_case;
 
 typedef struct {
@@ -31,8 +36,11 @@ typedef struct {
 typedef struct {
     uint64_t device_bytes; /* device memory the runner may use */
     uint64_t host_bytes;   /* host memory the runner may use */
+    const int64_t *device; /* facts a declared variant's expressions may name (EXPR_*); NULL: no GPU known */
 } plan_limits;
 
+/* -1 with e on an error in the experiment that only its cases show (a case listed twice; a declared
+ * variant's expression that overflows, divides by zero or asks for an impossible block). */
 int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_err *e);
 void plan_free(tl_plan *p);
 

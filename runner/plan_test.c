@@ -7,7 +7,7 @@
 static int load(const char *yaml, tl_experiment *x, tl_plan *p, uint64_t device_bytes)
 {
     tl_err e;
-    plan_limits lim = {device_bytes, 0};
+    plan_limits lim = {device_bytes, 0, NULL};
     if (config_parse("t.yaml", yaml, strlen(yaml), x, &e)) {
         CHECK(0, "config: %s", e.msg);
         return -1;
@@ -187,7 +187,7 @@ static int check_duplicates_rejected(void)
         tl_experiment x;
         tl_plan p;
         tl_err e;
-        plan_limits lim = {0, 0};
+        plan_limits lim = {0};
         CHECK(config_parse("t.yaml", dup[i], strlen(dup[i]), &x, &e) == 0, "%s", e.msg);
         CHECK(plan_expand(&x, &lim, &p, &e) != 0, "duplicate accepted: %s", dup[i]);
         CHECK(strstr(e.msg, "is listed twice") != NULL, "got: %s", e.msg);

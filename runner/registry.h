@@ -71,6 +71,8 @@ typedef struct {
     const char *doc;  /* one line for `list` */
 } reg_param;
 
+struct decl_variant; /* runner/decl.h */
+
 typedef struct {
     const char *name;    /* as written in YAML */
     const char *summary; /* one line: the idea of this rung */
@@ -91,7 +93,18 @@ typedef struct {
     /* REG_LIBRARY / REG_HOST: runs the variant once (asynchronously for a library call). */
     int (*run)(reg_problem *p, const long *params, tl_err *e);
     int test_only; /* 1: exists for the runner's own tests (e.g. a deliberately wrong kernel) */
+    /* Declared in an experiment file (its source, launch and requires are the file's), else NULL. */
+    const struct decl_variant *decl;
 } reg_variant;
+
+/* One argument of the kernel signature that every NVRTC variant of an op takes. */
+typedef struct {
+    const char *type; /* as C spells it: "const float *" */
+    const char *name; /* "A" */
+    char kind;        /* what the runner checks: 'p' a pointer, 'i' a 32-bit integer, 'l' a 64-bit integer,
+                       * 'f' a float */
+    const char *doc;  /* what it holds */
+} reg_karg;
 
 typedef struct {
     const char *name; /* "alpha" */
@@ -117,6 +130,10 @@ typedef struct {
     const char *tol_doc;        /* what rtol and atol are relative to */
     const reg_variant *variants;
     int nvariants;
+    /* The kernel signature: kernel_args passes these, in this order, to every NVRTC variant. */
+    const reg_karg *kargs;
+    int nkargs;
+    const char *kernel_doc; /* what else a kernel of this op may rely on (macros the runner defines) */
 
     const char *rate;                   /* what the tables show: "GFLOP/s" (NULL) or "GB/s" */
     double (*flop)(const reg_spec *s);  /* floating-point operations of one run */

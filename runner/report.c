@@ -4,6 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The kernel every NVRTC variant of op is: what a variant of one's own (`source:`) must declare. */
+static void report_signature(FILE *f, const reg_op *op)
+{
+    fprintf(f, "  kernel signature (every compiled variant; yours too):\n    extern \"C\" __global__ void NAME(");
+    for (int i = 0; i < op->nkargs; i++) {
+        const char *t = op->kargs[i].type;
+        fprintf(f, "%s%s%s%s", i ? ", " : "", t, t[strlen(t) - 1] == '*' ? "" : " ", op->kargs[i].name);
+    }
+    fprintf(f, ")\n");
+    for (int i = 0; i < op->nkargs; i++) fprintf(f, "      %-8s %s\n", op->kargs[i].name, op->kargs[i].doc);
+    if (op->kernel_doc) fprintf(f, "    %s\n", op->kernel_doc);
+}
+
 void report_list_op(FILE *f, const reg_op *op)
 {
     fprintf(f, "%s: %s\n  axes:", op->name, op->summary);
@@ -21,7 +34,9 @@ void report_list_op(FILE *f, const reg_op *op)
     for (int d = 0; d < op->ndtypes; d++) fprintf(f, " %s", op->dtypes[d]);
     fprintf(f, "\n  references:");
     for (int r = 0; r < op->nreferences; r++) fprintf(f, " %s%s", op->references[r], r ? "" : " (default)");
-    fprintf(f, "\n  tolerance: rtol=%g atol=%g: %s\n  variants:\n", op->tol.rtol, op->tol.atol, op->tol_doc);
+    fprintf(f, "\n  tolerance: rtol=%g atol=%g: %s\n", op->tol.rtol, op->tol.atol, op->tol_doc);
+    report_signature(f, op);
+    fprintf(f, "  variants:\n");
     for (int i = 0; i < op->nvariants; i++) {
         const reg_variant *v = &op->variants[i];
         fprintf(f, "    %-16s [%s, %s%s] %s\n", v->name, reg_target_name(v->kind), reg_kind_name(v->kind),
@@ -37,10 +52,24 @@ void report_list_op(FILE *f, const reg_op *op)
 
 void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl_plan *p)
 {
-    int host = 0;
-    for (int i = 0; i < p->ncases; i++) host += p->cases[i].variant->kind == REG_HOST;
+    int host = 0, undecided = 0;
+    for (int i = 0; i < p->ncases; i++) {
+        host += p->cases[i].variant->kind == REG_HOST;
+        undecided += p->cases[i].undecided;
+    }
     fprintf(f, "%s: ok: experiment '%s', op %s, %d sizes, %d cases (%d on the GPU, %d on the host, %d skipped)\n", path,
             x->name, x->op->name, x->nsizes, p->ncases, p->ncases - host, host, p->nskipped);
+    for (int v = 0; v < x->nvariants; v++) {
+        const cfg_variant *cv = &x->variants[v];
+        if (!cv->own) continue;
+        fprintf(f, "  %s: %s (entry %s), %d file%s:", cv->v->name, cv->v->source, cv->v->entry, cv->src.n,
+                cv->src.n == 1 ? "" : "s");
+        for (int k = 0; k < cv->src.n; k++) fprintf(f, " %s", x->store.files[cv->src.files[k]].path);
+        fputc('\n', f);
+    }
+    if (undecided)
+        fprintf(f, "  %d cases are decided on the device: their requires or launch name sms, smem_optin or warp\n",
+                undecided);
     /* Skips grouped by variant and reason, with one example each: a sweep may skip hundreds. */
     int *done = tl_xcalloc((size_t)p->ncases + 1, sizeof *done);
     for (int i = 0; i < p->ncases; i++) {

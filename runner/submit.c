@@ -1,5 +1,6 @@
 #include "runner/submit.h"
 
+#include "runner/extract.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,7 @@ void submit_render(const tl_experiment *x, const submit_opts *o, submit_scripts 
     sh_quote(&b, o->runner);
     tl_buf_printf(&b, " run ");
     {
-        char *exp = tl_xasprintf("%s/experiment.yaml", o->dir), *out = tl_xasprintf("%s/shard-", o->dir);
+        char *exp = tl_xasprintf("%s/experiment/experiment.yaml", o->dir), *out = tl_xasprintf("%s/shard-", o->dir);
         sh_quote(&b, exp);
         tl_buf_printf(&b, " --shard \"$i/$shards\" --resume -o ");
         sh_quote(&b, out);
@@ -124,11 +125,17 @@ int submit_sweep(const tl_experiment *x, const submit_opts *o, tl_err *e)
     submit_render(x, o, &s);
     if (o->dry_run) {
         printf("# dry run: nothing written, nothing submitted\n"
-               "# %s/experiment.yaml: the experiment as it is now (%zu bytes, sha256 %s)\n"
+               "# %s/experiment/experiment.yaml: the experiment as it is now (%zu bytes, sha256 %s)\n",
+               o->dir, x->yaml_len, x->sha256);
+        for (int i = 0; i < x->store.n; i++)
+            if (x->store.files[i].used && !strcmp(x->store.files[i].origin, SRC_EXPERIMENT))
+                printf("# %s/experiment/%s: a kernel source of the experiment (sha256 %s)\n", o->dir,
+                       x->store.files[i].path, x->store.files[i].sha256);
+        printf(
                "# ---- %s/array.sbatch\n%s"
                "# ---- %s/merge.sbatch\n%s"
                "# ---- %s/submit.sh\n%s",
-               o->dir, x->yaml_len, x->sha256, o->dir, s.array, o->dir, s.merge, o->dir, s.submit);
+               o->dir, s.array, o->dir, s.merge, o->dir, s.submit);
         rc = 0;
         goto out;
     }
@@ -137,10 +144,12 @@ int submit_sweep(const tl_experiment *x, const submit_opts *o, tl_err *e)
         tl_err_set(e, "%s: exists; to resubmit that sweep, run sh %s/submit.sh", o->dir, o->dir);
         goto out;
     }
-    char *logs = tl_xasprintf("%s/logs", o->dir);
-    int bad = tl_mkdir_p(logs, e);
-    free(logs);
-    if (bad || write_in(o->dir, "experiment.yaml", s.experiment, 0, e) || write_in(o->dir, "array.sbatch", s.array, 0, e) ||
+    char *logs = tl_xasprintf("%s/logs", o->dir), *exp = tl_xasprintf("%s/experiment", o->dir);
+    /* The experiment folder travels whole: the YAML and the sources of its own variants. */
+    int bad = tl_mkdir_p(logs, e) || tl_mkdir_p(exp, e) || write_in(exp, "experiment.yaml", s.experiment, 0, e) ||
+              extract_store_files(&x->store, exp, e) < 0;
+    free(logs), free(exp);
+    if (bad || write_in(o->dir, "array.sbatch", s.array, 0, e) ||
         write_in(o->dir, "merge.sbatch", s.merge, 0, e) || write_in(o->dir, "submit.sh", s.submit, 1, e))
         goto out;
     printf("sweep folder: %s (%d shards; runner %s)\n", o->dir, o->shards, o->runner);

@@ -1,7 +1,9 @@
 /* submit: a sweep as a Slurm job array. One task per shard runs
- *   runner run SWEEP/experiment.yaml --shard $SLURM_ARRAY_TASK_ID/N --resume -o SWEEP/shard-<i>.h5
+ *   runner run SWEEP/experiment/experiment.yaml --shard $SLURM_ARRAY_TASK_ID/N --resume -o SWEEP/shard-<i>.h5
  * and a merge job that depends on the whole array (afterok) writes the result file. Everything a
- * resubmission needs is in the sweep folder: `sh SWEEP/submit.sh` again resumes every shard. */
+ * resubmission needs is in the sweep folder: `sh SWEEP/submit.sh` again resumes every shard. The
+ * experiment travels as a folder, SWEEP/experiment/: the YAML and the kernel sources of its own
+ * variants, so compute nodes need nothing but the runner. */
 #ifndef TILELAB_SUBMIT_H
 #define TILELAB_SUBMIT_H
 
@@ -18,7 +20,7 @@ typedef struct {
 } submit_opts;
 
 typedef struct {
-    char *experiment; /* SWEEP/experiment.yaml: the experiment as submitted */
+    char *experiment; /* SWEEP/experiment/experiment.yaml: the experiment as submitted */
     char *array;      /* array.sbatch */
     char *merge;      /* merge.sbatch */
     char *submit;     /* submit.sh: submits both, prints the job ids */

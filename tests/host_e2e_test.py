@@ -38,7 +38,7 @@ class HostSmoke(unittest.TestCase):
             raw = f.read()
         with h5py.File(self.path, "r") as f:
             a = {k: text(v) for k, v in f.attrs.items()}
-        self.assertEqual(a["schema"], "tilelab/1.1")
+        self.assertEqual(a["schema"], "tilelab/1.2")
         self.assertEqual(a["experiment"], "host_smoke")
         self.assertEqual(a["config_yaml"], raw.decode())
         self.assertEqual(a["config_sha256"], hashlib.sha256(raw).hexdigest())

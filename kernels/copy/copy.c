@@ -266,6 +266,14 @@ static const char *const copy_axes[] = {"n"};
 static const char *const copy_dtypes[] = {"f32"};
 static const char *const copy_references[] = {"source"};
 
+/* The order copy_kernel_args passes them in. */
+static const reg_karg copy_kargs[] = {
+    {"const float *", "x", 'p', "n floats to copy"},
+    {"float *", "y", 'p', "n floats, NaN before the verified run: y[i] = x[i] for every i"},
+    {"long long", "n", 'l', "number of floats"},
+};
+#define COPY_KERNEL_DOC "the runner passes -DNAME=value per param; x and y are 256-byte aligned"
+
 const reg_op copy_op = {
     .name = "copy",
     .summary = "y = x, n floats, with different access patterns",
@@ -277,6 +285,8 @@ const reg_op copy_op = {
     .tol_exact = {.rtol = 0.0, .atol = 0.0},
     .tol_doc = "exact: every float of y equals the one of x",
     .variants = copy_variants, .nvariants = sizeof copy_variants / sizeof *copy_variants,
+    .kargs = copy_kargs, .nkargs = sizeof copy_kargs / sizeof *copy_kargs,
+    .kernel_doc = COPY_KERNEL_DOC,
     .rate = "GB/s",
     .flop = copy_flop, .bytes = copy_bytes, .mem_bytes = copy_mem_bytes,
     .problem_new = copy_problem_new, .problem_free = copy_problem_free,

@@ -367,6 +367,17 @@ static const char *const reduce_axes[] = {"n"};
 static const char *const reduce_dtypes[] = {"f32", "f16"};
 static const char *const reduce_references[] = {"host"};
 
+/* The order reduce_kernel_args passes them in. */
+static const reg_karg reduce_kargs[] = {
+    {"const float *", "x", 'p', "n inputs: floats, or with TL_DTYPE_F16 = 1 IEEE halves (as unsigned short bits)"},
+    {"long long", "n", 'l', "number of inputs"},
+    {"float *", "partial", 'p', "scratch for per-block sums: max(ceil(n / 32), 65535) floats, NaN before the "
+                                "verified run"},
+    {"float *", "out", 'p', "one float, zeroed before every run: the sum goes here (atomicAdd, or a second kernel)"},
+};
+#define REDUCE_KERNEL_DOC                                                                                  \
+    "the runner passes -DTL_DTYPE_F32=1 or -DTL_DTYPE_F16=1 (the YAML's dtype) and -DNAME=value per param"
+
 const reg_op reduce_op = {
     .name = "reduce",
     .summary = "out = sum of n elements (f32, or f16 summed in f32)",
@@ -378,6 +389,8 @@ const reg_op reduce_op = {
     .tol_exact = {.rtol = 0.0, .atol = 0.0},
     .tol_doc = "|got - want| <= atol + rtol * log2(2n) * sum |x_i|, want the sum in double",
     .variants = reduce_variants, .nvariants = sizeof reduce_variants / sizeof *reduce_variants,
+    .kargs = reduce_kargs, .nkargs = sizeof reduce_kargs / sizeof *reduce_kargs,
+    .kernel_doc = REDUCE_KERNEL_DOC,
     .rate = "GB/s",
     .flop = reduce_flop, .bytes = reduce_bytes, .mem_bytes = reduce_mem_bytes,
     .problem_new = reduce_problem_new, .problem_free = reduce_problem_free,

@@ -609,6 +609,23 @@ static const reg_arg sgemm_args[] = {{"alpha", 1.0}, {"beta", 0.0}};
 static const char *const sgemm_dtypes[] = {"f32"};
 static const char *const sgemm_references[] = {"cublas", "host"};
 
+/* The order sgemm_kernel_args passes them in. */
+static const reg_karg sgemm_kargs[] = {
+    {"int", "M", 'i', "rows of A and C"},
+    {"int", "N", 'i', "columns of B and C"},
+    {"int", "K", 'i', "columns of A, rows of B"},
+    {"float", "alpha", 'f', "C = alpha A B + beta C"},
+    {"const float *", "A", 'p', "M x K; row-major A[i*K + p] (leading dimension K), or with A_COL = 1 column-major "
+                               "A[p*M + i] (leading dimension M)"},
+    {"const float *", "B", 'p', "K x N; row-major B[p*N + j] (leading dimension N), or with B_COL = 1 column-major "
+                               "B[j*K + p] (leading dimension K)"},
+    {"float", "beta", 'f', "with beta == 0, C is write-only: it holds NaN before the verified run (BLAS semantics)"},
+    {"float *", "C", 'p', "M x N, row-major C[i*N + j] (leading dimension N)"},
+};
+#define SGEMM_KERNEL_DOC                                                                                   \
+    "the runner passes -DA_COL=0|1 -DB_COL=0|1 (the YAML's layout) and -DNAME=value per param; M, N, K "      \
+    "are any sizes >= 1, so a kernel checks its edges (kernels/sgemm/sgemm_common.cuh shows A_AT and B_AT)"
+
 const reg_op sgemm_op = {
     .name = "sgemm",
     .summary = "C = alpha A B + beta C, FP32; C row-major, A and B row- or column-major",
@@ -622,6 +639,8 @@ const reg_op sgemm_op = {
     .tol_exact = {.rtol = 0.0, .atol = 0.0},
     .tol_doc = "|got - want| <= atol + rtol * (|alpha| (|A||B|)_ij + |beta| |C_ij|)",
     .variants = sgemm_variants, .nvariants = sizeof sgemm_variants / sizeof *sgemm_variants,
+    .kargs = sgemm_kargs, .nkargs = sizeof sgemm_kargs / sizeof *sgemm_kargs,
+    .kernel_doc = SGEMM_KERNEL_DOC,
     .flop = sgemm_flop, .bytes = sgemm_bytes, .mem_bytes = sgemm_mem_bytes,
     .problem_new = sgemm_problem_new, .problem_free = sgemm_problem_free,
     .reference = sgemm_reference, .reset_output = sgemm_reset_output,

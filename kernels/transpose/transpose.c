@@ -189,6 +189,15 @@ static const char *const transpose_axes[] = {"m", "n"};
 static const char *const transpose_dtypes[] = {"f32"};
 static const char *const transpose_references[] = {"host"};
 
+/* The order transpose_kernel_args passes them in. */
+static const reg_karg transpose_kargs[] = {
+    {"const float *", "x", 'p', "m x n, row-major x[i*n + j]"},
+    {"float *", "y", 'p', "n x m, row-major: y[j*m + i] = x[i*n + j]"},
+    {"int", "m", 'i', "rows of x"},
+    {"int", "n", 'i', "columns of x"},
+};
+#define TRANSPOSE_KERNEL_DOC "the runner passes -DNAME=value per param"
+
 const reg_op transpose_op = {
     .name = "transpose",
     .summary = "y (n x m) = x^T for x m x n, row-major, FP32",
@@ -200,6 +209,8 @@ const reg_op transpose_op = {
     .tol_exact = {.rtol = 0.0, .atol = 0.0},
     .tol_doc = "exact: y[j][i] equals x[i][j]",
     .variants = transpose_variants, .nvariants = sizeof transpose_variants / sizeof *transpose_variants,
+    .kargs = transpose_kargs, .nkargs = sizeof transpose_kargs / sizeof *transpose_kargs,
+    .kernel_doc = TRANSPOSE_KERNEL_DOC,
     .rate = "GB/s",
     .flop = transpose_flop, .bytes = transpose_bytes, .mem_bytes = transpose_mem_bytes,
     .problem_new = transpose_problem_new, .problem_free = transpose_problem_free,

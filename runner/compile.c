@@ -1,0 +1,70 @@
+#include "runner/compile.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Sizes do not change the code: a kernel is its variant, params and layouts (one dtype per plan). */
+static int same_kernel(const tl_case *a, const tl_case *b)
+{
+    return a->variant == b->variant && !strcmp(a->params_text, b->params_text) &&
+           !strcmp(a->layout_text, b->layout_text) && !strcmp(a->dtype, b->dtype);
+}
+
+void compile_collect(const tl_experiment *x, const tl_plan *p, const unsigned char *mine, int only_declared,
+                     compile_list *l)
+{
+    for (int i = 0; i < p->ncases; i++) {
+        const tl_case *c = &p->cases[i];
+        if (c->variant->kind != REG_NVRTC || c->skipped || (mine && !mine[i]) || (only_declared && !c->variant->decl))
+            continue;
+        int dup = 0;
+        for (int j = 0; j < l->n && !dup; j++) dup = same_kernel(l->items[j].c, c);
+        if (dup) continue;
+        l->items = realloc(l->items, sizeof *l->items * (size_t)(l->n + 1));
+        if (!l->items) abort();
+        l->items[l->n++] = (compile_item){x, c};
+    }
+}
+
+void compile_list_free(compile_list *l)
+{
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+/* Worker w of nw compiles items w, w + nw, ...; returns the number that failed. */
+static int compile_share(const compile_list *l, int w, int nw, int arch, const char *cache, jit_memo *memo, FILE *log)
+{
+    int bad = 0;
+    for (int i = w; i < l->n; i += nw) {
+        const tl_case *c = l->items[i].c;
+        jit_request rq;
+        jit_cubin cb;
+        tl_err e;
+        jit_request_of_case(l->items[i].x, c, arch, &rq);
+        if (jit_compile(&rq, cache, memo, &cb, &e)) {
+            fprintf(log, "FAILED %s%s%s%s%s: %s\n", c->variant->name, c->params_text[0] ? " " : "", c->params_text,
+                    c->layout_text[0] ? " " : "", c->layout_text, e.msg);
+            fflush(log);
+            bad++;
+        } else {
+            jit_cubin_free(&cb);
+        }
+    }
+    return bad;
+}
+
+int compile_run(const compile_list *l, int arch, int jobs, const char *cache, jit_memo *memo, FILE *log)
+{
+    if (memo || jobs < 1) jobs = 1;
+    if (jobs > l->n) jobs = l->n > 0 ? l->n : 1;
+    fflush(NULL);
+    for (int w = 1; w < jobs; w++)
+        if (fork() == 0) _exit(compile_share(l, w, jobs, arch, cache, NULL, log) ? 1 : 0);
+    int failed = compile_share(l, 0, jobs, arch, cache, memo, log), status;
+    if (jobs > 1)
+        while (wait(&status) > 0) failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    return failed;
+}

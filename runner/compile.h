@@ -1,0 +1,31 @@
+/* compile: every distinct kernel of a plan, compiled ahead of its cases: for `runner compile` (a cache
+ * for another machine), `runner validate --compile` (errors without a GPU), and `run`, which
+ * compiles the variants declared in the experiment before any GPU work, so that a compile error is
+ * bad input (exit 2) and not a failed case. */
+#ifndef TILELAB_COMPILE_H
+#define TILELAB_COMPILE_H
+
+#include <stdio.h>
+
+#include "runner/jit.h"
+
+typedef struct {
+    const tl_experiment *x;
+    const tl_case *c; /* the first case that needs the kernel */
+} compile_item;
+
+typedef struct {
+    compile_item *items;
+    int n;
+} compile_list;
+
+/* Adds the kernels of p's cases that are not skipped (and have mine[i] set, unless mine is NULL;
+ * only declared variants' when only_declared), each distinct kernel once. */
+void compile_collect(const tl_experiment *x, const tl_plan *p, const unsigned char *mine, int only_declared,
+                     compile_list *l);
+void compile_list_free(compile_list *l);
+/* Compiles the list for sm_<arch> in `jobs` processes (1 when memo is given: it keeps the cubins);
+ * prints one "FAILED ..." paragraph per failure to log; returns how many failed. */
+int compile_run(const compile_list *l, int arch, int jobs, const char *cache, jit_memo *memo, FILE *log);
+
+#endif

@@ -1,0 +1,505 @@
+#include "runner/source.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "runner/registry.h"
+
+/* ---- the store -------------------------------------------------------------------------------- */
+
+void src_store_init(src_store *s, const char *yaml_path)
+{
+    memset(s, 0, sizeof *s);
+    char *copy = tl_xstrdup(yaml_path);
+    s->display = tl_xstrdup(dirname(copy));
+    s->dir = realpath(s->display, NULL); /* NULL: reported when a file is needed */
+    free(copy);
+}
+
+void src_store_init_preloaded(src_store *s, const char *display, int tilelab_preloaded)
+{
+    memset(s, 0, sizeof *s);
+    s->display = tl_xstrdup(display);
+    s->experiment_preloaded = 1;
+    s->tilelab_preloaded = tilelab_preloaded;
+}
+
+void src_store_free(src_store *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        free(s->files[i].origin), free(s->files[i].path), free(s->files[i].text);
+    }
+    free(s->files), free(s->dir), free(s->display);
+    memset(s, 0, sizeof *s);
+}
+
+const src_file *src_store_find(const src_store *s, const char *origin, const char *path)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->files[i].origin, origin) && !strcmp(s->files[i].path, path)) return &s->files[i];
+    return NULL;
+}
+
+static int find_index(const src_store *s, const char *origin, const char *path)
+{
+    const src_file *f = src_store_find(s, origin, path);
+    return f ? (int)(f - s->files) : -1;
+}
+
+/* A usable source: text without NUL bytes, at most SRC_MAX_BYTES. */
+static int text_ok(const char *path, const char *text, size_t len, tl_err *e)
+{
+    if (len > SRC_MAX_BYTES) {
+        tl_err_set(e, "%s: %.1f MiB, over the %d MiB limit for a kernel source", path, len / 1048576.0,
+                   SRC_MAX_BYTES >> 20);
+        return -1;
+    }
+    if (memchr(text, '\0', len)) {
+        tl_err_set(e, "%s: not a text file (it holds a NUL byte)", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int push_file(src_store *s, const char *origin, const char *path, const char *text, size_t len, int preloaded)
+{
+    s->files = realloc(s->files, sizeof *s->files * (size_t)(s->n + 1));
+    if (!s->files) abort();
+    src_file *f = &s->files[s->n];
+    memset(f, 0, sizeof *f);
+    f->origin = tl_xstrdup(origin);
+    f->path = tl_xstrdup(path);
+    f->text = tl_xmalloc(len + 1);
+    memcpy(f->text, text, len);
+    f->text[len] = '\0';
+    f->len = len;
+    f->preloaded = preloaded;
+    tl_sha256_hex(text, len, f->sha256);
+    return s->n++;
+}
+
+int src_store_add(src_store *s, const char *origin, const char *path, const char *text, size_t len, tl_err *e)
+{
+    char norm[PATH_MAX];
+    const char *why;
+    if (strcmp(origin, SRC_EXPERIMENT) && strcmp(origin, SRC_TILELAB)) {
+        tl_err_set(e, "%s: unknown origin '%s' (expected %s or %s)", path, origin, SRC_EXPERIMENT, SRC_TILELAB);
+        return -1;
+    }
+    if (src_join("", path, norm, sizeof norm, &why) || strcmp(norm, path)) {
+        tl_err_set(e, "%s: not a usable source path (%s)", path, why ? why : "not normalised");
+        return -1;
+    }
+    if (text_ok(path, text, len, e)) return -1;
+    if (find_index(s, origin, path) >= 0) {
+        tl_err_set(e, "%s:%s: given twice", origin, path);
+        return -1;
+    }
+    push_file(s, origin, path, text, len, 1);
+    return 0;
+}
+
+static char *shown_path(const src_store *s, const char *path);
+
+char *src_display(const src_store *s, const src_file *f)
+{
+    if (!strcmp(f->origin, SRC_TILELAB)) return tl_xasprintf("kernels/%s", f->path);
+    return shown_path(s, f->path);
+}
+
+/* ---- paths ------------------------------------------------------------------------------------- */
+
+int src_join(const char *dir, const char *name, char *out, size_t outlen, const char **why)
+{
+    char buf[PATH_MAX * 2];
+    *why = NULL;
+    if (!name[0]) return *why = "an empty name", -1;
+    if (name[0] == '/') return *why = "an absolute path (sources are named relative to the experiment's folder)", -1;
+    for (const char *p = name; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == '\\') return *why = "a control character or '\\' in the name", -1;
+    if (snprintf(buf, sizeof buf, "%s%s%s", dir, dir[0] ? "/" : "", name) >= (int)sizeof buf)
+        return *why = "too long", -1;
+    /* Components, with . dropped and .. taking one back. */
+    char *parts[PATH_MAX / 2];
+    int n = 0;
+    for (char *save = NULL, *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(c, ".")) continue;
+        if (!strcmp(c, "..")) {
+            if (n == 0) return *why = "it leaves the experiment's folder", -1;
+            n--;
+            continue;
+        }
+        if (n == (int)(sizeof parts / sizeof *parts)) return *why = "too deep", -1;
+        parts[n++] = c;
+    }
+    if (n == 0) return *why = "names a folder, not a file", -1;
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        size_t pl = strlen(parts[i]);
+        if (len + pl + 2 > outlen) return *why = "too long", -1;
+        if (i) out[len++] = '/';
+        memcpy(out + len, parts[i], pl + 1);
+        len += pl;
+    }
+    return 0;
+}
+
+/* "folder/path" as messages show it ("path" for the current folder). */
+static char *shown_path(const src_store *s, const char *path)
+{
+    if (!s->display || !strcmp(s->display, ".")) return tl_xstrdup(path);
+    return tl_xasprintf("%s/%s", s->display, path);
+}
+
+/* Reads path (normalised, relative) from the experiment's folder: a regular file inside it, also
+ * after following links. */
+static int read_experiment_file(src_store *s, const char *path, tl_err *e)
+{
+    char *shown = shown_path(s, path);
+    if (!s->dir) {
+        tl_err_set(e, s->experiment_preloaded ? "%s: not among the result file's kernel sources"
+                                              : "%s: cannot open the experiment's folder", shown);
+        free(shown);
+        return -1;
+    }
+    char *full = tl_xasprintf("%s/%s", s->dir, path), *real = realpath(full, NULL), *text = NULL;
+    size_t dirlen = strlen(s->dir), len;
+    struct stat st;
+    int rc = -1;
+    if (!real) {
+        tl_err_set(e, "%s: %s", shown, errno == ENOENT ? "no such file in the experiment's folder" : strerror(errno));
+    } else if (strncmp(real, s->dir, dirlen) || (real[dirlen] != '/' && strcmp(s->dir, "/"))) {
+        tl_err_set(e, "%s: a link to %s, outside the experiment's folder", shown, real);
+    } else if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+        tl_err_set(e, "%s: not a regular file", shown);
+    } else if (st.st_size > SRC_MAX_BYTES) {
+        tl_err_set(e, "%s: %.1f MiB, over the %d MiB limit for a kernel source", shown, st.st_size / 1048576.0,
+                   SRC_MAX_BYTES >> 20);
+    } else if ((text = tl_read_file(real, &len, e))) {
+        if (text_ok(shown, text, len, e) == 0) rc = push_file(s, SRC_EXPERIMENT, path, text, len, 0);
+    }
+    free(full), free(real), free(text), free(shown);
+    return rc;
+}
+
+/* The store's index of (origin, path), reading it when needed. */
+static int get_file(src_store *s, const char *origin, const char *path, tl_err *e)
+{
+    int i = find_index(s, origin, path);
+    if (i >= 0) return i;
+    if (!strcmp(origin, SRC_EXPERIMENT)) return read_experiment_file(s, path, e);
+    const reg_source *r = s->tilelab_preloaded ? NULL : reg_find_source(path);
+    if (!r) {
+        tl_err_set(e, "kernels/%s: not among %s", path,
+                   s->tilelab_preloaded ? "the result file's kernel sources" : "this runner's kernels");
+        return -1;
+    }
+    return push_file(s, SRC_TILELAB, path, r->text, r->len, 0);
+}
+
+/* ---- #include ---------------------------------------------------------------------------------- */
+
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Line splices removed; each character keeps its physical line. */
+static char *splice(const char *s, size_t n, int **lines, size_t *outn)
+{
+    char *out = tl_xmalloc(n + 1);
+    int *ln = tl_xmalloc(sizeof *ln * (n + 1)), line = 1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n') { i++, line++; continue; }
+        if (s[i] == '\\' && i + 2 < n && s[i + 1] == '\r' && s[i + 2] == '\n') { i += 2, line++; continue; }
+        out[k] = s[i];
+        ln[k++] = line;
+        if (s[i] == '\n') line++;
+    }
+    out[k] = '\0';
+    ln[k] = line;
+    *lines = ln, *outn = k;
+    return out;
+}
+
+/* 1 when the R at t[i] opens a raw string: R, u8R, uR, UR or LR as a whole identifier, then ". */
+static int raw_string_at(const char *t, size_t i, size_t n)
+{
+    if (i + 1 >= n || t[i + 1] != '"') return 0;
+    size_t b = i;
+    while (b > 0 && ident_char(t[b - 1])) b--;
+    size_t len = i - b;
+    return len == 0 || (len == 1 && strchr("uUL", t[b])) || (len == 2 && t[b] == 'u' && t[b + 1] == '8');
+}
+
+/* Blanks a raw string R"d(...)d" starting at t[i] (the R); returns the index after it. */
+static size_t blank_raw(char *t, size_t i, size_t n)
+{
+    size_t open = i + 2, d = open;
+    while (d < n && t[d] != '(' && d - open < 16) d++;
+    if (d >= n || t[d] != '(') return i + 1; /* not a raw string after all */
+    size_t dl = d - open, j = d + 1;
+    for (; j < n; j++)
+        if (t[j] == ')' && j + 1 + dl < n && !strncmp(t + j + 1, t + open, dl) && t[j + 1 + dl] == '"') break;
+    size_t end = j < n ? j + dl + 2 : n;
+    for (size_t k = i; k < end; k++)
+        if (t[k] != '\n') t[k] = ' ';
+    return end;
+}
+
+/* Comments and raw strings become spaces (newlines kept); quoted literals stay (a header name looks
+ * like one), numbers are skipped whole (1'000 is not a character literal). */
+static void blank_comments(char *t, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        char c = t[i];
+        if (c == '/' && i + 1 < n && t[i + 1] == '/') {
+            while (i < n && t[i] != '\n') t[i++] = ' ';
+        } else if (c == '/' && i + 1 < n && t[i + 1] == '*') {
+            t[i] = t[i + 1] = ' ';
+            for (i += 2; i < n && !(t[i] == '*' && i + 1 < n && t[i + 1] == '/'); i++)
+                if (t[i] != '\n') t[i] = ' ';
+            if (i < n) t[i] = t[i + 1] = ' ', i += 2;
+        } else if (c == 'R' && raw_string_at(t, i, n)) {
+            i = blank_raw(t, i, n);
+        } else if (c == '"' || c == '\'') {
+            for (i++; i < n && t[i] != c && t[i] != '\n'; i++)
+                if (t[i] == '\\' && i + 1 < n && t[i + 1] != '\n') i++;
+            i++;
+        } else if (isdigit((unsigned char)c) && (i == 0 || !ident_char(t[i - 1]))) {
+            while (i < n && (ident_char(t[i]) || t[i] == '.' || t[i] == '\'' ||
+                             ((t[i] == '+' || t[i] == '-') && strchr("eEpP", t[i - 1]))))
+                i++;
+        } else if (ident_char(c)) {
+            while (i < n && ident_char(t[i])) i++;
+        } else {
+            i++;
+        }
+    }
+}
+
+static void push_include(src_include **v, int *n, int line, char kind, const char *name, size_t len)
+{
+    *v = realloc(*v, sizeof **v * (size_t)(*n + 1));
+    if (!*v) abort();
+    (*v)[*n].line = line;
+    (*v)[*n].kind = kind;
+    (*v)[*n].name = tl_xmalloc(len + 1);
+    memcpy((*v)[*n].name, name, len);
+    (*v)[*n].name[len] = '\0';
+    (*n)++;
+}
+
+/* A header name at p ("..." or <...>) up to the end of the line at e: its kind and length. */
+static char header_name(const char *p, const char *e, const char **name, size_t *len)
+{
+    char close = *p == '"' ? '"' : *p == '<' ? '>' : 0;
+    const char *q = close ? memchr(p + 1, close, (size_t)(e - p - 1)) : NULL;
+    if (!q) {
+        *name = p, *len = (size_t)(e - p);
+        while (*len && isspace((unsigned char)p[*len - 1])) (*len)--;
+        return '?';
+    }
+    *name = p + 1, *len = (size_t)(q - p - 1);
+    return *p;
+}
+
+static const char *skip_blank(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\v' || *p == '\f' || *p == '\r')) p++;
+    return p;
+}
+
+/* #include, #include_next and #import directives of one logical line [p, e). */
+static void scan_directive(const char *p, const char *e, int line, src_include **v, int *n)
+{
+    p = skip_blank(p, e);
+    if (p < e && *p == '#') p++;
+    else if (p + 1 < e && p[0] == '%' && p[1] == ':') p += 2;
+    else return;
+    p = skip_blank(p, e);
+    const char *w = p;
+    while (p < e && ident_char(*p)) p++;
+    size_t wl = (size_t)(p - w);
+    if (!((wl == 7 && !strncmp(w, "include", 7)) || (wl == 12 && !strncmp(w, "include_next", 12)) ||
+          (wl == 6 && !strncmp(w, "import", 6))))
+        return;
+    const char *name;
+    size_t len;
+    char kind = header_name(skip_blank(p, e), e, &name, &len);
+    push_include(v, n, line, kind, name, len);
+}
+
+/* __has_include("x") and __has_include(<x>) anywhere in the line [p, e). */
+static void scan_has_include(const char *p, const char *e, int line, src_include **v, int *n)
+{
+    for (const char *q = p; q < e;) {
+        const char *hit = memmem(q, (size_t)(e - q), "__has_include", 13);
+        if (!hit) return;
+        const char *after = hit + 13;
+        if (after + 5 <= e && !strncmp(after, "_next", 5)) after += 5;
+        q = after;
+        if ((hit > p && ident_char(hit[-1])) || (after < e && ident_char(*after))) continue;
+        after = skip_blank(after, e);
+        if (after >= e || *after != '(') continue;
+        const char *name;
+        size_t len;
+        char kind = header_name(skip_blank(after + 1, e), e, &name, &len);
+        push_include(v, n, line, kind == '"' ? 'h' : kind == '<' ? 'H' : '?', name, len);
+    }
+}
+
+int src_scan_includes(const char *text, size_t len, src_include **out)
+{
+    int *lines, n = 0;
+    size_t tn;
+    char *t = splice(text, len, &lines, &tn);
+    blank_comments(t, tn);
+    *out = NULL;
+    for (size_t i = 0; i < tn;) {
+        const char *nl = memchr(t + i, '\n', tn - i);
+        size_t end = nl ? (size_t)(nl - t) : tn;
+        scan_directive(t + i, t + end, lines[i], out, &n);
+        scan_has_include(t + i, t + end, lines[i], out, &n);
+        i = end + 1;
+    }
+    free(t);
+    free(lines);
+    return n;
+}
+
+void src_includes_free(src_include *inc, int n)
+{
+    for (int i = 0; i < n; i++) free(inc[i].name);
+    free(inc);
+}
+
+/* ---- resolving a compile's files --------------------------------------------------------------- */
+
+static void set_push(src_set *set, int file, const char *name)
+{
+    set->files = realloc(set->files, sizeof *set->files * (size_t)(set->n + 1));
+    set->names = realloc(set->names, sizeof *set->names * (size_t)(set->n + 1));
+    if (!set->files || !set->names) abort();
+    set->files[set->n] = file;
+    set->names[set->n++] = tl_xstrdup(name);
+}
+
+/* The set's entry of name, or -1. */
+static int set_find_name(const src_set *set, const char *name)
+{
+    for (int i = 0; i < set->n; i++)
+        if (!strcmp(set->names[i], name)) return i;
+    return -1;
+}
+
+/* An angle include names a toolkit header: a relative name that stays inside the include folder. */
+static int angle_ok(const char *name, const char **why)
+{
+    char norm[PATH_MAX];
+    if (src_join("", name, norm, sizeof norm, why)) return 0;
+    if (strstr(name, "..")) return *why = "'..' in a <...> include", 0;
+    return 1;
+}
+
+/* The includes of the set's entry i: each quoted one resolved and added, angle ones checked. */
+static int resolve_includes(src_store *s, src_set *set, int i, tl_err *e)
+{
+    src_include *inc = NULL;
+    const src_file *f = &s->files[set->files[i]];
+    int ninc = src_scan_includes(f->text, f->len, &inc), rc = 0;
+    char *origin = tl_xstrdup(f->origin), *dir = tl_xstrdup(f->path), *shown = src_display(s, f);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else dir[0] = '\0';
+    for (int k = 0; k < ninc && !rc; k++) {
+        const src_include *in = &inc[k];
+        char path[PATH_MAX];
+        const char *why = NULL;
+        if (in->kind == '?') {
+            tl_err_set(e, "%s:%d: #include %s: a computed include (a macro) cannot be checked; name the file in "
+                          "quotes", shown, in->line, in->name);
+            rc = -1;
+        } else if (in->kind == '<' || in->kind == 'H') {
+            if (!angle_ok(in->name, &why)) tl_err_set(e, "%s:%d: <%s>: %s", shown, in->line, in->name, why), rc = -1;
+            else set->angle |= in->kind == '<';
+        } else if (src_join(dir, in->name, path, sizeof path, &why)) {
+            tl_err_set(e, "%s:%d: \"%s\": %s", shown, in->line, in->name, why);
+            rc = -1;
+        } else if (in->kind == '"') {
+            int at = set_find_name(set, in->name), idx = get_file(s, origin, path, e);
+            if (idx < 0) {
+                tl_err_wrap(e, "%s:%d: #include \"%s\"", shown, in->line, in->name);
+                rc = -1;
+            } else if (at >= 0 && set->files[at] != idx) {
+                tl_err_set(e, "%s:%d: #include \"%s\" names %s here and %s elsewhere in the same compile; NVRTC "
+                              "matches headers by name: rename one", shown, in->line, in->name, path,
+                           s->files[set->files[at]].path);
+                rc = -1;
+            } else if (at < 0) {
+                if (set->n == SRC_MAX_FILES) {
+                    tl_err_set(e, "%s: includes more than %d files", shown, SRC_MAX_FILES);
+                    rc = -1;
+                } else {
+                    set_push(set, idx, in->name);
+                }
+            }
+        }
+        /* A missing __has_include("x") file is fine: the check only needs the name to stay inside. */
+        f = &s->files[set->files[i]]; /* the store may have grown */
+    }
+    src_includes_free(inc, ninc);
+    free(origin), free(dir), free(shown);
+    return rc;
+}
+
+int src_resolve(src_store *s, const char *origin, const char *path, src_set *set, tl_err *e)
+{
+    char norm[PATH_MAX];
+    const char *why;
+    memset(set, 0, sizeof *set);
+    if (src_join("", path, norm, sizeof norm, &why)) {
+        tl_err_set(e, "%s: %s", path, why);
+        return -1;
+    }
+    int main_file = get_file(s, origin, norm, e);
+    if (main_file < 0) return -1;
+    set_push(set, main_file, norm);
+    /* Breadth first: the set grows while it is walked. */
+    for (int i = 0; i < set->n; i++)
+        if (resolve_includes(s, set, i, e)) {
+            src_set_free(set);
+            return -1;
+        }
+    for (int i = 0; i < set->n; i++) s->files[set->files[i]].used = 1;
+    return 0;
+}
+
+void src_set_free(src_set *set)
+{
+    for (int i = 0; i < set->n; i++) free(set->names[i]);
+    free(set->files), free(set->names);
+    memset(set, 0, sizeof *set);
+}
+
+char *src_set_text(const src_store *s, const src_set *set)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "%s", "");
+    for (int i = 0; i < set->n; i++) {
+        const src_file *f = &s->files[set->files[i]];
+        int dup = 0;
+        for (int j = 0; j < i; j++) dup |= set->files[j] == set->files[i];
+        if (!dup) tl_buf_printf(&b, "%s%s:%s %s", b.len ? "\n" : "", f->origin, f->path, f->sha256);
+    }
+    return b.s;
+}

@@ -118,6 +118,23 @@ class Analysis(unittest.TestCase):
         p = sh(TOOL["compare"], self.a, other)
         self.assertIn("WARNING: different devices", p.stdout)
 
+    def test_compare_says_when_matched_cases_ran_other_sources(self):
+        # Host cases compile nothing; plant what a GPU file records for an edited kernel of one's own.
+        a2, b2 = os.path.join(self.tmp, "src_a.h5"), os.path.join(self.tmp, "src_b.h5")
+        shutil.copy(self.a, a2), shutil.copy(self.b, b2)
+        for path, sha in ((a2, "1" * 64), (b2, "2" * 64)):
+            with h5py.File(path, "r+") as f:
+                for g in f["cases"].values():
+                    same = g.attrs["variant"] == "host_naive"
+                    g.attrs["sources"] = "experiment:kernels/my.cu %s\ntilelab:sgemm/sgemm_common.cuh %s" % (
+                        "3" * 64 if same else sha, "4" * 64)
+        p = sh(TOOL["compare"], a2, b2)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("WARNING: 2 matched case(s) compiled different kernel sources (kernels/my.cu)", p.stdout)
+        self.assertEqual(p.stdout.count("[sources differ]"), 2, p.stdout)
+        p = sh(TOOL["compare"], self.a, self.b)  # no sources recorded (host target): nothing to say
+        self.assertNotIn("sources differ", p.stdout)
+
     def test_compare_matches_across_configs(self):
         # Another seed: other case ids, the same op/variant/params/sizes.
         yaml = os.path.join(self.tmp, "seed4.yaml")

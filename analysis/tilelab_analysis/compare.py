@@ -6,7 +6,8 @@ Mann-Whitney U test on the raw time samples at --alpha (default 0.01): the verdi
 SLOWER when the test rejects equal distributions and the median ratio B/A differs from 1 by more than
 --min-effect (default 2%), otherwise SAME. Overall: the geometric mean of A/B over the compared cases
 (> 1: B is faster). Warns when the files come from different devices, drivers, runner commits or
-kernel binaries (cubin SHA-256).
+kernel binaries (cubin SHA-256), and when matched cases compiled different kernel sources (tilelab/1.2
+files carry every source file: `runner extract` writes them out): such rows are marked "[sources differ]".
 
 Exit codes: 0 no case SLOWER; 1 some case SLOWER (a regression of B against A); 2 bad input or no
 case in common.
@@ -55,6 +56,25 @@ def verdict(sa, sb, alpha, min_effect):
     return "SAME", ratio, p
 
 
+def _source_files(text):
+    """{"origin:path": sha256} of a case's `sources` attribute ("" or missing: none recorded)."""
+    out = {}
+    for line in (text if isinstance(text, str) else "").splitlines():
+        name, _, sha = line.rpartition(" ")
+        out[name] = sha
+    return out
+
+
+def sources_differ(a, b, i, j):
+    """The source files two matched cases compiled differently (changed, added or gone), as a sorted list;
+    empty when they are the same or a file does not record them (written before tilelab/1.2)."""
+    sa, sb = a.at[i, "sources"] if "sources" in a else None, b.at[j, "sources"] if "sources" in b else None
+    if not isinstance(sa, str) or not isinstance(sb, str) or not sa or not sb:
+        return []
+    fa, fb = _source_files(sa), _source_files(sb)
+    return sorted(n.split(":", 1)[-1] for n in set(fa) | set(fb) if fa.get(n) != fb.get(n))
+
+
 def provenance_warnings(fa, fb, a, b, pairs):
     ra, ea = load_meta(fa)
     rb, eb = load_meta(fb)
@@ -68,6 +88,13 @@ def provenance_warnings(fa, fb, a, b, pairs):
     diff = sum(1 for i, j, _ in pairs if a.at[i, "cubin_sha256"] != b.at[j, "cubin_sha256"])
     if diff:
         out.append("%d matched case(s) ran different kernel binaries (cubin SHA-256)" % diff)
+    changed = [(i, j, sources_differ(a, b, i, j)) for i, j, _ in pairs]
+    changed = [c for c in changed if c[2]]
+    if changed:
+        files = sorted({f for _, _, fs in changed for f in fs})
+        out.append("%d matched case(s) compiled different kernel sources (%s): they measure other kernels; "
+                   "`runner extract FILE DIR` writes each file's sources out to diff them"
+                   % (len(changed), ", ".join(files)))
     return out
 
 
@@ -100,9 +127,9 @@ def main(argv=None):
         v, ratio, p = verdict(a.at[i, "samples"], b.at[j, "samples"], args.alpha, args.min_effect)
         counts[v] += 1
         logs.append(np.log(1 / ratio))
-        print("%-7s %-16s %-28s %-24s %11.4f %11.4f %7.3f %9.2g  %s" % (
+        print("%-7s %-16s %-28s %-24s %11.4f %11.4f %7.3f %9.2g  %s%s" % (
             v, a.at[i, "variant"], a.at[i, "params"] or "-", a.at[i, "sizes"], a.at[i, "median_ms"],
-            b.at[j, "median_ms"], ratio, p, how))
+            b.at[j, "median_ms"], ratio, p, how, " [sources differ]" if sources_differ(a, b, i, j) else ""))
     gm = float(np.exp(np.mean(logs)))
     print("\n%d cases: %d FASTER, %d SLOWER, %d SAME; geometric-mean speedup of B over A: %.3fx" % (
         len(pairs), counts["FASTER"], counts["SLOWER"], counts["SAME"], gm))

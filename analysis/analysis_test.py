@@ -3,6 +3,7 @@ raw samples (and the runner's own /summary), compare says SAME against a rerun a
 against a planted 2x, the report has every section and valid PNGs, unknown schemas are refused."""
 import base64
 import csv
+import hashlib
 import io
 import os
 import re
@@ -119,15 +120,23 @@ class Analysis(unittest.TestCase):
         self.assertIn("WARNING: different devices", p.stdout)
 
     def test_compare_says_when_matched_cases_ran_other_sources(self):
-        # Host cases compile nothing; plant what a GPU file records for an edited kernel of one's own.
+        # Host cases compile nothing; plant what a GPU file records for an edited kernel of one's own:
+        # its files in /sources, and each case's list of them.
+        def plant(f, data):
+            sha = hashlib.sha256(data).hexdigest()
+            if sha not in f.require_group("sources"):
+                d = f["sources"].create_dataset(sha, data=np.frombuffer(data, dtype=np.uint8))
+                d.attrs["paths"] = "experiment:kernels/my.cu"
+            return sha
+
         a2, b2 = os.path.join(self.tmp, "src_a.h5"), os.path.join(self.tmp, "src_b.h5")
         shutil.copy(self.a, a2), shutil.copy(self.b, b2)
-        for path, sha in ((a2, "1" * 64), (b2, "2" * 64)):
+        for path, edited in ((a2, b"// my kernel\n"), (b2, b"// my kernel, edited\n")):
             with h5py.File(path, "r+") as f:
+                same, other, common = plant(f, b"// my kernel\n"), plant(f, edited), plant(f, b"// common\n")
                 for g in f["cases"].values():
-                    same = g.attrs["variant"] == "host_naive"
-                    g.attrs["sources"] = "experiment:kernels/my.cu %s\ntilelab:sgemm/sgemm_common.cuh %s" % (
-                        "3" * 64 if same else sha, "4" * 64)
+                    mine = same if g.attrs["variant"] == "host_naive" else other
+                    g.attrs["sources"] = "experiment:kernels/my.cu %s\ntilelab:sgemm/sgemm_common.cuh %s" % (mine, common)
         p = sh(TOOL["compare"], a2, b2)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("WARNING: 2 matched case(s) compiled different kernel sources (kernels/my.cu)", p.stdout)

@@ -14,7 +14,6 @@ int exec_init(exec_ctx *c, const tl_experiment *x, const env_info *env, int use_
     memset(c, 0, sizeof *c);
     c->x = x;
     c->env = env;
-    c->cache_dir = jit_cache_dir();
     if (!use_gpu) return 0;
     c->gpu = nvml_open(env->pci_bus_id);
     cublasHandle_t h = NULL;

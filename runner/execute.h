@@ -13,7 +13,7 @@ typedef struct {
     const tl_experiment *x;
     const env_info *env;
     reg_ctx ctx;       /* cuBLAS handle and stream when there is a GPU */
-    char *cache_dir;   /* cubin cache, or NULL */
+    char *cache_dir;   /* trusted cubin cache (cache.h), or NULL; set by the caller, freed by exec_free */
     jit_memo memo;     /* cubins compiled by this run (ahead of the cases, or by earlier ones) */
     nvml_gpu *gpu;     /* telemetry (never NULL once initialised; may be unavailable) */
     void *l2_buf;      /* device buffer the L2 flush overwrites */

@@ -3,6 +3,8 @@
 #ifndef TILELAB_H5IN_H
 #define TILELAB_H5IN_H
 
+#include <hdf5.h>
+
 #include "runner/source.h"
 
 typedef struct {
@@ -12,7 +14,11 @@ typedef struct {
     char *host;        /* where it ran */
 } h5in_source;
 
-/* Reads the root attributes of a tilelab result file; checks its schema. */
+/* Opens a result file read-only after checking it against the schema and itself (h5check.h): the
+ * one way the runner reads result files. -1 with e ("FILE: what is wrong") otherwise. */
+hid_t h5in_open(const char *path, tl_err *e);
+
+/* Reads the root attributes of a tilelab result file (checked by h5in_open). */
 int h5in_read_source(const char *path, h5in_source *s, tl_err *e);
 void h5in_source_free(h5in_source *s);
 /* The kernel sources a result file carries, as a preloaded store (see h5src_load_store). */

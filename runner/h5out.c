@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "runner/build_info.h"
+#include "runner/h5in.h"
 #include "runner/h5src.h"
 
 /* TILELAB_TEST_CRASH_AT=POINT:N kills the runner (SIGKILL, as kill -9 would) the Nth time it passes
@@ -629,7 +630,7 @@ static herr_t add_case(hid_t g, const char *name, const H5L_info_t *info, void *
 int h5out_read_existing(const char *path, h5out_existing *h, tl_err *e)
 {
     memset(h, 0, sizeof *h);
-    hid_t f = h5_open_result(path, e), g = -1;
+    hid_t f = h5in_open(path, e), g = -1;
     int rc = -1;
     walk w = {h, 0};
     if (f < 0) return -1;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int h5_schema_ok(const char *schema)
@@ -62,14 +63,25 @@ herr_t h5_fclose(hid_t f)
 
 hid_t h5_open_result(const char *path, tl_err *e)
 {
+    struct stat st;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (stat(path, &st) != 0) {
+        tl_err_set(e, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        tl_err_set(e, "%s: a folder, not a result file", path);
+        return -1;
+    }
     if (H5Fis_hdf5(path) <= 0) {
         tl_err_set(e, "%s: not a readable HDF5 file", path);
         return -1;
     }
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
-        tl_err_set(e, "%s: cannot open", path);
+        char why[512];
+        h5_last_error(why, sizeof why);
+        tl_err_set(e, "%s: not a complete HDF5 file (truncated or damaged%s%s)", path, why[0] ? ": " : "", why);
         return -1;
     }
     char *schema = h5_read_str(f, "schema");

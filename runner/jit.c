@@ -6,23 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "runner/cache.h"
 #include "runner/cuda_check.h"
 
 #define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + 8)
 #define CHECK_FILE "tilelab-signature-check" /* the wrapper's lines, as NVRTC's log names them */
-
-char *jit_cache_dir(void)
-{
-    const char *d = getenv("TILELAB_CACHE_DIR");
-    if (d && *d) return tl_xstrdup(d);
-    d = getenv("XDG_CACHE_HOME");
-    if (d && *d) return tl_xasprintf("%s/tilelab/cubin", d);
-    d = getenv("HOME");
-    if (d && *d) return tl_xasprintf("%s/.cache/tilelab/cubin", d);
-    return NULL;
-}
 
 void jit_nvrtc_version(char out[16])
 {
@@ -241,15 +230,6 @@ static void compile_error(const jit_request *rq, const char *log, nvrtcResult rc
 
 /* ---- compile, cache ------------------------------------------------------------------------------ */
 
-static int cache_read(const char *path, jit_cubin *out)
-{
-    tl_err ignored;
-    struct stat st;
-    if (!path || stat(path, &st) != 0) return -1;
-    out->cubin = tl_read_file(path, &out->cubin_len, &ignored);
-    return out->cubin && out->cubin_len > 0 ? 0 : -1;
-}
-
 static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, int nopts, jit_cubin *out, tl_err *e)
 {
     nvrtcProgram prog = NULL;
@@ -326,7 +306,7 @@ static int memo_get(const jit_memo *m, const char *key, jit_cubin *out)
 
 int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, jit_cubin *out, tl_err *e)
 {
-    char *opts[JIT_MAX_OPTS], *key = NULL, *path = NULL, *wrapper = NULL;
+    char *opts[JIT_MAX_OPTS], *key = NULL, *wrapper = NULL;
     int rc = -1;
     memset(out, 0, sizeof *out);
     if (!rq->src || rq->src->n == 0 || !rq->entry) {
@@ -339,14 +319,11 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
     out->options = ob.s;
     wrapper = wrapper_text(rq);
     key = cache_key(rq, wrapper, opts, nopts);
-    if (cache_dir) path = tl_xasprintf("%s/%s.cubin", cache_dir, key);
-    if (memo_get(memo, key, out) == 0 || cache_read(path, out) == 0) {
+    if (memo_get(memo, key, out) == 0 || cache_get(cache_dir, key, &out->cubin, &out->cubin_len) == 0) {
         out->cached = 1;
     } else {
         if (nvrtc_build(rq, wrapper, opts, nopts, out, e)) goto out;
-        /* The cache is an optimisation: failing to write it is not an error. */
-        tl_err ignored;
-        if (path && tl_mkdir_p(cache_dir, &ignored) == 0) tl_write_file_atomic(path, out->cubin, out->cubin_len, &ignored);
+        cache_put(cache_dir, key, out->cubin, out->cubin_len);
     }
     if (check_entries(rq, out, e)) goto out;
     if (memo && memo_get(memo, key, &(jit_cubin){0}) != 0) memo_add(memo, key, out);
@@ -354,7 +331,7 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
     rc = 0;
 out:
     for (int i = 0; i < nopts; i++) free(opts[i]);
-    free(key), free(path), free(wrapper);
+    free(key), free(wrapper);
     if (rc) jit_cubin_free(out);
     return rc;
 }

@@ -1,6 +1,6 @@
 /* jit: a variant's sources -> cubin with NVRTC (params as -D macros, for the device's architecture),
  * cached on disk by sha256(files, options, arch, NVRTC version); then loaded as a CUDA library.
- * Compiling needs no GPU; loading does.
+ * Compiling needs no GPU; loading does. The disk cache (cache.h) is used only when it can be trusted.
  *
  * NVRTC compiles a small program the runner writes: it includes the variant's main source (every
  * file given in memory, exactly as read: see source.h) and checks with static_asserts that each
@@ -53,13 +53,9 @@ typedef struct {
     int max_threads;     /* most threads per block the compiled kernel allows */
 } jit_kernel;
 
-/* The cache directory: $TILELAB_CACHE_DIR, else $XDG_CACHE_HOME/tilelab/cubin, else
- * $HOME/.cache/tilelab/cubin; NULL when none can be named. Caller frees. */
-char *jit_cache_dir(void);
-
 /* The request for a case of x. */
 void jit_request_of_case(const tl_experiment *x, const tl_case *c, int arch, jit_request *rq);
-/* Compiles (or takes from memo, then the disk cache). Errors quote NVRTC's log with the files named
+/* Compiles (or takes from memo, then the disk cache cache_dir, a folder cache_dir() trusted). Errors quote NVRTC's log with the files named
  * as the user knows them ("experiments/x/kernels/my.cu(12): error: ..."). memo and cache_dir may
  * be NULL. */
 int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, jit_cubin *out, tl_err *e);

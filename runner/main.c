@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runner/cache.h"
 #include "runner/compile.h"
 #include "runner/config.h"
 #include "runner/env.h"
@@ -55,6 +56,9 @@ static const char usage[] =
     "  runner compile EXPERIMENT.yaml... [--arch sm_90] [-j N]\n"
     "                                           compile every kernel the experiments name into the\n"
     "                                           cubin cache, without a GPU (NVRTC), for another machine\n"
+    "  runner cache [--verify | --clear]        the compiled-kernel cache: where it is and whether it\n"
+    "                                           is used; --verify checks every entry (exit 1 when one\n"
+    "                                           is damaged), --clear removes them all\n"
     "  runner --help | --version\n"
     "\n"
     "run and rerun options:\n"
@@ -75,7 +79,8 @@ static const char usage[] =
     "\n"
     "environment:\n"
     "  TILELAB_CACHE_DIR     compiled-kernel cache (default $XDG_CACHE_HOME/tilelab/cubin or\n"
-    "                        ~/.cache/tilelab/cubin)\n"
+    "                        ~/.cache/tilelab/cubin), used only when this user alone can write it\n"
+    "                        and the folders above it (as ssh with its keys)\n"
     "  TILELAB_DEVICE        CUDA device ordinal (default 0)\n"
     "  CUDA_HOME             the CUDA toolkit whose headers <...> includes of kernels find\n"
     "                        (default /usr/local/cuda)\n"
@@ -184,7 +189,9 @@ static int load_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, int pri
 static int compile_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, const char *cmd)
 {
     compile_list l = {0};
-    char *cache = jit_cache_dir();
+    char why[512];
+    char *cache = cache_dir(why, sizeof why);
+    if (!cache && why[0]) fprintf(stderr, "runner %s: kernel cache not used: %s; nothing is cached\n", cmd, why);
     for (int i = 0; i < o->nfiles; i++)
         if (xs[i].op) compile_collect(&xs[i], &ps[i], NULL, 0, &l);
     fprintf(stderr, "runner %s: compiling %d kernels for sm_%d%s%s, %d jobs\n", cmd, l.n, o->arch,
@@ -417,12 +424,11 @@ static int check_space(const char *path, const tl_plan *p, const run_share *sh, 
  * run needs is compiled before any GPU work, and one that does not compile is bad input (exit 2), with
  * no result file. The cubins stay in memo for the cases. */
 static int precompile(const run_opts *o, const tl_experiment *x, const tl_plan *p, const run_share *sh,
-                      const env_info *env, jit_memo *memo)
+                      const env_info *env, const char *cache, jit_memo *memo)
 {
     compile_list l = {0};
     compile_collect(x, p, sh->todo, 1, &l);
     if (l.n == 0) return 0;
-    char *cache = jit_cache_dir();
     double t0 = tl_now_s();
     if (!o->quiet) fprintf(stderr, "tilelab: compiling %d kernel%s of the experiment's own variants\n", l.n, l.n > 1 ? "s" : "");
     int failed = compile_run(&l, env->cc_major * 10 + env->cc_minor, 1, cache, memo, stderr);
@@ -432,7 +438,6 @@ static int precompile(const run_opts *o, const tl_experiment *x, const tl_plan *
     else if (!o->quiet)
         fprintf(stderr, "tilelab: compiled in %.1f s\n", tl_now_s() - t0);
     compile_list_free(&l);
-    free(cache);
     return failed ? -1 : 0;
 }
 
@@ -448,7 +453,7 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     jit_memo memo = {0};
     tl_result *res = NULL;
     tl_err e;
-    char *path = NULL, *argv_text = NULL;
+    char *path = NULL, *argv_text = NULL, *cache = NULL, why[512];
     int rc = TL_EXIT_BAD_INPUT, have_exec = 0, have_out = 0, nres = 0, lost = 0;
 
     env_host(&env);
@@ -480,7 +485,9 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
             goto out;
         }
     }
-    if (select_share(o, &p, &sh) || precompile(o, x, &p, &sh, &env, &memo)) goto out;
+    if (use_gpu && !(cache = cache_dir(why, sizeof why)) && why[0])
+        fprintf(stderr, "tilelab: kernel cache not used: %s; compiling every kernel\n", why);
+    if (select_share(o, &p, &sh) || precompile(o, x, &p, &sh, &env, cache, &memo)) goto out;
     if (!(path = output_path(o, x, &e))) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
@@ -492,6 +499,8 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     have_exec = 1;
     ex.memo = memo; /* the cubins compiled ahead */
     memset(&memo, 0, sizeof memo);
+    ex.cache_dir = cache;
+    cache = NULL;
     snprintf(env.nvml, sizeof env.nvml, "%s", nvml_status(ex.gpu));
     argv_text = join_argv(argc, argv);
     /* The space check counts the whole share: what a resume skips is not known before the file is open. */
@@ -544,6 +553,7 @@ out:
     free(sh.todo);
     if (have_exec) exec_free(&ex);
     jit_memo_free(&memo);
+    free(cache);
     plan_free(&p);
     free(path), free(argv_text);
     return rc;
@@ -648,6 +658,41 @@ static int cmd_rerun(int argc, char **argv, int full_argc, char **full_argv)
     config_free(&x);
     h5in_source_free(&src);
     free(h5);
+    return rc;
+}
+
+/* ---- cache -------------------------------------------------------------------------------- */
+
+static int cmd_cache(int argc, char **argv)
+{
+    int verify = 0, clear = 0, entries = 0, damaged = 0, removed = 0, rc = TL_EXIT_OK;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--verify")) verify = 1;
+        else if (!strcmp(argv[i], "--clear")) clear = 1;
+        else {
+            fprintf(stderr, "runner cache: usage: cache [--verify | --clear]\n");
+            return TL_EXIT_BAD_INPUT;
+        }
+    }
+    char why[512], *name = cache_dir_name(), *dir = cache_dir(why, sizeof why);
+    tl_err e;
+    if (!name) {
+        fprintf(stderr, "runner cache: no folder can be named: set TILELAB_CACHE_DIR (or HOME)\n");
+        return TL_EXIT_BAD_INPUT;
+    }
+    printf("kernel cache: %s (%s)\n", name, dir ? "used: only this user can write it" : why);
+    if (clear) {
+        if (cache_clear(name, &removed, &e)) fprintf(stderr, "runner cache: %s\n", e.msg), rc = TL_EXIT_BAD_INPUT;
+        else printf("removed %d entries\n", removed);
+    } else if (cache_verify(name, verify ? stdout : NULL, &entries, &damaged, &e)) {
+        fprintf(stderr, "runner cache: %s\n", e.msg);
+        rc = TL_EXIT_BAD_INPUT;
+    } else {
+        printf("%d entries, %d damaged%s\n", entries, damaged,
+               damaged ? " (never run: compiled again when needed; runner cache --clear removes them)" : "");
+        rc = verify && damaged ? TL_EXIT_FAILED : TL_EXIT_OK;
+    }
+    free(name), free(dir);
     return rc;
 }
 
@@ -858,6 +903,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "validate") || !strcmp(cmd, "compile")) return cmd_check(cmd, argc - 2, argv + 2);
     if (!strcmp(cmd, "extract")) return cmd_extract(argc - 2, argv + 2);
+    if (!strcmp(cmd, "cache")) return cmd_cache(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2, argc, argv);
     if (!strcmp(cmd, "rerun")) return cmd_rerun(argc - 2, argv + 2, argc, argv);
     if (!strcmp(cmd, "merge")) return cmd_merge(argc - 2, argv + 2, argc, argv);

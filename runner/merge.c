@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "runner/config.h"
+#include "runner/h5in.h"
 #include "runner/h5src.h"
 #include "runner/h5util.h"
 #include "runner/plan.h"
@@ -37,7 +38,7 @@ static int open_input(input *in, const char *path, tl_err *e)
     memset(in, 0, sizeof *in);
     in->path = path;
     in->f = in->row_type = -1;
-    if ((in->f = h5_open_result(path, e)) < 0) return -1;
+    if ((in->f = h5in_open(path, e)) < 0) return -1;
     in->sha = h5_read_str(in->f, "config_sha256");
     in->yaml = h5_read_str(in->f, "config_yaml");
     in->experiment = h5_read_str(in->f, "experiment");

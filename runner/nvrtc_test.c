@@ -3,6 +3,7 @@
  * fails with the kernel's own message. */
 #include <glob.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "runner/jit.h"
 #include "runner/plan.h"
@@ -144,6 +145,7 @@ static int check_cache(void)
     reg_spec s = {.dims = {64, 64, 64}};
     const char *tmp = getenv("TEST_TMPDIR");
     char *dir = tl_xasprintf("%s/cubin-cache", tmp ? tmp : "/tmp");
+    mkdir(dir, 0700); /* as cache_dir() makes it */
     jit_cubin a, b;
     tl_err e;
     CHECK(compile_registry(op, v, params, &s, dir, &a, &e) == 0, "%s", e.msg);

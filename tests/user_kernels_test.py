@@ -196,7 +196,7 @@ class UserKernels(unittest.TestCase):
     def test_extract_refuses_bad_arguments(self):
         for args, want in ((["extract"], "usage: extract RESULT.h5 DIR"),
                            (["extract", os.path.join(self.tmp, "none.h5"), os.path.join(self.tmp, "d")],
-                            "none.h5: not a readable HDF5 file"),
+                            "none.h5: No such file or directory"),
                            (["extract", self.example("user_copy"), os.path.join(self.tmp, "d")],
                             "user_copy.yaml: not a readable HDF5 file"),
                            (["extract", self.example("user_copy"), self.tmp], "exists and is not empty")):

@@ -9,8 +9,9 @@ SLOWER when the test rejects equal distributions and the median ratio B/A differ
 kernel binaries (cubin SHA-256), and when matched cases compiled different kernel sources (tilelab/1.2
 files carry every source file: `runner extract` writes them out): such rows are marked "[sources differ]".
 
-Exit codes: 0 no case SLOWER; 1 some case SLOWER (a regression of B against A); 2 bad input or no
-case in common.
+Exit codes: 0 no case SLOWER; 1 some case SLOWER (a regression of B against A); 2 bad input (a file
+that is not a consistent tilelab result file, one line says what is wrong: never read as a regression)
+or no case in common.
 """
 import argparse
 import sys

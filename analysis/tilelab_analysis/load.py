@@ -1,5 +1,12 @@
-"""Result files into a pandas DataFrame, one row per case, raw samples reachable."""
+"""Result files into a pandas DataFrame, one row per case, raw samples reachable.
+
+A result file is untrusted input (it travels between machines): every file is checked against the
+schema and against itself before it is read (as the runner's h5check.c does), and anything wrong is a
+SchemaError "FILE: what is wrong", never a traceback."""
+import hashlib
 import os
+import re
+import signal
 
 import h5py
 import numpy as np
@@ -9,7 +16,8 @@ SUPPORTED_MAJOR = 1
 
 
 class SchemaError(ValueError):
-    """A file that is not a tilelab result file this package can read."""
+    """A file that is not a tilelab result file this package can read (damaged, edited, another
+    schema major, not HDF5, not a file): its message is "FILE: what is wrong"."""
 
 
 def resolve_path(path):
@@ -42,11 +50,201 @@ def _check_schema(path, f):
     return schema
 
 
+STATUSES = ("ok", "verify_failed", "skipped", "error")
+ROOT_STRINGS = ("schema", "experiment", "config_yaml", "config_sha256", "op", "created_utc", "host")
+SUMMARY_FIELDS = ("case_id", "status", "reps")
+
+
+def _attr_str(obj, name):
+    v = _text(obj.attrs.get(name)) if name in obj.attrs else None
+    return v if isinstance(v, str) else None
+
+
+def _samples(g, name):
+    d = g.get(name)
+    if not isinstance(d, h5py.Dataset) or d.ndim != 1:
+        return None
+    return d
+
+
+def _check_case(path, name, g, minor, nsessions):
+    if not re.fullmatch(r"[0-9a-f]{16}", name):
+        raise SchemaError("%s: /cases/%s: not a case id (16 hex digits)" % (path, name))
+    if not isinstance(g, h5py.Group):
+        raise SchemaError("%s: /cases/%s: not a group" % (path, name))
+    canonical = _attr_str(g, "canonical")
+    if _attr_str(g, "case_id") != name:
+        raise SchemaError("%s: /cases/%s: its case_id attribute is missing or another id" % (path, name))
+    if canonical is None or hashlib.sha256(canonical.encode()).hexdigest()[:16] != name:
+        raise SchemaError("%s: /cases/%s: its id is not the hash of its canonical text (edited or damaged)"
+                          % (path, name))
+    if _attr_str(g, "op") is None or _attr_str(g, "variant") is None:
+        raise SchemaError("%s: /cases/%s: its op or variant attribute is missing or not a string" % (path, name))
+    status = _attr_str(g, "status")
+    if status not in STATUSES:
+        raise SchemaError("%s: /cases/%s: its status is missing, not a string or not one of %s"
+                          % (path, name, ", ".join(STATUSES)))
+    if minor >= 1:
+        session = _text(g.attrs.get("session"))
+        if not isinstance(session, int) or isinstance(session, bool) or not 0 <= session < nsessions:
+            raise SchemaError("%s: /cases/%s: its session is missing or names no /sessions group" % (path, name))
+    t = _samples(g, "time_ms")
+    if t is None or t.dtype.kind != "f" or t.dtype.itemsize != 8:
+        raise SchemaError("%s: /cases/%s: time_ms is missing or not a 1-D float64 dataset" % (path, name))
+    if status == "ok" and len(t) == 0:
+        raise SchemaError("%s: /cases/%s: status ok but no samples in time_ms" % (path, name))
+    for k in TELEMETRY + ("throttle_reasons",):
+        if k in g and (_samples(g, k) is None or len(g[k]) != len(t)):
+            raise SchemaError("%s: /cases/%s: %s has not one value per sample (%d)" % (path, name, k, len(t)))
+    return status, len(t)
+
+
+def _check_summary(path, f, cases):
+    s = f["summary"]
+    if s.ndim != 1 or s.dtype.names is None or any(k not in s.dtype.names for k in SUMMARY_FIELDS):
+        raise SchemaError("%s: /summary's rows are not tilelab's (a field is missing or of another type)" % path)
+    rows = s[()]
+    if len(rows) != len(cases):
+        raise SchemaError("%s: /summary has %d rows for %d cases" % (path, len(rows), len(cases)))
+    seen = set()
+    for i, r in enumerate(rows):
+        cid, status = _text(r["case_id"]), _text(r["status"])
+        if cid not in cases:
+            raise SchemaError("%s: /summary row %d names no case of /cases" % (path, i))
+        if cid in seen:
+            raise SchemaError("%s: /summary lists case %s twice" % (path, cid))
+        seen.add(cid)
+        if status != cases[cid][0]:
+            raise SchemaError("%s: /summary says case %s is %s, /cases says %s" % (path, cid, status, cases[cid][0]))
+        if int(r["reps"]) != cases[cid][1]:
+            raise SchemaError("%s: /summary says case %s has %d samples, its time_ms has %d"
+                              % (path, cid, int(r["reps"]), cases[cid][1]))
+
+
+def _check_sources(path, f):
+    """tilelab/1.2: /sources/<sha256> hold bytes that hash to their names; every case's files are there."""
+    shas = set()
+    for sha, d in (f["sources"].items() if "sources" in f else []):
+        if not isinstance(d, h5py.Dataset) or d.ndim != 1 or d.dtype.kind not in "ui" or d.dtype.itemsize != 1:
+            raise SchemaError("%s: /sources/%s: not a dataset of bytes" % (path, sha))
+        if hashlib.sha256(d[()].tobytes()).hexdigest() != sha:
+            raise SchemaError("%s: /sources/%s: its bytes do not hash to its name: the file is damaged or was edited"
+                              % (path, sha))
+        shas.add(sha)
+    for name, g in f["cases"].items():
+        for line in (_attr_str(g, "sources") or "").splitlines():
+            if line.rpartition(" ")[2] not in shas:
+                raise SchemaError("%s: /cases/%s: its source '%s' is not in /sources" % (path, name, line))
+
+
+def _validate(path, f):
+    """The file against the schema (results/README.md) and against itself; SchemaError at the first problem."""
+    schema = _check_schema(path, f)
+    minor = int(schema.split(".", 1)[1]) if "." in schema and schema.split(".", 1)[1].isdigit() else 0
+    root = {k: _attr_str(f, k) for k in ROOT_STRINGS}
+    for k, v in root.items():
+        if v is None:
+            raise SchemaError("%s: the root attribute '%s' is missing or not a string" % (path, k))
+    if hashlib.sha256(root["config_yaml"].encode()).hexdigest() != root["config_sha256"]:
+        raise SchemaError("%s: config_sha256 is not the hash of config_yaml (the file was edited or damaged)" % path)
+    for name, kind in (("env", h5py.Group), ("cases", h5py.Group), ("summary", h5py.Dataset)) + (
+            (("sessions", h5py.Group),) if minor >= 1 else ()):
+        if not isinstance(f.get(name), kind):
+            raise SchemaError("%s: /%s is missing or not a %s" % (path, name, "group" if kind is h5py.Group else "dataset"))
+    nsessions = len(f["sessions"]) if minor >= 1 else 0
+    for k in range(nsessions):
+        if not isinstance(f["sessions"].get(str(k)), h5py.Group):
+            raise SchemaError("%s: /sessions/%d is missing or not a group" % (path, k))
+    cases = {name: _check_case(path, name, g, minor, nsessions) for name, g in f["cases"].items()}
+    _check_summary(path, f, cases)
+    if minor >= 2:
+        _check_sources(path, f)
+    return schema
+
+
+# What h5py and numpy raise on a file whose parts are not what the schema says.
+READ_ERRORS = (KeyError, TypeError, ValueError, OSError, AttributeError, IndexError)
+
+
+def _open_checked(path):
+    """The file open and checked, or SchemaError."""
+    if os.path.isdir(path):
+        raise SchemaError("%s: a folder, not a result file" % path)
+    if not os.path.exists(path):
+        raise SchemaError("%s: no such file" % path)
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        raise SchemaError("%s: not a readable HDF5 file (%s)" % (path, str(e).split("(")[0].strip())) from None
+    try:
+        _validate(path, f)
+    except SchemaError:
+        f.close()
+        raise
+    except READ_ERRORS as e:
+        f.close()
+        raise SchemaError("%s: not a consistent tilelab result file (%s)" % (path, e)) from None
+    return f
+
+
+def _probe_seconds(path):
+    """How long the check of a file may take: far more than a real file of that size needs."""
+    return 30 + (os.path.getsize(path) >> 20)
+
+
+def _probe(path):
+    """A crafted file can crash the HDF5 library itself (1.10 follows some offsets unchecked), so a file
+    is first opened and checked in a forked child: a crash there is a SchemaError here."""
+    limit = _probe_seconds(path) if os.path.isfile(path) else 30
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: check, say what is wrong, leave without any clean-up
+        os.close(r)
+        signal.alarm(limit)  # a crafted file can also make HDF5 loop
+        code = 0
+        try:
+            _open_checked(path).close()
+        except BaseException as e:  # noqa: BLE001 (a child must leave through os._exit)
+            os.write(w, str(e).encode(errors="replace")[:4000])
+            code = 1
+        os._exit(code)
+    os.close(w)
+    with os.fdopen(r, "rb") as pipe:
+        msg = pipe.read().decode(errors="replace")
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
+        raise SchemaError("%s: reading it did not finish in %d s (damaged in a way that makes the HDF5 library loop); "
+                          "not read" % (path, limit))
+    if os.WIFSIGNALED(status):
+        raise SchemaError("%s: damaged in a way that crashes the HDF5 library (%s while reading it); not read"
+                          % (path, signal.Signals(os.WTERMSIG(status)).name))
+    if os.WEXITSTATUS(status) != 0:
+        raise SchemaError(msg if msg.startswith(path) else "%s: %s" % (path, msg or "cannot read it"))
+
+
+class open_result:
+    """`with open_result(path) as f:` an h5py.File of a checked tilelab result file; anything wrong with
+    it, in the check or while the caller reads it, is a SchemaError naming the file."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self):
+        _probe(self.path)
+        self.f = _open_checked(self.path)
+        return self.f
+
+    def __exit__(self, kind, value, tb):
+        self.f.close()
+        if kind is not None and issubclass(kind, READ_ERRORS) and not issubclass(kind, SchemaError):
+            raise SchemaError("%s: not a consistent tilelab result file (%s)" % (self.path, value)) from None
+        return False
+
+
 def load_meta(path):
     """The file's root attributes (provenance, config) and /env (machine), as dicts of str/numbers."""
     path = resolve_path(path)
-    with h5py.File(path, "r") as f:
-        _check_schema(path, f)
+    with open_result(path) as f:
         root = {k: _text(v) for k, v in f.attrs.items()}
         env = {k: _text(v) for k, v in f["env"].attrs.items()} if "env" in f else {}
     return root, env
@@ -57,8 +255,7 @@ TELEMETRY = ("sm_clock_mhz", "temp_c", "power_w", "throttled")
 
 def _read_cases(path):
     rows = []
-    with h5py.File(path, "r") as f:
-        _check_schema(path, f)
+    with open_result(path) as f:
         device = _text(f["env"].attrs.get("device_name", "")) if "env" in f else ""
         # tilelab/1.1: each case names its session, whose env says where it ran (a merged sweep may
         # span several machines).

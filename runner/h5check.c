@@ -1,0 +1,366 @@
+#include "runner/h5check.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/h5src.h"
+#include "runner/h5util.h"
+
+typedef struct {
+    const char *path;
+    tl_err *e;
+    int minor;       /* schema tilelab/1.<minor> */
+    int nsessions;
+    char **ids;      /* cases, sorted */
+    char **status;
+    long long *nsamples;
+    int n, cap;
+    char **shas;     /* /sources entries */
+    int nshas;
+} checker;
+
+__attribute__((format(printf, 2, 3))) static int bad(checker *c, const char *fmt, ...)
+{
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    tl_err_set(c->e, "%s: %s", c->path, what);
+    return -1;
+}
+
+/* The kind of object at name: H5I_GROUP, H5I_DATASET, or H5I_BADID when there is none. */
+static H5I_type_t kind_of(hid_t loc, const char *name)
+{
+    if (H5Lexists(loc, name, H5P_DEFAULT) <= 0) return H5I_BADID;
+    hid_t o = H5Oopen(loc, name, H5P_DEFAULT);
+    if (o < 0) return H5I_BADID;
+    H5I_type_t t = H5Iget_type(o);
+    H5Oclose(o);
+    return t;
+}
+
+/* ---- root --------------------------------------------------------------------------------------- */
+
+static int check_root(checker *c, hid_t f)
+{
+    static const char *const strs[] = {"schema", "experiment", "config_yaml", "config_sha256", "op", "created_utc",
+                                       "host"};
+    char *v[sizeof strs / sizeof *strs] = {0};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof strs / sizeof *strs && !rc; i++)
+        if (!(v[i] = h5_read_str(f, strs[i]))) rc = bad(c, "the root attribute '%s' is missing or not a string", strs[i]);
+    if (!rc) {
+        char hex[65];
+        tl_sha256_hex(v[2], strlen(v[2]), hex);
+        if (strcmp(hex, v[3])) rc = bad(c, "config_sha256 is not the hash of config_yaml (the file was edited or damaged)");
+        const char *dot = strchr(v[0], '.');
+        c->minor = dot ? atoi(dot + 1) : 0;
+    }
+    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) free(v[i]);
+    if (rc) return rc;
+    if (kind_of(f, "/env") != H5I_GROUP) return bad(c, "/env is missing or not a group");
+    if (kind_of(f, "/cases") != H5I_GROUP) return bad(c, "/cases is missing or not a group");
+    if (kind_of(f, "/summary") != H5I_DATASET) return bad(c, "/summary is missing or not a dataset");
+    if (c->minor >= 1 && kind_of(f, "/sessions") != H5I_GROUP)
+        return bad(c, "/sessions is missing or not a group (schema tilelab/1.%d has it)", c->minor);
+    return 0;
+}
+
+static int check_sessions(checker *c, hid_t f)
+{
+    H5G_info_t info;
+    hid_t g;
+    if (c->minor < 1) return 0;
+    if ((g = H5Gopen2(f, "/sessions", H5P_DEFAULT)) < 0 || H5Gget_info(g, &info) < 0) {
+        if (g >= 0) H5Gclose(g);
+        return bad(c, "cannot read /sessions");
+    }
+    c->nsessions = (int)info.nlinks;
+    int rc = 0;
+    for (int k = 0; k < c->nsessions && !rc; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "%d", k);
+        if (kind_of(g, name) != H5I_GROUP) rc = bad(c, "/sessions/%d is missing or not a group", k);
+    }
+    H5Gclose(g);
+    return rc;
+}
+
+/* ---- cases -------------------------------------------------------------------------------------- */
+
+static int is_case_id(const char *s)
+{
+    if (strlen(s) != 16) return 0;
+    for (; *s; s++)
+        if (!isxdigit((unsigned char)*s) || isupper((unsigned char)*s)) return 0;
+    return 1;
+}
+
+/* A 1-D float64 dataset's length, or -1. */
+static long long samples_of(hid_t g, const char *name, int want_float)
+{
+    hid_t d = H5Dopen2(g, name, H5P_DEFAULT), s = -1, t = -1;
+    long long n = -1;
+    hsize_t dim;
+    if (d < 0) return -1;
+    if ((s = H5Dget_space(d)) >= 0 && (t = H5Dget_type(d)) >= 0 && H5Sget_simple_extent_ndims(s) == 1 &&
+        H5Sget_simple_extent_dims(s, &dim, NULL) >= 0 &&
+        (!want_float || (H5Tget_class(t) == H5T_FLOAT && H5Tget_size(t) == 8)))
+        n = (long long)dim;
+    if (t >= 0) H5Tclose(t);
+    if (s >= 0) H5Sclose(s);
+    H5Dclose(d);
+    return n;
+}
+
+static int known_status(const char *s)
+{
+    return !strcmp(s, "ok") || !strcmp(s, "verify_failed") || !strcmp(s, "skipped") || !strcmp(s, "error");
+}
+
+/* The identity of a case: its id is the first 16 hex digits of the hash of its canonical text. */
+static int check_identity(checker *c, hid_t g, const char *name)
+{
+    char *id = h5_read_str(g, "case_id"), *canonical = h5_read_str(g, "canonical"), hex[65];
+    int rc = 0;
+    if (!id || strcmp(id, name)) rc = bad(c, "/cases/%s: its case_id attribute is missing or another id", name);
+    else if (!canonical) rc = bad(c, "/cases/%s: its canonical attribute is missing or not a string", name);
+    else if (tl_sha256_hex(canonical, strlen(canonical), hex), strncmp(hex, name, 16))
+        rc = bad(c, "/cases/%s: its id is not the hash of its canonical text (edited or damaged)", name);
+    free(id), free(canonical);
+    return rc;
+}
+
+static int check_samples(checker *c, hid_t g, const char *name, const char *status, long long *n)
+{
+    static const char *const telemetry[] = {"sm_clock_mhz", "temp_c", "power_w", "throttle_reasons", "throttled"};
+    if ((*n = samples_of(g, "time_ms", 1)) < 0)
+        return bad(c, "/cases/%s: time_ms is missing or not a 1-D float64 dataset", name);
+    if (!strcmp(status, "ok") && *n == 0) return bad(c, "/cases/%s: status ok but no samples in time_ms", name);
+    for (size_t i = 0; i < sizeof telemetry / sizeof *telemetry; i++) {
+        if (H5Lexists(g, telemetry[i], H5P_DEFAULT) <= 0) continue;
+        if (samples_of(g, telemetry[i], 0) != *n)
+            return bad(c, "/cases/%s: %s has not one value per sample (%lld)", name, telemetry[i], *n);
+    }
+    return 0;
+}
+
+static int check_case(checker *c, hid_t cases, const char *name)
+{
+    long long session = 0, n = 0;
+    if (!is_case_id(name)) return bad(c, "/cases/%s: not a case id (16 hex digits)", name);
+    if (kind_of(cases, name) != H5I_GROUP) return bad(c, "/cases/%s: not a group", name);
+    hid_t g = H5Gopen2(cases, name, H5P_DEFAULT);
+    if (g < 0) return bad(c, "/cases/%s: cannot open it", name);
+    char *status = h5_read_str(g, "status"), *op = h5_read_str(g, "op"), *variant = h5_read_str(g, "variant");
+    int rc = check_identity(c, g, name);
+    if (!rc && (!op || !variant)) rc = bad(c, "/cases/%s: its op or variant attribute is missing or not a string", name);
+    if (!rc && (!status || !known_status(status)))
+        rc = bad(c, "/cases/%s: its status is missing, not a string or not one of ok, verify_failed, skipped, error", name);
+    if (!rc && c->minor >= 1 && (h5_read_i64(g, "session", &session) || session < 0 || session >= c->nsessions))
+        rc = bad(c, "/cases/%s: its session is missing or names no /sessions group", name);
+    if (!rc) rc = check_samples(c, g, name, status, &n);
+    H5Gclose(g);
+    free(op), free(variant);
+    if (rc) {
+        free(status);
+        return rc;
+    }
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 64;
+        c->ids = realloc(c->ids, sizeof *c->ids * (size_t)c->cap);
+        c->status = realloc(c->status, sizeof *c->status * (size_t)c->cap);
+        c->nsamples = realloc(c->nsamples, sizeof *c->nsamples * (size_t)c->cap);
+        if (!c->ids || !c->status || !c->nsamples) abort();
+    }
+    c->ids[c->n] = tl_xstrdup(name);
+    c->status[c->n] = status;
+    c->nsamples[c->n++] = n;
+    return 0;
+}
+
+typedef struct {
+    checker *c;
+    int failed;
+} walk;
+
+static herr_t visit_case(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+    (void)info;
+    walk *w = data;
+    if (check_case(w->c, g, name)) {
+        w->failed = 1;
+        return 1; /* stop */
+    }
+    return 0;
+}
+
+static int check_cases(checker *c, hid_t f)
+{
+    hid_t g = H5Gopen2(f, "/cases", H5P_DEFAULT);
+    walk w = {c, 0};
+    if (g < 0) return bad(c, "cannot open /cases");
+    herr_t rc = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, visit_case, &w);
+    H5Gclose(g);
+    if (w.failed) return -1;
+    if (rc < 0) return bad(c, "cannot read the list of /cases");
+    return 0;
+}
+
+/* ---- /summary agrees with /cases ---------------------------------------------------------------- */
+
+static int find_case(const checker *c, const char *id)
+{
+    int lo = 0, hi = c->n - 1; /* ids come sorted by name from H5Literate's name index */
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2, r = strcmp(c->ids[mid], id);
+        if (!r) return mid;
+        if (r < 0) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+static int check_rows(checker *c, const h5_summary_row *rows, hsize_t n)
+{
+    if (n != (hsize_t)c->n) return bad(c, "/summary has %llu rows for %d cases", (unsigned long long)n, c->n);
+    unsigned char *seen = tl_xcalloc((size_t)c->n + 1, 1);
+    int rc = 0;
+    for (hsize_t r = 0; r < n && !rc; r++) {
+        const h5_summary_row *row = &rows[r];
+        int i = row->case_id ? find_case(c, row->case_id) : -1;
+        if (i < 0) rc = bad(c, "/summary row %llu names no case of /cases", (unsigned long long)r);
+        else if (seen[i]) rc = bad(c, "/summary lists case %s twice", row->case_id);
+        else if (!row->status || strcmp(row->status, c->status[i]))
+            rc = bad(c, "/summary says case %s is %s, /cases says %s", row->case_id, row->status ? row->status : "?",
+                     c->status[i]);
+        else if (row->reps != c->nsamples[i])
+            rc = bad(c, "/summary says case %s has %d samples, its time_ms has %lld", row->case_id, row->reps,
+                     c->nsamples[i]);
+        else seen[i] = 1;
+    }
+    free(seen);
+    return rc;
+}
+
+/* The file's row type has every field of tilelab's, each of the same class (HDF5 would convert a
+ * row with a field missing by leaving it empty). */
+static int same_fields(hid_t file_type, hid_t mem_type)
+{
+    if (H5Tget_class(file_type) != H5T_COMPOUND) return 0;
+    int n = H5Tget_nmembers(mem_type), ok = n > 0;
+    for (int i = 0; i < n && ok; i++) {
+        char *name = H5Tget_member_name(mem_type, (unsigned)i);
+        int k = name ? H5Tget_member_index(file_type, name) : -1;
+        ok = k >= 0 && H5Tget_member_class(file_type, (unsigned)k) == H5Tget_member_class(mem_type, (unsigned)i);
+        H5free_memory(name);
+    }
+    return ok;
+}
+
+static int check_summary(checker *c, hid_t f)
+{
+    hid_t d = -1, space = -1, type = -1;
+    h5_summary_row *rows = NULL;
+    hsize_t n = 0;
+    int rc = -1;
+    if ((d = H5Dopen2(f, "/summary", H5P_DEFAULT)) < 0 || (space = H5Dget_space(d)) < 0 ||
+        H5Sget_simple_extent_ndims(space) != 1 || H5Sget_simple_extent_dims(space, &n, NULL) < 0) {
+        bad(c, "/summary is not a 1-D dataset");
+        goto out;
+    }
+    if ((type = h5_summary_type()) < 0) {
+        bad(c, "cannot make /summary's row type");
+        goto out;
+    }
+    hid_t ft = H5Dget_type(d);
+    int same = ft >= 0 && same_fields(ft, type);
+    if (ft >= 0) H5Tclose(ft);
+    if (!same) {
+        bad(c, "/summary's rows are not tilelab's (a field is missing or of another type)");
+        goto out;
+    }
+    rows = tl_xcalloc((size_t)n + 1, sizeof *rows);
+    if (n && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) {
+        bad(c, "/summary's rows are not tilelab's (a field is missing or of another type)");
+        free(rows), rows = NULL;
+        goto out;
+    }
+    rc = check_rows(c, rows, n);
+out:
+    if (rows && n) H5Dvlen_reclaim(type, space, H5P_DEFAULT, rows);
+    free(rows);
+    if (type >= 0) H5Tclose(type);
+    if (space >= 0) H5Sclose(space);
+    if (d >= 0) H5Dclose(d);
+    return rc;
+}
+
+/* ---- /sources ----------------------------------------------------------------------------------- */
+
+static int source_ok(void *ctx, const char *origin, const char *path, const char *text, size_t len, const char *sha,
+                     tl_err *e)
+{
+    checker *c = ctx;
+    src_store probe;
+    src_store_init_preloaded(&probe, "", 0);
+    int rc = src_store_add(&probe, origin, path, text, len, e);
+    src_store_free(&probe);
+    if (rc) return rc;
+    for (int i = 0; i < c->nshas; i++)
+        if (!strcmp(c->shas[i], sha)) return 0;
+    c->shas = realloc(c->shas, sizeof *c->shas * (size_t)(c->nshas + 1));
+    if (!c->shas) abort();
+    c->shas[c->nshas++] = tl_xstrdup(sha);
+    return 0;
+}
+
+/* Every file a case names is in /sources. */
+static int check_case_sources(checker *c, hid_t f)
+{
+    hid_t cases = H5Gopen2(f, "/cases", H5P_DEFAULT);
+    int rc = 0;
+    for (int i = 0; i < c->n && !rc; i++) {
+        hid_t g = H5Gopen2(cases, c->ids[i], H5P_DEFAULT);
+        char *text = g >= 0 ? h5_read_str(g, "sources") : NULL;
+        if (g >= 0) H5Gclose(g);
+        for (char *save = NULL, *line = text ? strtok_r(text, "\n", &save) : NULL; line && !rc;
+             line = strtok_r(NULL, "\n", &save)) {
+            const char *sha = strrchr(line, ' ');
+            int found = 0;
+            for (int k = 0; sha && k < c->nshas && !found; k++) found = !strcmp(c->shas[k], sha + 1);
+            if (!found) rc = bad(c, "/cases/%s: its source '%s' is not in /sources", c->ids[i], line);
+        }
+        free(text);
+    }
+    H5Gclose(cases);
+    return rc;
+}
+
+static int check_sources(checker *c, hid_t f)
+{
+    int have;
+    if (c->minor < 2) return 0;
+    if (h5src_each(f, c->path, source_ok, c, &have, c->e)) {
+        if (strncmp(c->e->msg, c->path, strlen(c->path))) tl_err_wrap(c->e, "%s: /sources", c->path);
+        return -1;
+    }
+    return check_case_sources(c, f);
+}
+
+int h5check_file(hid_t f, const char *path, tl_err *e)
+{
+    checker c = {.path = path, .e = e};
+    int rc = check_root(&c, f) || check_sessions(&c, f) || check_cases(&c, f) || check_summary(&c, f) ||
+             check_sources(&c, f) ? -1 : 0;
+    for (int i = 0; i < c.n; i++) free(c.ids[i]), free(c.status[i]);
+    for (int i = 0; i < c.nshas; i++) free(c.shas[i]);
+    free(c.ids), free(c.status), free(c.nsamples), free(c.shas);
+    H5Eclear2(H5E_DEFAULT);
+    return rc;
+}

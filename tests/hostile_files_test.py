@@ -1,0 +1,323 @@
+"""Result files are untrusted input. A table of hostile files (truncated at several offsets, random
+bytes, a 0-byte file, a folder, an HDF5 file that is not tilelab's, each required group missing,
+attributes of the wrong type, another schema major, a /summary that disagrees with /cases, a case
+whose id is not its hash, damaged kernel sources, a file that crashes the HDF5 library itself) goes through every command that reads result files:
+the runner's rerun, merge, extract and run --resume, and analysis's summary, report, compare and the
+ladder's markdown generator. Each
+must fail with one line naming the file, exit code 2, no traceback, and no output written (a resumed
+file is left byte for byte as it was). Also: the kernel cache commands (`runner cache`)."""
+import contextlib
+import hashlib
+import io
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import h5py
+import numpy as np
+
+from tilelab_analysis import compare, report, summary
+
+sys.path.insert(0, "analysis")
+import sgemm_ladder_md  # noqa: E402  (the ladder's docs generator reads result files too)
+
+RUNNER = os.path.abspath(os.path.join("runner", "runner"))
+
+CONFIG = """name: hostile
+op: sgemm
+seed: 5
+sizes: [{mnk: 24}, {m: 9, n: 13, k: 7}]
+variants: [host_naive, host_ikj]
+reference: host
+measure: {warmup: 1, min_reps: 3, max_reps: 3}
+"""
+
+
+def run(*args, env=None):
+    return subprocess.run([RUNNER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def edit(fn):
+    """A row that edits a copy of the good file with h5py."""
+    def make(good, path):
+        shutil.copy(good, path)
+        with h5py.File(path, "r+") as f:
+            fn(f)
+    return make
+
+
+def raw(fn):
+    """A row made from the good file's bytes."""
+    def make(good, path):
+        with open(good, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as f:
+            f.write(fn(data))
+    return make
+
+
+def first_case(f):
+    return f["cases"][sorted(f["cases"])[0]]
+
+
+def set_summary(f, fn):
+    rows = f["summary"][()]
+    rows = fn(rows)
+    del f["summary"]
+    f.create_dataset("summary", data=rows, maxshape=(None,), chunks=True)
+
+
+def plant_source(f, data, name=None):
+    g = f.require_group("sources")
+    d = g.create_dataset(name or hashlib.sha256(data).hexdigest(), data=np.frombuffer(data, dtype=np.uint8))
+    d.attrs["paths"] = "experiment:kernels/k.cu"
+
+
+def not_tilelab(good, path):
+    with h5py.File(path, "w") as f:
+        f.create_dataset("x", data=np.arange(4))
+
+
+def folder(good, path):
+    os.makedirs(path)
+
+
+def del_attr(name):
+    return edit(lambda f: f.attrs.__delitem__(name))
+
+
+def set_attr(name, value):
+    return edit(lambda f: f.attrs.__setitem__(name, value))
+
+
+def case_attr(name, value):
+    return edit(lambda f: first_case(f).attrs.__setitem__(name, value))
+
+
+def replace_time(data):
+    def fn(f):
+        g = first_case(f)
+        del g["time_ms"]
+        g.create_dataset("time_ms", data=data)
+    return edit(fn)
+
+
+# name -> how the hostile file is made from a good one, and a fragment of the error the runner gives.
+ROWS = [
+    ("zero_bytes", raw(lambda d: b""), "not a readable HDF5 file"),
+    ("random_bytes", raw(lambda d: random.Random(7).randbytes(len(d))), "not a readable HDF5 file"),
+    ("folder", folder, "a folder, not a result file"),
+    ("not_tilelab", not_tilelab, "not a tilelab result file"),
+    ("no_cases", edit(lambda f: f.__delitem__("cases")), "/cases is missing"),
+    ("no_summary", edit(lambda f: f.__delitem__("summary")), "/summary is missing"),
+    ("no_env", edit(lambda f: f.__delitem__("env")), "/env is missing"),
+    ("no_sessions", edit(lambda f: f.__delitem__("sessions")), "/sessions is missing"),
+    ("summary_is_a_group", edit(lambda f: (f.__delitem__("summary"), f.create_group("summary"))),
+     "/summary is missing or not a dataset"),
+    ("no_schema", del_attr("schema"), "not a tilelab result file"),
+    ("schema_int", set_attr("schema", 12), "not a tilelab result file"),
+    ("schema_2", set_attr("schema", "tilelab/2"), "schema tilelab/2"),
+    ("no_config", del_attr("config_yaml"), "'config_yaml' is missing or not a string"),
+    ("config_int", set_attr("config_yaml", np.int64(3)), "'config_yaml' is missing or not a string"),
+    ("config_edited", edit(lambda f: f.attrs.__setitem__("config_yaml", f.attrs["config_yaml"] + "\n# edited")),
+     "config_sha256 is not the hash of config_yaml"),
+    ("status_int", case_attr("status", 1), "its status is missing, not a string"),
+    ("status_unknown", case_attr("status", "great"), "its status is missing, not a string"),
+    ("case_id_other", case_attr("case_id", "0123456789abcdef"), "its case_id attribute is missing or another id"),
+    ("canonical_edited", edit(lambda f: first_case(f).attrs.__setitem__(
+        "canonical", first_case(f).attrs["canonical"].replace("seed=5", "seed=6"))), "is not the hash of its canonical"),
+    ("session_gone", case_attr("session", 9), "its session is missing or names no /sessions group"),
+    ("no_time_ms", edit(lambda f: first_case(f).__delitem__("time_ms")), "time_ms is missing or not a 1-D float64"),
+    ("time_ms_int", replace_time(np.arange(3, dtype=np.int32)), "time_ms is missing or not a 1-D float64"),
+    ("time_ms_2d", replace_time(np.zeros((3, 2))), "time_ms is missing or not a 1-D float64"),
+    ("ok_without_samples", replace_time(np.zeros(0)), "status ok but no samples"),
+    ("telemetry_short", edit(lambda f: first_case(f).create_dataset("temp_c", data=np.zeros(1))),
+     "temp_c has not one value per sample"),
+    ("not_a_case", edit(lambda f: f["cases"].create_group("zzz")), "/cases/zzz: not a case id"),
+    ("summary_row_gone", edit(lambda f: set_summary(f, lambda r: r[1:])), "/summary has 3 rows for 4 cases"),
+    ("summary_status", edit(lambda f: set_summary(f, lambda r: (r.__setitem__("status", b"error"), r)[1])),
+     "/summary says case"),
+    ("summary_reps", edit(lambda f: set_summary(f, lambda r: (r.__setitem__("reps", 99), r)[1])), "has 99 samples"),
+    ("summary_fields", edit(lambda f: set_summary(f, lambda r: r[["case_id", "op"]])),
+     "/summary's rows are not tilelab's"),
+    ("source_damaged", edit(lambda f: plant_source(f, b"__global__ void k() {}\n", "0" * 64)),
+     "its bytes hash to"),
+    ("source_missing", case_attr("sources", "experiment:kernels/k.cu " + "1" * 64), "is not in /sources"),
+    # Found by fuzzing: HDF5 1.10 itself segfaults reading one of its attributes. Read in a child process.
+    ("hdf5_crash", lambda good, path: shutil.copy(os.path.join("fuzz", "corpus_results", "hdf5_crash_global_heap.h5"),
+                                                  path), "damaged in a way that crashes the HDF5 library"),
+]
+TRUNCATIONS = (512, 2048, 0.5, -1024, -8)
+
+
+class HostileFiles(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.yaml = os.path.join(cls.tmp, "hostile.yaml")
+        with open(cls.yaml, "w") as f:
+            f.write(CONFIG)
+        cls.good = os.path.join(cls.tmp, "good.h5")
+        p = run(cls.yaml, "-q", "-o", cls.good)
+        assert p.returncode == 0, p.stdout + p.stderr
+        size = os.path.getsize(cls.good)
+        rows = list(ROWS)
+        for t in TRUNCATIONS:
+            n = int(size * t) if isinstance(t, float) else t if t > 0 else size + t
+            rows.append(("truncated_%d" % n, raw(lambda d, n=n: d[:n]), None))
+        cls.rows = []
+        for name, make, want in rows:
+            path = os.path.join(cls.tmp, name + ".h5")
+            make(cls.good, path)
+            cls.rows.append((name, path, want))
+
+    def check_runner(self, name, path, want, args, output):
+        p = run(*args)
+        what = "%s: runner %s" % (name, " ".join(args[:1]))
+        self.assertEqual(p.returncode, 2, "%s: exit %d\n%s" % (what, p.returncode, p.stdout + p.stderr))
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        self.assertEqual(len(lines), 1, "%s: not one line:\n%s" % (what, p.stderr))
+        self.assertIn(os.path.basename(path), lines[0], what)
+        if want:
+            self.assertIn(want, lines[0], what)
+        self.assertNotIn("HDF5 call failed", lines[0], what)
+        if output:
+            self.assertFalse(os.path.exists(output), "%s: wrote %s" % (what, output))
+
+    def test_runner_commands(self):
+        for name, path, want in self.rows:
+            with self.subTest(row=name):
+                out = os.path.join(self.tmp, "out-%s.h5" % name)
+                self.check_runner(name, path, want, ["rerun", path, "-o", out], out)
+                self.check_runner(name, path, want, ["merge", out, path], out)
+                dest = os.path.join(self.tmp, "extract-" + name)
+                self.check_runner(name, path, want, ["extract", path, dest], dest)
+
+    def test_resume_leaves_a_hostile_file_as_it_was(self):
+        for name, path, want in self.rows:
+            if name in ("config_edited", "no_config", "config_int", "folder", "not_tilelab", "no_schema", "schema_int"):
+                want = None  # the experiment check or the schema check may speak first; still exit 2
+            with self.subTest(row=name):
+                copy = os.path.join(self.tmp, "resume-%s.h5" % name)
+                if os.path.isdir(path):
+                    shutil.copytree(path, copy)
+                else:
+                    shutil.copy(path, copy)
+                before = open(copy, "rb").read() if os.path.isfile(copy) else None
+                p = run(self.yaml, "-q", "--resume", "-o", copy)
+                self.assertEqual(p.returncode, 2, "%s: exit %d\n%s" % (name, p.returncode, p.stderr))
+                self.assertIn(os.path.basename(copy), p.stderr, name)
+                if want:
+                    self.assertIn(want, p.stderr, name)
+                if before is not None:
+                    self.assertEqual(open(copy, "rb").read(), before, "%s: the file was written" % name)
+
+    def analysis(self, main, argv):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            rc = main(argv)
+        return rc, err.getvalue()
+
+    @staticmethod
+    def ladder_md(argv):
+        saved = sys.argv
+        sys.argv = ["sgemm_ladder_md.py"] + argv
+        try:
+            return sgemm_ladder_md.main()
+        finally:
+            sys.argv = saved
+
+    def test_analysis_commands(self):
+        for name, path, want in self.rows:
+            with self.subTest(row=name):
+                base = os.path.join(self.tmp, "report-" + name)
+                md = os.path.join(self.tmp, "ladder-%s.md" % name)
+                for tool, argv in ((summary.main, [path]), (report.main, [path, "-o", base]),
+                                   (compare.main, [self.good, path]), (compare.main, [path, self.good]),
+                                   (self.ladder_md, [path, "-o", md]), (self.ladder_md, [self.good, "--tune", path])):
+                    rc, err = self.analysis(tool, argv)
+                    self.assertEqual(rc, 2, "%s %s: exit %s\n%s" % (name, tool.__module__, rc, err))
+                    self.assertEqual(len(err.strip().splitlines()), 1, "%s: %s" % (name, err))
+                    self.assertIn(os.path.basename(path), err)
+                self.assertFalse(os.path.exists(base + ".report.html"), name)
+                self.assertFalse(os.path.exists(md), name)
+
+    def test_compare_of_a_broken_file_is_not_a_regression(self):
+        # The case that started it: compare exited 1 ("a regression") on a file without /cases.
+        broken = dict((n, p) for n, p, _ in self.rows)["no_cases"]
+        p = subprocess.run([sys.executable, "-m", "tilelab_analysis.compare", self.good, broken],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertIn("no_cases.h5: /cases is missing", p.stderr)
+
+    @unittest.skipIf(os.path.exists("/dev/nvidia0"), "needs a machine without a GPU")
+    def test_rerun_without_a_gpu_points_to_extract(self):
+        gpu_file = os.path.join("fuzz", "corpus_results", "with_sources.h5")  # its cases run on the GPU
+        p = run("rerun", gpu_file, "-o", os.path.join(self.tmp, "never.h5"))
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("`runner extract %s DIR` writes its experiment out" % gpu_file, p.stderr)
+        self.assertNotIn("runner validate", p.stderr)
+
+    def test_the_good_file_passes_every_command(self):
+        out, dest = os.path.join(self.tmp, "good-merged.h5"), os.path.join(self.tmp, "good-extracted")
+        self.assertEqual(run("merge", out, self.good).returncode, 0)
+        self.assertEqual(run("extract", self.good, dest).returncode, 0)
+        self.assertEqual(self.analysis(summary.main, [self.good])[0], 0)
+        self.assertEqual(self.analysis(compare.main, [self.good, out])[0], 0)
+
+
+class KernelCache(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        os.chmod(self.tmp, 0o700)
+        self.dir = os.path.join(self.tmp, "cache")
+        self.env = dict(os.environ, TILELAB_CACHE_DIR=self.dir)
+
+    def test_cache_command(self):
+        p = run("cache", env=self.env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("used: only this user can write it", p.stdout)
+        self.assertEqual(os.stat(self.dir).st_mode & 0o777, 0o700)
+        smoke = os.path.join("experiments", "smem_tile.yaml")
+        p = run("compile", smoke, env=self.env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        entries = sorted(os.listdir(self.dir))
+        self.assertGreater(len(entries), 1)
+        p = run("cache", "--verify", env=self.env)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("%d entries, 0 damaged" % len(entries), p.stdout)
+        # Truncate one, swap another for a third's: both damaged, named.
+        a, b, c = (os.path.join(self.dir, e) for e in entries[:3])
+        with open(a, "r+b") as f:
+            f.truncate(100)
+        shutil.copy(c, b)
+        p = run("cache", "--verify", env=self.env)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("2 damaged", p.stdout)
+        self.assertIn("damaged: " + a, p.stdout)
+        self.assertIn("damaged: " + b, p.stdout)
+        # A compile replaces them; then nothing is damaged.
+        p = run("compile", smoke, env=self.env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("0 damaged", run("cache", "--verify", env=self.env).stdout)
+        p = run("cache", "--clear", env=self.env)
+        self.assertIn("removed %d entries" % len(entries), p.stdout)
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_a_cache_others_can_write_is_not_used(self):
+        os.makedirs(self.dir)
+        os.chmod(self.dir, 0o777)
+        p = run("compile", os.path.join("experiments", "smem_tile.yaml"), env=self.env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("kernel cache not used: %s is writable by other users (mode 777)" % os.path.realpath(self.dir),
+                      p.stderr)
+        self.assertEqual(os.listdir(self.dir), [], "a refused cache was written")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Sorts the reproducers of a result-file fuzzing run: each is replayed through the fuzz target (its
+sanitizer report says where it failed) and through the real runner (`runner merge`, which reads the
+file as every command does). A finding is ours when the first frame of its report outside the
+sanitizer's and libc's is tilelab code; the HDF5 library's own crashes, hangs and huge allocations on
+crafted files are expected, and the runner must turn each into exit 2 (it reads a file from elsewhere
+in a child process first).
+
+usage: fuzz_triage.py FUZZ_TARGET RUNNER REPRODUCER...    exit 1 when a finding is ours or the runner
+                                                          did not give exit 0 or 2
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+RUNTIME = re.compile(r"libclang_rt|asan_|__interceptor|__sanitizer|fuzzer::|crtend|libc\.so|libstdc\+\+|"
+                     r" in (malloc|calloc|realloc|free|strdup|memcpy|memmove|operator new)\b|memmove-vec|"
+                     r"\(<unknown module>\)")
+
+
+def first_frame(report):
+    for line in report.splitlines():
+        if re.match(r"\s+#\d+ ", line) and not RUNTIME.search(line):
+            return line.strip()
+    return ""
+
+
+def main():
+    target, runner, repros = sys.argv[1], sys.argv[2], sys.argv[3:]
+    ours, hdf5, bad_exit = [], 0, []
+    tmp = tempfile.mkdtemp()
+    for r in repros:
+        p = subprocess.run([target, "-timeout=20", "-rss_limit_mb=2048", r], capture_output=True, text=True,
+                           errors="replace", timeout=120)
+        frame = first_frame(p.stderr)
+        if "libhdf5" in frame or re.search(r" in H5\w+ ", frame):
+            hdf5 += 1
+        elif "ERROR:" in p.stderr:
+            ours.append((r, frame or p.stderr.strip().splitlines()[-1]))
+        q = subprocess.run([runner, "merge", os.path.join(tmp, "out.h5"), r], capture_output=True, text=True,
+                           errors="replace", timeout=900)
+        if q.returncode not in (0, 2):
+            bad_exit.append((r, q.returncode, q.stderr.strip()[-300:]))
+        if os.path.exists(os.path.join(tmp, "out.h5")):
+            os.unlink(os.path.join(tmp, "out.h5"))
+    print("triage: %d reproducers: %d inside the HDF5 library, %d in tilelab code; the runner gave exit 0 or 2 "
+          "on %d of them" % (len(repros), hdf5, len(ours), len(repros) - len(bad_exit)))
+    for r, frame in ours:
+        print("OURS %s: %s" % (r, frame))
+    for r, rc, err in bad_exit:
+        print("RUNNER EXIT %d on %s: %s" % (rc, r, err))
+    return 1 if ours or bad_exit else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

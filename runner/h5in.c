@@ -25,12 +25,14 @@ static hid_t open_checked(const char *path, tl_err *e)
     return f;
 }
 
+#ifndef TL_LIBFUZZER
 /* How long the check of a file may take: far more than a real file of that size needs. */
 static unsigned probe_seconds(const char *path)
 {
     struct stat st;
     return 30 + (stat(path, &st) == 0 ? (unsigned)(st.st_size >> 20) : 0);
 }
+#endif
 
 /* A crafted file can crash the HDF5 library itself (1.10 follows some offsets in a file unchecked,
  * e.g. into its global heap), so a file is first opened and checked in a child process: a crash

@@ -15,6 +15,7 @@
 
 #include "runner/config.h"
 #include "runner/h5in.h"
+#include "runner/h5src.h"
 #include "runner/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,17 +30,20 @@ static void read_like_rerun(const char *path)
     tl_plan p;
     tl_err e = {{0}};
     int nfiles;
-    if (h5in_read_source(path, &src, &e)) {
+    hid_t f = h5in_open(path, &e);
+    if (f < 0 || h5in_read_source(f, path, &src, &e)) {
         if (!e.msg[0]) abort(); /* an error must say what is wrong */
+        if (f >= 0) H5Fclose(f);
         return;
     }
-    if (h5in_load_sources(path, 0, &store, &nfiles, &e) == 0) {
+    if (h5src_load_store(f, path, 0, &store, &nfiles, &e) == 0) {
         if (config_parse_with("fuzz.h5:config_yaml", src.config_yaml, strlen(src.config_yaml), &store, &x, &e) == 0) {
             plan_limits lim = {1ull << 30, 1ull << 30, NULL};
             if (plan_expand(&x, &lim, &p, &e) == 0) plan_free(&p);
             config_free(&x);
         }
     }
+    H5Fclose(f);
     src_store_free(&store);
     h5in_source_free(&src);
 }

@@ -83,10 +83,10 @@ int extract_result(const char *h5, const char *dir, extract_report *r, tl_err *e
     src_store store = {0};
     int rc = -1, made = 0, nfiles;
     memset(r, 0, sizeof *r);
-    if (dir_free(dir, e) || h5in_read_source(h5, &src, e)) goto out;
+    if (dir_free(dir, e)) goto out;
     hid_t f = h5in_open(h5, e);
     if (f < 0) goto out;
-    int bad = h5src_load_store(f, h5, 1, &store, &nfiles, e);
+    int bad = h5in_read_source(f, h5, &src, e) || h5src_load_store(f, h5, 1, &store, &nfiles, e);
     H5Fclose(f);
     if (bad) goto out;
     if (tl_mkdir_p(dir, e)) goto out;

@@ -37,6 +37,7 @@ static unsigned probe_seconds(const char *path)
 /* A crafted file can crash the HDF5 library itself (1.10 follows some offsets in a file unchecked,
  * e.g. into its global heap), so a file is first opened and checked in a child process: a crash
  * there is an error here, "FILE: ... crashes the HDF5 library", and nothing of this process is lost.
+ * 1 when the child checked the file, 0 when no child could run (the caller checks it), -1 with e.
  * The fuzz build skips the child, so that libFuzzer sees every crash. */
 static int probe(const char *path, tl_err *e)
 {
@@ -72,7 +73,7 @@ static int probe(const char *path, tl_err *e)
     close(fds[0]);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-        tl_err_set(e, "%s: reading it did not finish in %d s (damaged in a way that makes the HDF5 library loop); "
+        tl_err_set(e, "%s: reading it did not finish in %u s (damaged in a way that makes the HDF5 library loop); "
                       "not read", path, limit);
         return -1;
     }
@@ -85,33 +86,28 @@ static int probe(const char *path, tl_err *e)
         tl_err_set(e, "%s", n ? msg : "cannot read it");
         return -1;
     }
-    return 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 #endif
 }
 
 hid_t h5in_open(const char *path, tl_err *e)
 {
-    if (probe(path, e)) return -1;
+    /* Checked again here even when the child checked it: the file may have changed in between. */
+    if (probe(path, e) < 0) return -1;
     return open_checked(path, e);
 }
 
-int h5in_read_source(const char *path, h5in_source *s, tl_err *e)
+int h5in_read_source(hid_t f, const char *path, h5in_source *s, tl_err *e)
 {
     memset(s, 0, sizeof *s);
-    hid_t f = h5in_open(path, e);
-    if (f < 0) return -1;
-    int rc = -1;
     if (!(s->config_yaml = h5_read_str(f, "config_yaml"))) {
         tl_err_set(e, "%s: has no config_yaml attribute", path);
-    } else {
-        s->config_path = h5_read_str(f, "config_path");
-        s->created_utc = h5_read_str(f, "created_utc");
-        s->host = h5_read_str(f, "host");
-        rc = 0;
+        return -1;
     }
-    H5Fclose(f);
-    if (rc) h5in_source_free(s);
-    return rc;
+    s->config_path = h5_read_str(f, "config_path");
+    s->created_utc = h5_read_str(f, "created_utc");
+    s->host = h5_read_str(f, "host");
+    return 0;
 }
 
 void h5in_source_free(h5in_source *s)
@@ -121,14 +117,4 @@ void h5in_source_free(h5in_source *s)
     free(s->created_utc);
     free(s->host);
     memset(s, 0, sizeof *s);
-}
-
-int h5in_load_sources(const char *path, int local_kernels, src_store *store, int *nfiles, tl_err *e)
-{
-    memset(store, 0, sizeof *store);
-    hid_t f = h5in_open(path, e);
-    if (f < 0) return -1;
-    int rc = h5src_load_store(f, path, local_kernels, store, nfiles, e);
-    H5Fclose(f);
-    return rc;
 }

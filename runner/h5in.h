@@ -18,10 +18,9 @@ typedef struct {
  * one way the runner reads result files. -1 with e ("FILE: what is wrong") otherwise. */
 hid_t h5in_open(const char *path, tl_err *e);
 
-/* Reads the root attributes of a tilelab result file (checked by h5in_open). */
-int h5in_read_source(const char *path, h5in_source *s, tl_err *e);
+/* The experiment embedded in a file h5in_open opened (path names it in errors). Its kernel sources:
+ * h5src_load_store. */
+int h5in_read_source(hid_t f, const char *path, h5in_source *s, tl_err *e);
 void h5in_source_free(h5in_source *s);
-/* The kernel sources a result file carries, as a preloaded store (see h5src_load_store). */
-int h5in_load_sources(const char *path, int local_kernels, src_store *store, int *nfiles, tl_err *e);
 
 #endif

@@ -19,6 +19,7 @@
 #include "runner/extract.h"
 #include "runner/h5in.h"
 #include "runner/h5out.h"
+#include "runner/h5src.h"
 #include "runner/h5util.h"
 #include "runner/merge.h"
 #include "runner/submit.h"
@@ -597,15 +598,15 @@ static int kernels_differing(const tl_experiment *x, char *list, size_t n)
 
 /* Parses the experiment of a result file with the kernel sources it carries (or, local, this runner's
  * own kernels), saying in one line where they differ. */
-static int parse_embedded(const char *h5, const char *shown, const h5in_source *src, int local, tl_experiment *x,
-                          tl_err *e)
+static int parse_embedded(hid_t f, const char *h5, const char *shown, const h5in_source *src, int local,
+                          tl_experiment *x, tl_err *e)
 {
     src_store store;
     int nfiles;
     char *label = tl_xasprintf("%s:config_yaml", shown), list[1024];
     int rc = -1;
     /* First with the file's own kernels, to compare them with this runner's. */
-    if (h5in_load_sources(h5, 0, &store, &nfiles, e) ||
+    if (h5src_load_store(f, h5, 0, &store, &nfiles, e) ||
         config_parse_with(label, src->config_yaml, strlen(src->config_yaml), &store, x, e))
         goto out;
     if (!x->store.tilelab_preloaded) {
@@ -620,7 +621,7 @@ static int parse_embedded(const char *h5, const char *shown, const h5in_source *
     }
     if (local) {
         config_free(x);
-        if (h5in_load_sources(h5, 1, &store, &nfiles, e) ||
+        if (h5src_load_store(f, h5, 1, &store, &nfiles, e) ||
             config_parse_with(label, src->config_yaml, strlen(src->config_yaml), &store, x, e))
             goto out;
     }
@@ -641,13 +642,17 @@ static int cmd_rerun(int argc, char **argv, int full_argc, char **full_argv)
     if (parse_run_args(argc, argv, &o)) return TL_EXIT_BAD_INPUT;
     char *h5 = tl_user_path(o.yaml);
     int rc = TL_EXIT_BAD_INPUT;
-    if (h5in_read_source(h5, &src, &e)) {
+    hid_t f = h5in_open(h5, &e);
+    if (f < 0 || h5in_read_source(f, h5, &src, &e)) {
         fprintf(stderr, "runner rerun: %s\n", e.msg);
+        if (f >= 0) H5Fclose(f);
         free(h5);
         return rc;
     }
     /* Errors in the embedded text point into it: "<file.h5>:config_yaml:line:col". */
-    if (parse_embedded(h5, o.yaml, &src, o.local_sources, &x, &e)) {
+    int bad = parse_embedded(f, h5, o.yaml, &src, o.local_sources, &x, &e);
+    H5Fclose(f);
+    if (bad) {
         fprintf(stderr, "runner rerun: %s\n", e.msg);
     } else {
         char *of = tl_xasprintf("%s (run %s on %s from %s)", h5, src.created_utc ? src.created_utc : "?",

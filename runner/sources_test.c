@@ -89,12 +89,23 @@ static int same_ids(tl_experiment *a, tl_experiment *b, const char *what)
 }
 
 /* Every file the experiment's compiles read is in /sources, and every NVRTC case names its files. */
+/* The kernel sources of a result file, through the one reader. */
+static int load_sources(const char *h5, int local, src_store *st, int *n, tl_err *e)
+{
+    memset(st, 0, sizeof *st);
+    hid_t f = h5in_open(h5, e);
+    if (f < 0) return -1;
+    int rc = h5src_load_store(f, h5, local, st, n, e);
+    H5Fclose(f);
+    return rc;
+}
+
 static int check_file(const char *h5, tl_experiment *x)
 {
     src_store st;
     int nfiles;
     tl_err e;
-    CHECK(h5in_load_sources(h5, 0, &st, &nfiles, &e) == 0, "%s", e.msg);
+    CHECK(load_sources(h5, 0, &st, &nfiles, &e) == 0, "%s", e.msg);
     int used = 0;
     for (int i = 0; i < x->store.n; i++) {
         const src_file *f = &x->store.files[i];
@@ -169,8 +180,10 @@ static int check_embedded(const char *h5, tl_experiment *x)
     tl_experiment y;
     tl_err e;
     int nfiles;
-    CHECK(h5in_read_source(h5, &src, &e) == 0, "%s", e.msg);
-    CHECK(h5in_load_sources(h5, 0, &st, &nfiles, &e) == 0, "%s", e.msg);
+    hid_t f = h5in_open(h5, &e);
+    CHECK(f >= 0 && h5in_read_source(f, h5, &src, &e) == 0, "%s", e.msg);
+    if (f >= 0) H5Fclose(f);
+    CHECK(load_sources(h5, 0, &st, &nfiles, &e) == 0, "%s", e.msg);
     CHECK(st.dir == NULL && st.tilelab_preloaded, "a preloaded store reads nothing from disk");
     if (config_parse_with("r.h5:config_yaml", src.config_yaml, strlen(src.config_yaml), &st, &y, &e) == 0) {
         same_ids(x, &y, "from the file");
@@ -205,7 +218,7 @@ static int check_hostile(const char *h5)
     H5Dwrite(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, text);
     h5_attr_str(d, "paths", "experiment:kernels/my_tiled.cu");
     H5Dclose(d), H5Sclose(sp), H5Gclose(g), H5Fclose(f);
-    CHECK(h5in_load_sources(bad, 0, &st, &n, &e) != 0 && strstr(e.msg, "damaged or was edited"), "damaged: %s", e.msg);
+    CHECK(load_sources(bad, 0, &st, &n, &e) != 0 && strstr(e.msg, "damaged or was edited"), "damaged: %s", e.msg);
     src_store_free(&st);
     /* A path that would leave the extraction folder. */
     snprintf(bad, sizeof bad, "%s/escaping.h5", tmp);
@@ -213,7 +226,7 @@ static int check_hostile(const char *h5)
     f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
     CHECK(h5src_add(f, bad, SRC_EXPERIMENT, "../../escaped.cu", "x", 1, &ignored) == 0, "h5src_add");
     H5Fclose(f);
-    CHECK(h5in_load_sources(bad, 0, &st, &n, &e) != 0 && strstr(e.msg, "not a usable source path"), "escape: %s", e.msg);
+    CHECK(load_sources(bad, 0, &st, &n, &e) != 0 && strstr(e.msg, "not a usable source path"), "escape: %s", e.msg);
     src_store_free(&st);
     char dir[600];
     extract_report r;

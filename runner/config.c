@@ -390,6 +390,30 @@ static int parse_sizes(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
 
 static int parse_measure(cfg_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m);
 
+/* `counters:` at the top (field "counters") or in a variant: a set or metric name, or a list of them. */
+static int parse_counters(cfg_ctx *c, yaml_node_t *n, const char *field, ctr_list *l)
+{
+    ctr_list_free(l);
+    l->text = tl_xstrdup("");
+    yaml_node_item_t one = 0, *items = &one, *top = &one + 1;
+    if (n->type == YAML_SEQUENCE_NODE) {
+        items = n->data.sequence.items.start;
+        top = n->data.sequence.items.top;
+    } else if (n->type != YAML_SCALAR_NODE) {
+        return fail_at(c, n, field, "expected a metric or set name, or a list of them, like [memory, "
+                                    "dram__bytes_read.sum], got %s", kind_name(n));
+    }
+    for (yaml_node_item_t *it = items; it < top; it++) {
+        yaml_node_t *item = it == &one ? n : node(c, *it);
+        if (item->type != YAML_SCALAR_NODE)
+            return fail_at(c, item, field, "each item must be a metric or set name, got %s", kind_name(item));
+        tl_err why;
+        if (ctr_list_add(l, scalar(item), (int)item->start_mark.line + 1, (int)item->start_mark.column + 1, &why))
+            return fail_at(c, item, field, "%s", why.msg);
+    }
+    return 0;
+}
+
 static int parse_params(cfg_ctx *c, yaml_node_t *n, const char *field, cfg_variant *cv)
 {
     const reg_variant *v = cv->v;
@@ -435,9 +459,15 @@ static void owned_free(cfg_owned *o)
 }
 
 /* The keys both kinds of variant take. */
-static int parse_variant_common(cfg_ctx *c, yaml_node_t *n, yaml_node_t *measure, const char *field,
-                                cfg_variant *cv, tl_experiment *x)
+static int parse_variant_common(cfg_ctx *c, yaml_node_t *n, yaml_node_t *measure, yaml_node_t *counters,
+                                const char *field, cfg_variant *cv, tl_experiment *x)
 {
+    ctr_list_copy(&cv->counters, &x->counters);
+    if (counters) {
+        char f2[80];
+        snprintf(f2, sizeof f2, "%s.counters", field);
+        if (parse_counters(c, counters, f2, &cv->counters)) return -1;
+    }
     if (measure) {
         char f2[80];
         snprintf(f2, sizeof f2, "%s.measure", field);
@@ -661,21 +691,21 @@ static int parse_declared(cfg_ctx *c, const decl_nodes *dn, const char *field, i
 
 static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
 {
-    static const char *const keys[] = {"name", "params", "measure", "source", "entry", "block", "grid", "smem",
-                                        "requires", NULL};
+    static const char *const keys[] = {"name", "params", "measure", "counters", "source", "entry", "block", "grid",
+                                        "smem", "requires", NULL};
     char field[64];
     snprintf(field, sizeof field, "variants[%d]", index);
     cfg_variant *cv = &x->variants[index];
     cv->line = (int)n->start_mark.line + 1;
     cv->protocol = x->protocol;
     decl_nodes dn = {.name = n};
-    yaml_node_t *measure = NULL;
+    yaml_node_t *measure = NULL, *counters = NULL;
     if (n->type == YAML_MAPPING_NODE) {
-        cfg_pair pr[9];
+        cfg_pair pr[10];
         int np;
-        if (mapping_pairs(c, n, field, keys, pr, 9, &np)) return -1;
-        yaml_node_t **slot[] = {&dn.name, &dn.params, &measure, &dn.source, &dn.entry, &dn.block, &dn.grid, &dn.smem,
-                                &dn.requires};
+        if (mapping_pairs(c, n, field, keys, pr, 10, &np)) return -1;
+        yaml_node_t **slot[] = {&dn.name, &dn.params, &measure, &counters, &dn.source, &dn.entry, &dn.block, &dn.grid,
+                                &dn.smem, &dn.requires};
         dn.name = NULL;
         for (int i = 0; i < np; i++)
             for (int k = 0; keys[k]; k++)
@@ -692,7 +722,7 @@ static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x
     } else if (parse_declared(c, &dn, field, index, cv, x)) {
         return -1;
     }
-    return parse_variant_common(c, n, measure, field, cv, x);
+    return parse_variant_common(c, n, measure, counters, field, cv, x);
 }
 
 static int parse_variants(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
@@ -830,13 +860,13 @@ static yaml_node_t *find_key(cfg_pair *pr, int np, const char *key)
 static int parse_root(cfg_ctx *c, yaml_node_t *root, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "description", "op", "seed", "dtype", "layout", "args", "sizes",
-                                       "variants", "reference", "tolerance", "measure", "data", "verify", NULL};
-    cfg_pair pr[16];
+                                       "variants", "reference", "tolerance", "measure", "counters", "data", "verify", NULL};
+    cfg_pair pr[17];
     int np;
     if (root->type != YAML_MAPPING_NODE)
         return fail_at(c, root, "experiment", "expected a mapping of fields (name, op, sizes, variants, ...), got %s",
                        kind_name(root));
-    if (mapping_pairs(c, root, "experiment", keys, pr, 16, &np)) return -1;
+    if (mapping_pairs(c, root, "experiment", keys, pr, 17, &np)) return -1;
     static const char *const required[] = {"name", "op", "seed", "sizes", "variants"};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (!find_key(pr, np, required[i]))
@@ -879,6 +909,7 @@ static int parse_root(cfg_ctx *c, yaml_node_t *root, tl_experiment *x)
     if (parse_sizes(c, find_key(pr, np, "sizes"), x)) return -1;
     x->protocol = measure_defaults;
     if ((n = find_key(pr, np, "measure")) && parse_measure(c, n, "measure", &x->protocol)) return -1;
+    if ((n = find_key(pr, np, "counters")) && parse_counters(c, n, "counters", &x->counters)) return -1;
     if (parse_variants(c, find_key(pr, np, "variants"), x)) return -1;
     x->reference = op->references[0];
     if ((n = find_key(pr, np, "reference"))) {
@@ -968,9 +999,11 @@ void config_free(tl_experiment *x)
     for (int i = 0; i < x->nvariants; i++) {
         for (int k = 0; k < REG_MAX_PARAMS; k++) free(x->variants[i].values[k]);
         src_set_free(&x->variants[i].src);
+        ctr_list_free(&x->variants[i].counters);
         owned_free(x->variants[i].own);
     }
     free(x->variants);
+    ctr_list_free(&x->counters);
     src_store_free(&x->store);
     memset(x, 0, sizeof *x);
 }

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "runner/counters.h"
 #include "runner/measure.h"
 #include "runner/registry.h"
 #include "runner/source.h"
@@ -17,6 +18,8 @@ typedef enum { CFG_VERIFY_OFF, CFG_VERIFY_ONCE, CFG_VERIFY_EVERY } cfg_verify;
 typedef struct {
     const reg_variant *v;
     measure_protocol protocol; /* the experiment's, with this variant's overrides */
+    ctr_list counters;         /* hardware counters collected after the timing: the experiment's, or the
+                                * variant's own list when it has `counters:` (an empty list: none) */
     long *values[REG_MAX_PARAMS]; /* the values each param sweeps, registry order */
     int nvalues[REG_MAX_PARAMS];
     int line; /* where the variant is declared (1-based) */
@@ -50,6 +53,7 @@ typedef struct {
     const char *reference; /* one of op->references */
     reg_tolerance tol;
     measure_protocol protocol; /* experiment-wide; variants may override */
+    ctr_list counters;         /* experiment-wide; a variant's `counters:` replaces it */
     reg_dist dist;             /* input distribution */
     cfg_verify verify;         /* off | once (the first run) | every (every timed run) */
     src_store store;           /* every kernel source the variants compile, as read */

@@ -58,6 +58,15 @@ static const bad_row bad_rows[] = {
     {HEAD SIZES "variants:\n  - name: naive\n    measure: {reps: 3}\n",
      "t.yaml:7:15: variants[0].measure: unknown key 'reps' (expected one of: warmup, warmup_s,"},
     {HEAD SIZES VARS "measure: {batch: 0}\n", "t.yaml:6:18: measure.batch: 0 is out of range [1, 100000]"},
+    {HEAD SIZES VARS "counters: [memroy]\n",
+     "t.yaml:6:12: counters: 'memroy' is neither a set (memory, smem, occupancy, roofline) nor a metric name"},
+    {HEAD SIZES VARS "counters: [memory, DRAM__bytes.sum]\n", "t.yaml:6:20: counters: 'DRAM__bytes.sum' is neither"},
+    {HEAD SIZES VARS "counters: [dram__bytes..sum]\n", "t.yaml:6:12: counters: 'dram__bytes..sum' is neither"},
+    {HEAD SIZES VARS "counters: {memory: 1}\n", "t.yaml:6:11: counters: expected a metric or set name, or a list"},
+    {HEAD SIZES VARS "counters: [[memory]]\n", "t.yaml:6:12: counters: each item must be a metric or set name"},
+    {HEAD SIZES "variants:\n  - {name: naive, counters: [dram_bytes]}\n",
+     "t.yaml:6:30: variants[0].counters: 'dram_bytes' is neither"},
+    {HEAD SIZES "variants:\n  - {name: naive, countres: [memory]}\n", "t.yaml:6:19: variants[0]: unknown key 'countres'"},
 };
 
 static int check_bad(const bad_row *r)
@@ -148,6 +157,38 @@ static int check_variant_override_and_int_data(void)
     return 1;
 }
 
+/* counters: sets expand, duplicates go, a variant's list replaces the experiment's, [] turns them off. */
+static int check_counters(void)
+{
+    static const char *yaml = HEAD SIZES
+        "counters: [smem, l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum, dram__bytes_read.sum]\n"
+        "variants:\n"
+        "  - naive\n"
+        "  - {name: cublas, counters: dram__bytes_write.sum}\n"
+        "  - {name: smem_tile, counters: []}\n";
+    tl_experiment x;
+    tl_err e;
+    int rc = config_parse("t.yaml", yaml, strlen(yaml), &x, &e);
+    CHECK(rc == 0, "%s", e.msg);
+    if (rc) return 1;
+    int nsmem = 0;
+    for (int i = 0; i < ctr_nsets; i++) nsmem += !strcmp(ctr_sets[i].set, "smem");
+    /* the bank-conflict metric is in smem already: counted once */
+    CHECK(x.counters.n == nsmem + 1, "experiment: %d metrics, want %d", x.counters.n, nsmem + 1);
+    CHECK(!strcmp(x.counters.names[x.counters.n - 1], "dram__bytes_read.sum"), "order kept: last %s",
+          x.counters.names[x.counters.n - 1]);
+    CHECK(x.counters.line[0] == 5 && x.counters.col[0] == 12, "a set's metrics sit where the set is named (%d:%d)",
+          x.counters.line[0], x.counters.col[0]);
+    CHECK(!strcmp(x.counters.text, "smem, l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum, dram__bytes_read.sum"),
+          "text: %s", x.counters.text);
+    CHECK(x.variants[0].counters.n == x.counters.n, "naive inherits the experiment's counters");
+    CHECK(x.variants[1].counters.n == 1 && !strcmp(x.variants[1].counters.names[0], "dram__bytes_write.sum"),
+          "cublas: its own list replaces the experiment's");
+    CHECK(x.variants[2].counters.n == 0, "smem_tile: [] turns them off");
+    config_free(&x);
+    return 1;
+}
+
 static int check_missing_file(void)
 {
     tl_experiment x;
@@ -165,6 +206,7 @@ int main(void)
     total += check_sizes();
     total += check_defaults_and_params();
     total += check_variant_override_and_int_data();
+    total += check_counters();
     total += check_missing_file();
     return TEST_REPORT(total);
 }

@@ -59,6 +59,8 @@ typedef struct {
     void *stream;           /* cudaStream_t */
     int verify_every;       /* poison before and check after every timed run */
     tl_result *r;           /* where a failed check is reported */
+    void *l2_buf;           /* what the L2 flush overwrites (the counters pass flushes like a timed run) */
+    size_t l2_bytes;
     double sim_ms, sim_noise; /* TILELAB_TEST_HOST_TIMING: simulated host timings (tests only) */
     uint64_t sim_seed;
 } run_ctx;
@@ -252,6 +254,49 @@ static int verified_run(run_ctx *rc, tl_err *e)
     return compare(rc, e) < 0 ? -1 : 0;
 }
 
+/* ---- the counters pass ------------------------------------------------------------------ */
+
+/* Before each replay, outside the profiled range: what the timed loop does before a timed run. */
+static int ctr_prepare(void *ctx, tl_err *e)
+{
+    run_ctx *rc = ctx;
+    if (run_reset(rc, e)) return -1;
+    if (rc->l2_buf && rc->tc->protocol.l2_flush)
+        CUDA_CHECK(cudaMemsetAsync(rc->l2_buf, 0x5a, rc->l2_bytes, (cudaStream_t)rc->stream));
+    CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)rc->stream));
+    return 0;
+fail:
+    return -1;
+}
+
+/* One run, finished before the range closes. */
+static int ctr_run(void *ctx, tl_err *e)
+{
+    run_ctx *rc = ctx;
+    if (run_launch(rc, e)) return -1;
+    CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)rc->stream));
+    return 0;
+fail:
+    return -1;
+}
+
+/* After the timed repetitions, so that no timed run is ever profiled. */
+static int collect_counters(exec_ctx *c, run_ctx *rc, tl_result *r, tl_err *e)
+{
+    const tl_case *tc = rc->tc;
+    if (tc->variant->kind == REG_HOST) {
+        ctr_result_unavailable(&r->counters, "unavailable", "host target: hardware counters are the GPU's");
+        return 0;
+    }
+    if (!c->ctr) {
+        ctr_result_unavailable(&r->counters, "unavailable", "no counter session");
+        return 0;
+    }
+    rc->l2_buf = c->l2_buf;
+    rc->l2_bytes = c->l2_bytes;
+    return ctr_collect(c->ctr, &tc->cv->counters, ctr_prepare, ctr_run, rc, &r->counters, e);
+}
+
 static void finish_stats(tl_result *r)
 {
     if (r->samples.n == 0) return;
@@ -300,6 +345,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     if (sim_timing(&rc)) t.fake_ms = sim_ms;
     if (measure_run(&tc->protocol, &t, &r->samples, e)) goto error;
     finish_stats(r);
+    if (tc->cv->counters.n && collect_counters(c, &rc, r, e)) goto error;
     goto done;
 error:
     /* The case failed; the run goes on. A broken CUDA context shows up in the next cases too. */
@@ -314,6 +360,11 @@ error:
     c->prob_key = NULL;
     c->prob_ref = NULL;
 done:
+    if (tc->cv->counters.n && !r->counters.status) {
+        char *why = tl_xasprintf("the case is %s", r->status);
+        ctr_result_unavailable(&r->counters, "not_run", why);
+        free(why);
+    }
     jit_unload(&k);
     jit_unload(&k2);
     jit_cubin_free(&cb);
@@ -339,5 +390,6 @@ void result_free(tl_result *r)
     free(r->nvrtc_options);
     free(r->protocol);
     measure_samples_free(&r->samples);
+    ctr_result_free(&r->counters);
     memset(r, 0, sizeof *r);
 }

@@ -4,6 +4,7 @@
 #define TILELAB_EXECUTE_H
 
 #include "runner/config.h"
+#include "runner/counters.h"
 #include "runner/env.h"
 #include "runner/jit.h"
 #include "runner/nvml.h"
@@ -16,6 +17,7 @@ typedef struct {
     char *cache_dir;   /* trusted cubin cache (cache.h), or NULL; set by the caller, freed by exec_free */
     jit_memo memo;     /* cubins compiled by this run (ahead of the cases, or by earlier ones) */
     nvml_gpu *gpu;     /* telemetry (never NULL once initialised; may be unavailable) */
+    ctr_session *ctr;  /* hardware counters (set by the caller, who closes it), or NULL */
     void *l2_buf;      /* device buffer the L2 flush overwrites */
     size_t l2_bytes;   /* its size, bytes */
     reg_problem *prob; /* inputs of the last case */

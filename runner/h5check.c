@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runner/h5src.h"
+#include "runner/counters.h"
 #include "runner/h5util.h"
 
 typedef struct {
@@ -150,6 +151,40 @@ static int check_samples(checker *c, hid_t g, const char *name, const char *stat
     return 0;
 }
 
+/* Counters (schema 1.3): a 1-D compound of name, value, unit that reads as h5_counter_row. */
+static int check_counters(checker *c, hid_t g, const char *name)
+{
+    if (H5Aexists(g, "counters_status") > 0) {
+        char *st = h5_read_str(g, "counters_status");
+        int ok = st && strlen(st) < 32;
+        free(st);
+        if (!ok) return bad(c, "/cases/%s: counters_status is not a short string", name);
+    }
+    if (H5Lexists(g, "counters", H5P_DEFAULT) <= 0) return 0;
+    hid_t d = H5Dopen2(g, "counters", H5P_DEFAULT), s = -1, t = -1;
+    hsize_t dim = 0;
+    int rc = -1;
+    if (d >= 0 && (s = H5Dget_space(d)) >= 0 && H5Sget_simple_extent_ndims(s) == 1 &&
+        H5Sget_simple_extent_dims(s, &dim, NULL) >= 0 && dim <= 4 * CTR_MAX && (t = H5Dget_type(d)) >= 0 &&
+        H5Tget_class(t) == H5T_COMPOUND && H5Tget_member_index(t, "name") >= 0 &&
+        H5Tget_member_index(t, "value") >= 0 && H5Tget_member_index(t, "unit") >= 0) {
+        h5_counter_row rows[4 * CTR_MAX];
+        hid_t mt = h5_counter_type();
+        if (mt >= 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0) {
+            rc = 0;
+            for (hsize_t i = 0; i < dim; i++)
+                if (!rows[i].name || !rows[i].unit) rc = -1;
+            H5Dvlen_reclaim(mt, s, H5P_DEFAULT, rows);
+        }
+        if (mt >= 0) H5Tclose(mt);
+    }
+    if (t >= 0) H5Tclose(t);
+    if (s >= 0) H5Sclose(s);
+    if (d >= 0) H5Dclose(d);
+    if (rc) return bad(c, "/cases/%s: counters is not a list of (name, value, unit) of at most %d rows", name, 4 * CTR_MAX);
+    return 0;
+}
+
 static int check_case(checker *c, hid_t cases, const char *name)
 {
     long long session = 0, n = 0;
@@ -165,6 +200,7 @@ static int check_case(checker *c, hid_t cases, const char *name)
     if (!rc && c->minor >= 1 && (h5_read_i64(g, "session", &session) || session < 0 || session >= c->nsessions))
         rc = bad(c, "/cases/%s: its session is missing or names no /sessions group", name);
     if (!rc) rc = check_samples(c, g, name, status, &n);
+    if (!rc && c->minor >= 3) rc = check_counters(c, g, name);
     H5Gclose(g);
     free(op), free(variant);
     if (rc) {

@@ -255,6 +255,30 @@ fail:
     return -1;
 }
 
+/* Counters (schema 1.3): status attributes, and the values when there are some. */
+static int write_counters(hid_t g, const char *where, const ctr_result *c, tl_err *e)
+{
+    hid_t type = -1;
+    h5_counter_row *rows = NULL;
+    if (!c->status) return 0;
+    H5_CHECK(h5_attr_str(g, "counters_status", c->status));
+    H5_CHECK(h5_attr_str(g, "counters_reason", c->reason ? c->reason : ""));
+    H5_CHECK(h5_attr_i64(g, "counters_kernels", c->kernels));
+    H5_CHECK(h5_attr_i64(g, "counters_passes", c->passes));
+    if (c->n == 0) return 0;
+    rows = tl_xcalloc((size_t)c->n, sizeof *rows);
+    for (int i = 0; i < c->n; i++) rows[i] = (h5_counter_row){c->names[i], c->units[i], c->values[i]};
+    H5_CHECK(type = h5_counter_type());
+    if (write_dataset(g, where, "counters", type, type, rows, (hsize_t)c->n, e)) goto fail;
+    H5Tclose(type);
+    free(rows);
+    return 0;
+fail:
+    if (type >= 0) H5Tclose(type);
+    free(rows);
+    return -1;
+}
+
 static int write_case(hid_t f, const char *where, const tl_result *r, int session, const src_store *st, tl_err *e)
 {
     hid_t g = -1;
@@ -271,6 +295,7 @@ static int write_case(hid_t f, const char *where, const tl_result *r, int sessio
          write_dataset(g, where, "throttle_reasons", H5T_STD_U64LE, H5T_NATIVE_UINT64, s->throttle, n, e) ||
          write_dataset(g, where, "throttled", H5T_STD_U8LE, H5T_NATIVE_UINT8, s->throttled, n, e)))
         goto fail;
+    if (write_counters(g, where, &r->counters, e)) goto fail;
     H5Gclose(g);
     g = -1;
     if (summary_append(f, where, r, e)) goto fail;

@@ -236,6 +236,23 @@ hid_t h5_summary_type(void)
     return t;
 }
 
+hid_t h5_counter_type(void)
+{
+    hid_t s = h5_str_type(), t = H5Tcreate(H5T_COMPOUND, sizeof(h5_counter_row));
+    herr_t rc = s < 0 || t < 0 ? -1 : 0;
+    if (!rc) {
+        rc |= H5Tinsert(t, "name", offsetof(h5_counter_row, name), s);
+        rc |= H5Tinsert(t, "value", offsetof(h5_counter_row, value), H5T_NATIVE_DOUBLE);
+        rc |= H5Tinsert(t, "unit", offsetof(h5_counter_row, unit), s);
+    }
+    if (s >= 0) H5Tclose(s);
+    if (rc < 0) {
+        if (t >= 0) H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
 static herr_t copy_attr(hid_t from, const char *name, const H5A_info_t *info, void *data)
 {
     (void)info;

@@ -21,7 +21,7 @@
     } while (0)
 
 /* Written into new files. Readers take any tilelab/1 or tilelab/1.N (N additions only). */
-#define H5_SCHEMA "tilelab/1.2"
+#define H5_SCHEMA "tilelab/1.3"
 
 /* 1 when schema names a version this runner reads. */
 int h5_schema_ok(const char *schema);
@@ -62,6 +62,15 @@ typedef struct {
 
 /* The compound type of h5_summary_row (file and memory); -1 on failure. */
 hid_t h5_summary_type(void);
+
+/* One row of /cases/<id>/counters (schema 1.3): a metric, its value over one run, CUPTI's unit. */
+typedef struct {
+    const char *name, *unit;
+    double value;
+} h5_counter_row;
+
+/* The compound type of h5_counter_row; -1 on failure. */
+hid_t h5_counter_type(void);
 
 /* Copies every attribute of object from to object to (replacing ones of the same name). */
 int h5_copy_attrs(hid_t from, hid_t to);

@@ -49,11 +49,16 @@ static const char usage[] =
     "                                           writes OUT.sweep/ (scripts, logs, shards) and prints\n"
     "                                           the job ids; --dry-run prints the scripts only.\n"
     "                                           After a failure, sh OUT.sweep/submit.sh resumes\n"
-    "  runner validate EXPERIMENT.yaml... [--compile [--arch sm_90] [-j N]]\n"
+    "  runner validate EXPERIMENT.yaml... [--compile [--arch sm_90] [-j N]] [--chip CHIP]\n"
     "                                           check configs and print case counts; runs nothing.\n"
-    "                                           --compile also compiles every kernel (NVRTC, no GPU)\n"
+    "                                           --compile also compiles every kernel (NVRTC, no GPU);\n"
+    "                                           --chip GH100 checks counter names against that chip's\n"
+    "                                           metric list (CUPTI's host library, no GPU; `run`\n"
+    "                                           checks them against its GPU's)\n"
     "  runner list [OP]                         ops, the kernel signature of each, variants, params,\n"
     "                                           defaults and constraints\n"
+    "  runner list counters                     the counter sets (memory, smem, occupancy, roofline):\n"
+    "                                           their metrics and what each means\n"
     "  runner compile EXPERIMENT.yaml... [--arch sm_90] [-j N]\n"
     "                                           compile every kernel the experiments name into the\n"
     "                                           cubin cache, without a GPU (NVRTC), for another machine\n"
@@ -108,11 +113,27 @@ typedef struct {
 
 /* ---- list ------------------------------------------------------------------------------- */
 
+static void list_counters(FILE *f)
+{
+    fprintf(f, "counter sets (`counters:` in an experiment or a variant; any CUPTI metric name too):\n");
+    for (int i = 0; i < ctr_nsets; i++) {
+        if (i == 0 || strcmp(ctr_sets[i].set, ctr_sets[i - 1].set)) fprintf(f, "\n  %s\n", ctr_sets[i].set);
+        fprintf(f, "    %-56s %s\n", ctr_sets[i].metric, ctr_sets[i].meaning);
+    }
+    fprintf(f, "\nEvery collection adds %s (the kernels' time under the profiler, ns). Over the kernels of\n"
+               "one run, .sum, .max and .min metrics combine as they say; the others as means weighted by the\n"
+               "kernels' durations.\n", CTR_DURATION);
+}
+
 static int cmd_list(int argc, char **argv)
 {
     if (argc > 1) {
-        fprintf(stderr, "runner list: takes at most one op name\n");
+        fprintf(stderr, "runner list: takes at most one op name, or `counters`\n");
         return TL_EXIT_BAD_INPUT;
+    }
+    if (argc == 1 && !strcmp(argv[0], "counters")) {
+        list_counters(stdout);
+        return TL_EXIT_OK;
     }
     if (argc == 1 && !reg_find_op(argv[0])) {
         fprintf(stderr, "runner list: unknown op '%s'\n", argv[0]);
@@ -131,6 +152,7 @@ static int cmd_list(int argc, char **argv)
 typedef struct {
     int compile;      /* validate: compile the kernels too */
     int arch, jobs;
+    const char *chip; /* validate --chip: check counter names against this chip's metric list */
     char **files;     /* experiment files as given */
     int nfiles;
 } check_opts;
@@ -142,6 +164,8 @@ static int parse_check_args(const char *cmd, int argc, char **argv, check_opts *
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--compile") && !strcmp(cmd, "validate")) {
             o->compile = 1;
+        } else if (!strcmp(argv[i], "--chip") && i + 1 < argc && !strcmp(cmd, "validate")) {
+            o->chip = argv[++i];
         } else if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
             if (sscanf(argv[++i], "sm_%d", &o->arch) != 1 || o->arch < 50 || o->arch > 200) {
                 fprintf(stderr, "runner %s: --arch takes sm_NN, e.g. sm_90\n", cmd);
@@ -167,15 +191,38 @@ static int parse_check_args(const char *cmd, int argc, char **argv, check_opts *
     return 0;
 }
 
+/* Every counter name of x against the session's chip: -1 with e naming x's file:line:col. */
+static int check_counters(ctr_session *s, const tl_experiment *x, tl_err *e)
+{
+    if (ctr_check(s, &x->counters, x->path, e)) return -1;
+    for (int v = 0; v < x->nvariants; v++)
+        if (ctr_check(s, &x->variants[v].counters, x->path, e)) return -1;
+    return 0;
+}
+
+/* validate --chip: the chip's metric list, from CUPTI's host library (no GPU needed). */
+static int check_chip(const check_opts *o, const tl_experiment *x, ctr_session **s, tl_err *e)
+{
+    if (!o->chip) return 0;
+    if (!*s) *s = ctr_open(-1, o->chip);
+    if (ctr_session_why(*s)) {
+        tl_err_set(e, "runner validate: --chip %s: %s", o->chip, ctr_session_why(*s));
+        return -1;
+    }
+    return check_counters(*s, x, e);
+}
+
 /* Loads and plans each file (xs[i], ps[i]); 1 when one of them is bad (its error printed). */
 static int load_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, int print_validate)
 {
     int bad = 0;
+    ctr_session *chip = NULL;
     for (int i = 0; i < o->nfiles; i++) {
         tl_err e;
         plan_limits lim = {0};
         char *path = tl_user_path(o->files[i]);
-        if (config_load(path, &xs[i], &e) || plan_expand(&xs[i], &lim, &ps[i], &e)) {
+        if (config_load(path, &xs[i], &e) || plan_expand(&xs[i], &lim, &ps[i], &e) ||
+            check_chip(o, &xs[i], &chip, &e)) {
             fprintf(stderr, "%s\n", e.msg);
             bad = 1;
         } else if (print_validate) {
@@ -183,6 +230,7 @@ static int load_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, int pri
         }
         free(path);
     }
+    ctr_close(chip);
     return bad;
 }
 
@@ -383,11 +431,16 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
                      tl_result *res, int *nres, int *lost, tl_err *e)
 {
     double t0 = tl_now_s(), timed = 0;
+    int said = 0;
     *nres = *lost = 0;
     for (int i = 0; i < p->ncases && !*lost; i++) {
         if (!sh->todo[i]) continue;
         tl_result *r = &res[(*nres)++];
         if (exec_case(ex, &p->cases[i], r, e)) return -1;
+        if (!said && r->counters.status && !strcmp(r->counters.status, "not_permitted")) {
+            fprintf(stderr, "tilelab: counters: %s; the cases are measured without them\n", r->counters.reason);
+            said = 1;
+        }
         if (!strcmp(r->status, "error") && exec_context_lost(ex, r)) *lost = 1;
         if (h5out_write_case(out, r, e)) return -1;
         timed += r->samples.timed_s;
@@ -442,6 +495,31 @@ static int precompile(const run_opts *o, const tl_experiment *x, const tl_plan *
     return failed ? -1 : 0;
 }
 
+static int wants_counters(const tl_experiment *x)
+{
+    for (int v = 0; v < x->nvariants; v++)
+        if (x->variants[v].counters.n) return 1;
+    return 0;
+}
+
+/* The counter session of a run on env's GPU: metric names this chip lacks are bad input (exit 2, before
+ * any GPU work); a session that cannot collect is said once, and the run measures without counters. */
+static int open_counters(const tl_experiment *x, const env_info *env, ctr_session **s)
+{
+    tl_err e;
+    *s = ctr_open(env->device, NULL);
+    if (ctr_session_why(*s)) {
+        fprintf(stderr, "tilelab: counters: not collected: %s; the cases are measured without them\n",
+                ctr_session_why(*s));
+        return 0;
+    }
+    if (check_counters(*s, x, &e)) {
+        fprintf(stderr, "%s\n", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
 /* Plans x (again with the device's memory once there is one), runs it, writes the file. */
 static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv, const char *rerun_of)
 {
@@ -452,6 +530,7 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     h5out_existing have = {0};
     run_share sh = {0};
     jit_memo memo = {0};
+    ctr_session *ctr = NULL;
     tl_result *res = NULL;
     tl_err e;
     char *path = NULL, *argv_text = NULL, *cache = NULL, why[512];
@@ -486,6 +565,7 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
             goto out;
         }
     }
+    if (use_gpu && wants_counters(x) && open_counters(x, &env, &ctr)) goto out;
     if (use_gpu && !(cache = cache_dir(why, sizeof why)) && why[0])
         fprintf(stderr, "tilelab: kernel cache not used: %s; compiling every kernel\n", why);
     if (select_share(o, &p, &sh) || precompile(o, x, &p, &sh, &env, cache, &memo)) goto out;
@@ -502,6 +582,7 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     memset(&memo, 0, sizeof memo);
     ex.cache_dir = cache;
     cache = NULL;
+    ex.ctr = ctr;
     snprintf(env.nvml, sizeof env.nvml, "%s", nvml_status(ex.gpu));
     argv_text = join_argv(argc, argv);
     /* The space check counts the whole share: what a resume skips is not known before the file is open. */
@@ -553,6 +634,7 @@ out:
     free(res);
     free(sh.todo);
     if (have_exec) exec_free(&ex);
+    ctr_close(ctr);
     jit_memo_free(&memo);
     free(cache);
     plan_free(&p);

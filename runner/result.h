@@ -2,6 +2,7 @@
 #ifndef TILELAB_RESULT_H
 #define TILELAB_RESULT_H
 
+#include "runner/counters.h"
 #include "runner/measure.h"
 #include "runner/plan.h"
 
@@ -29,6 +30,7 @@ typedef struct {
     measure_samples samples;  /* raw timings (n == 0 when not measured) */
     measure_stats st;         /* statistics of the samples */
     double gflops, gbs;       /* from the median; NaN when not measured */
+    ctr_result counters;      /* status NULL when the case asked for none */
 } tl_result;
 
 void result_free(tl_result *r);

@@ -38,7 +38,7 @@ class HostSmoke(unittest.TestCase):
             raw = f.read()
         with h5py.File(self.path, "r") as f:
             a = {k: text(v) for k, v in f.attrs.items()}
-        self.assertEqual(a["schema"], "tilelab/1.2")
+        self.assertEqual(a["schema"], "tilelab/1.3")
         self.assertEqual(a["experiment"], "host_smoke")
         self.assertEqual(a["config_yaml"], raw.decode())
         self.assertEqual(a["config_sha256"], hashlib.sha256(raw).hexdigest())
@@ -230,6 +230,46 @@ class BadInput(unittest.TestCase):
         p = run("compile", SMOKE, "--arch")
         self.assertEqual(p.returncode, 2)
         self.assertIn("unknown or incomplete option '--arch'", p.stderr)
+
+    def test_counters_on_the_host_target_say_why_not(self):
+        """A host-target case asked for counters still measures (exit 0), and its file says why it has none."""
+        with open(SMOKE) as f:
+            yaml = f.read().replace("variants:\n", "counters: [memory, sm__cycles_active.avg]\nvariants:\n")
+        exp = os.path.join(self.tmp, "host_counters.yaml")
+        with open(exp, "w") as f:
+            f.write(yaml)
+        out = os.path.join(self.tmp, "host_counters.h5")
+        p = run(exp, "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.3")
+            for g in f["cases"].values():
+                self.assertEqual(text(g.attrs["status"]), "ok")
+                self.assertEqual(text(g.attrs["counters_status"]), "unavailable")
+                self.assertIn("host target", text(g.attrs["counters_reason"]))
+                self.assertNotIn("counters", g)
+                self.assertGreater(len(g["time_ms"]), 0)
+
+    def test_list_counters(self):
+        p = run("list", "counters")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for s in ("memory", "smem", "occupancy", "roofline", "dram__bytes_read.sum",
+                  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"):
+            self.assertIn(s, p.stdout)
+
+    def test_validate_chip_names_near_metrics(self):
+        exp = os.path.join(self.tmp, "bad_counter.yaml")
+        with open(SMOKE) as f:
+            yaml = f.read().replace("variants:\n", "counters: [memory, dram__bytes_reed.sum]\nvariants:\n")
+        with open(exp, "w") as f:
+            f.write(yaml)
+        p = run("validate", exp)
+        self.assertEqual(p.returncode, 0, p.stderr)  # without a chip the names are checked for form only
+        p = run("validate", "--chip", "GH100", exp)
+        self.assertEqual(p.returncode, 2)
+        line = 1 + yaml.split("\n").index("counters: [memory, dram__bytes_reed.sum]")
+        self.assertIn(f"{exp}:{line}:20: counters: 'dram__bytes_reed.sum' is not a metric of GH100 "
+                      "(near names: dram__bytes_read.sum", p.stderr)
 
     def test_help(self):
         p = run("--help")

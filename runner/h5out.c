@@ -267,7 +267,7 @@ static int write_counters(hid_t g, const char *where, const ctr_result *c, tl_er
     H5_CHECK(h5_attr_i64(g, "counters_passes", c->passes));
     if (c->n == 0) return 0;
     rows = tl_xcalloc((size_t)c->n, sizeof *rows);
-    for (int i = 0; i < c->n; i++) rows[i] = (h5_counter_row){c->names[i], c->units[i], c->values[i]};
+    for (int i = 0; i < c->n; i++) rows[i] = (h5_counter_row){.name = c->names[i], .value = c->values[i], .unit = c->units[i]};
     H5_CHECK(type = h5_counter_type());
     if (write_dataset(g, where, "counters", type, type, rows, (hsize_t)c->n, e)) goto fail;
     H5Tclose(type);

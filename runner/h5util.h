@@ -65,8 +65,9 @@ hid_t h5_summary_type(void);
 
 /* One row of /cases/<id>/counters (schema 1.3): a metric, its value over one run, CUPTI's unit. */
 typedef struct {
-    const char *name, *unit;
-    double value;
+    const char *name;
+    double value;     /* over one run of the case */
+    const char *unit;
 } h5_counter_row;
 
 /* The compound type of h5_counter_row; -1 on failure. */

@@ -19,6 +19,7 @@ import sys
 import numpy as np
 from scipy.stats import mannwhitneyu
 
+from . import counters
 from .load import SchemaError, load, load_meta
 
 MATCH = ["op", "variant", "params", "sizes", "layouts", "dtype"]
@@ -128,9 +129,11 @@ def main(argv=None):
         v, ratio, p = verdict(a.at[i, "samples"], b.at[j, "samples"], args.alpha, args.min_effect)
         counts[v] += 1
         logs.append(np.log(1 / ratio))
-        print("%-7s %-16s %-28s %-24s %11.4f %11.4f %7.3f %9.2g  %s%s" % (
+        moved = counters.changes(a.loc[i], b.loc[j]) if counters.has_counters(a) and counters.has_counters(b) else []
+        print("%-7s %-16s %-28s %-24s %11.4f %11.4f %7.3f %9.2g  %s%s%s" % (
             v, a.at[i, "variant"], a.at[i, "params"] or "-", a.at[i, "sizes"], a.at[i, "median_ms"],
-            b.at[j, "median_ms"], ratio, p, how, " [sources differ]" if sources_differ(a, b, i, j) else ""))
+            b.at[j, "median_ms"], ratio, p, how, " [sources differ]" if sources_differ(a, b, i, j) else "",
+            "  counters: " + ", ".join(moved) if moved else ""))
     gm = float(np.exp(np.mean(logs)))
     print("\n%d cases: %d FASTER, %d SLOWER, %d SAME; geometric-mean speedup of B over A: %.3fx" % (
         len(pairs), counts["FASTER"], counts["SLOWER"], counts["SAME"], gm))

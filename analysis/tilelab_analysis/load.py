@@ -96,6 +96,11 @@ def _check_case(path, name, g, minor, nsessions):
     for k in TELEMETRY + ("throttle_reasons",):
         if k in g and (_samples(g, k) is None or len(g[k]) != len(t)):
             raise SchemaError("%s: /cases/%s: %s has not one value per sample (%d)" % (path, name, k, len(t)))
+    if minor >= 3 and "counters" in g:
+        c = g["counters"]
+        if (not isinstance(c, h5py.Dataset) or c.ndim != 1 or c.dtype.names is None
+                or any(k not in c.dtype.names for k in ("name", "value", "unit")) or c.dtype["value"].kind != "f"):
+            raise SchemaError("%s: /cases/%s: counters is not a list of (name, value, unit)" % (path, name))
     return status, len(t)
 
 
@@ -274,6 +279,13 @@ def _read_cases(path):
             a["samples"] = g["time_ms"][()] if "time_ms" in g else np.zeros(0)
             for t in TELEMETRY:
                 a[t + "_samples"] = g[t][()] if t in g else None
+            # tilelab/1.3: hardware counters of one run (name -> value; units beside).
+            a["counters"], a["counter_units"] = {}, {}
+            if "counters" in g:
+                for r in g["counters"][()]:
+                    a["counters"][_text(r["name"])] = float(r["value"])
+                    a["counter_units"][_text(r["name"])] = _text(r["unit"])
+            a.setdefault("counters_status", "")
             rows.append(a)
     return rows
 
@@ -282,7 +294,9 @@ def load(paths):
     """One row per case of one file or several. Columns: the case attributes of the schema
     (results/README.md), plus file, device and host (of the case's session), samples (time_ms as a numpy array), the telemetry samples
     (<name>_samples, None without NVML), reps, median_ms, mean_ms, q1_ms, q3_ms, iqr_ms, min_ms,
-    max_ms, gflops, gbs (from the median), and the metrics of metrics.add_metrics."""
+    max_ms, gflops, gbs (from the median), counters (metric name -> value, {} without; tilelab/1.3),
+    counter_units, counters_status, and the metrics of metrics.add_metrics (with the figures derived
+    from the counters, counters.DERIVED)."""
     from .metrics import add_metrics
 
     if isinstance(paths, (str, os.PathLike)):

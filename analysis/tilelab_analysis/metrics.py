@@ -2,6 +2,7 @@
 device's peak."""
 import numpy as np
 
+from .counters import add_derived
 from .load import load_meta
 
 # The library variant each op is measured against (the first library variant of its registry).
@@ -24,7 +25,8 @@ def _match_key(df):
 def add_metrics(df):
     """Adds rate (GFLOP/s or GB/s, by op), rate_name, pct_ref (% of the reference variant's speed:
     its median time over this case's, same file, op, sizes, layouts and dtype) and pct_peak (% of
-    the device's FP32 or DRAM peak from /env; NaN on the host)."""
+    the device's FP32 or DRAM peak from /env; NaN on the host), and the figures derived from the
+    cases' hardware counters (counters.DERIVED)."""
     df = df.copy()
     df["rate_name"] = [rate_name(op) for op in df["op"]]
     df["rate"] = np.where(df["rate_name"] == "GB/s", df["gbs"], df["gflops"])
@@ -41,4 +43,4 @@ def add_metrics(df):
         peaks[f] = (float(env.get("peak_fp32_gflops", np.nan) or np.nan), float(env.get("peak_dram_gbs", np.nan) or np.nan))
     df["pct_peak"] = [100.0 * r / (peaks[f][1] if rn == "GB/s" else peaks[f][0])
                       for r, rn, f in zip(df["rate"], df["rate_name"], df["file"])]
-    return df
+    return add_derived(df, peaks)

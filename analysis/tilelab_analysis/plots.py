@@ -121,6 +121,78 @@ def roofline(df, op, env):
     return _png(fig)
 
 
+def measured_roofline(df, op, env):
+    """From the counters: achieved GFLOP/s (counted FP32 flop at the timed median) against measured
+    arithmetic intensity (counted flop per DRAM byte), each case a labelled point, under the device's
+    FP32 and DRAM ceilings from /env. None when no case of op has both counts."""
+    d = _ok(df[df["op"] == op])
+    if "ai_dram" not in d:
+        return None
+    d = d[np.isfinite(d["ai_dram"]) & (d["ai_dram"] > 0) & (d["counted_gflop"] > 0)]
+    if d.empty:
+        return None
+    achieved = d["counted_gflop"] / (d["median_ms"] * 1e-3)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.set_prop_cycle(color=plt.cm.tab20.colors)
+    lo, hi = float(d["ai_dram"].min()) / 4, float(d["ai_dram"].max()) * 4
+    peak_fl, peak_bw = env.get("peak_fp32_gflops"), env.get("peak_dram_gbs")
+    if peak_fl and peak_bw:
+        ridge = float(peak_fl) / float(peak_bw)
+        x = np.logspace(np.log10(min(lo, ridge / 4)), np.log10(max(hi, ridge * 4)), 200)
+        ax.plot(x, np.minimum(float(peak_fl), float(peak_bw) * x), "k-", lw=1.2,
+                label="FP32 %.0f GFLOP/s, DRAM %.0f GB/s (/env)" % (float(peak_fl), float(peak_bw)))
+    for (v, params, sizes), ai, fl in zip(zip(d["variant"], d["params"], d["sizes"]), d["ai_dram"], achieved):
+        ax.scatter([ai], [fl], s=18)
+        ax.annotate(v, (ai, fl), fontsize=6, xytext=(3, 3), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity, counted flop / DRAM byte")
+    ax.set_ylabel("achieved GFLOP/s (counted flop / median time)")
+    ax.set_title("%s: roofline from the hardware counters" % op)
+    ax.legend(fontsize=7)
+    return _png(fig)
+
+
+def _param(params, name):
+    for p in (params or "").split(","):
+        if p.startswith(name + "="):
+            return int(p.split("=", 1)[1])
+    return None
+
+
+def sector_efficiency(df):
+    """copy: measured global-load sector efficiency against stride S and offset O, beside the seeds'
+    model (counters.sector_model). None without copy cases that counted sectors."""
+    from .counters import sector_model
+
+    d = _ok(df[df["op"] == "copy"])
+    if "ld_sector_eff" not in d:
+        return None
+    d = d[np.isfinite(d["ld_sector_eff"])]
+    panels = []
+    for variant, axis in (("strided", "S"), ("offset", "O")):
+        g = d[d["variant"] == variant]
+        xs = [_param(p, axis) for p in g["params"]]
+        if any(x is not None for x in xs):
+            panels.append((variant, axis, g.assign(x=xs).dropna(subset=["x"]).sort_values("x")))
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.6), squeeze=False)
+    for ax, (variant, axis, g) in zip(axes[0], panels):
+        for sizes, h in g.groupby("sizes", sort=False):
+            ax.plot(h["x"], 100 * h["ld_sector_eff"], "o-", ms=3, label="measured, " + sizes)
+        xs = np.arange(int(g["x"].min()), int(g["x"].max()) + 1)
+        model = [sector_model(x, 0) if axis == "S" else sector_model(1, x) for x in xs]
+        ax.plot(xs, 100 * np.array(model), "k--", lw=1, label="model: 1/min(S, 8)" if axis == "S" else
+                "model: 4/5 unless O % 8 == 0")
+        ax.set_xlabel("%s (%s)" % (axis, "stride, floats" if axis == "S" else "offset, floats"))
+        ax.set_ylabel("global-load sector efficiency, %")
+        ax.set_ylim(0, 105)
+        ax.set_title("copy %s" % variant)
+        ax.legend(fontsize=7)
+    return _png(fig)
+
+
 def distributions(df, max_cases=30):
     """Each case's samples over its median, for the cases with the most samples (at most max_cases)."""
     d = _ok(df)

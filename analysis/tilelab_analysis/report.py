@@ -11,12 +11,12 @@ import sys
 
 import pandas as pd
 
-from . import plots
+from . import counters, plots
 from .load import SchemaError, load, load_meta, resolve_path
 from .summary import render_markdown, table
 
-SECTIONS = ["Experiment and provenance", "Ladder", "Throughput against size", "Roofline", "Sample distributions",
-            "Clock and temperature", "Failed and skipped cases", "Summary tables"]
+SECTIONS = ["Experiment and provenance", "Ladder", "Throughput against size", "Roofline", "Hardware counters",
+            "Sample distributions", "Clock and temperature", "Failed and skipped cases", "Summary tables"]
 
 PROVENANCE = [("experiment", "root"), ("description", "root"), ("created_utc", "root"), ("host", "root"),
               ("device_name", "env"), ("compute_capability", "env"), ("driver_version", "env"),
@@ -94,21 +94,40 @@ def build(paths, base):
     for op in ops:
         doc.figure(plots.roofline(df, op, env0), "%s: roofline from the op's flop and byte model" % op)
     doc.h(2, SECTIONS[4])
-    doc.figure(plots.distributions(df), "the samples of each case over its median")
+    if not counters.has_counters(df):
+        doc.p("No counters in these files (an experiment collects them with `counters:`; see `runner list counters`).")
+    for op in ops if counters.has_counters(df) else []:
+        t = counters.table(df, op)
+        if t.empty:
+            continue
+        doc.h(3, op)
+        doc.table(t)
+        png = plots.measured_roofline(df, op, env0)
+        if png:
+            doc.figure(png, "%s: roofline from the counters (counted flop, measured DRAM bytes)" % op)
+    png = plots.sector_efficiency(df) if counters.has_counters(df) else None
+    if png:
+        doc.figure(png, "copy: measured global-load sector efficiency beside the seeds' model")
+    status = df["counters_status"] if "counters_status" in df else []
+    why = {s for s, r in zip(status, df.get("counters_reason", [""] * len(df))) if s not in ("", "ok", None)}
+    for s in sorted(why):
+        doc.p("%d case(s) without counters: %s" % (int(sum(status == s)), s))
     doc.h(2, SECTIONS[5])
+    doc.figure(plots.distributions(df), "the samples of each case over its median")
+    doc.h(2, SECTIONS[6])
     trace = plots.clock_trace(df)
     doc.figure(trace, "SM clock and temperature, throttled samples in red" if trace else
                "no GPU telemetry in these files (host target, or NVML unavailable)")
     if trace is not None:
         n = int(sum(int(x) for x in df["throttled"]))
         doc.p("%d sample(s) throttled in all." % n)
-    doc.h(2, SECTIONS[6])
+    doc.h(2, SECTIONS[7])
     bad = df[df["status"] != "ok"] if not df.empty else df
     if bad.empty:
         doc.p("None: every case ran and verified.")
     else:
         doc.table(bad[["status", "op", "variant", "params", "sizes", "layouts", "reason"]].reset_index(drop=True))
-    doc.h(2, SECTIONS[7])
+    doc.h(2, SECTIONS[8])
     for op in ops:
         doc.h(3, op)
         doc.table(table(df, op))

@@ -1,10 +1,14 @@
 """`summary`: a table per op of the cases in result files: variant, params, sizes, median and IQR,
-GFLOP/s or GB/s, % of the op's reference variant in the same file, % of the device's peak, status."""
+GFLOP/s or GB/s, % of the op's reference variant in the same file, % of the device's peak, status;
+and, for cases with hardware counters (tilelab/1.3), a second table of what they say (counters.DERIVED:
+sector efficiency, DRAM bytes against the model, bank conflicts per request, occupancy, achieved
+FLOP/s and DRAM GB/s as % of the device's peaks)."""
 import argparse
 import sys
 
 import numpy as np
 
+from . import counters
 from .load import SchemaError, load
 from .metrics import reference_variant
 
@@ -55,7 +59,8 @@ def main(argv=None):
         print("summary: no cases in %s" % ", ".join(args.files), file=sys.stderr)
         return 2
     if args.csv:
-        out = df[["op"] + COLUMNS + ["rate_name", "case_id", "file"]]
+        extra = [c for c, _ in counters.DERIVED if counters.has_counters(df) and df[c].notna().any()]
+        out = df[["op"] + COLUMNS + ["rate_name", "case_id", "file"] + extra]
         out.to_csv(sys.stdout, index=False)
         return 0
     for op in df["op"].unique():
@@ -65,6 +70,11 @@ def main(argv=None):
         print(("### " if args.markdown else "") + title)
         print(render_markdown(t) if args.markdown else render_text(t))
         print()
+        c = counters.table(df, op) if counters.has_counters(df) else None
+        if c is not None and not c.empty:
+            print(("### " if args.markdown else "") + "%s: hardware counters (see `runner list counters`)" % op)
+            print(render_markdown(c) if args.markdown else render_text(c))
+            print()
     return 0
 
 

@@ -39,5 +39,5 @@ extern "C" __global__ void __launch_bounds__(NT)
 sgemm_bank_swizzle(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B, float beta,
      float *__restrict__ C)
 {
-    vec_tile_gemm<LDA, LDB, true>(M, N, K, alpha, A, B, beta, C);
+    vec_tile_gemm<LDA, LDB, true, true>(M, N, K, alpha, A, B, beta, C);
 }

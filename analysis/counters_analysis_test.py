@@ -140,6 +140,12 @@ class Counters(unittest.TestCase):
         others = [l for l in p.stdout.splitlines() if l.split()[1:2] == ["cublas"]]
         self.assertTrue(others and all("counters:" not in l for l in others), "unchanged counters: nothing said")
 
+    def test_readme_documents_every_derived_column(self):
+        with open(os.path.join("analysis", "README.md")) as f:
+            readme = f.read()
+        for col, what in counters.DERIVED:
+            self.assertIn("| `%s` | %s |" % (col, what), readme)
+
     def test_a_damaged_counters_dataset_is_refused(self):
         bad = os.path.join(self.tmp, "bad.h5")
         shutil.copy(self.copy, bad)

@@ -31,7 +31,7 @@ def section(path):
                  env.get("device_name", "host"), env.get("compute_capability"), env.get("driver_version"),
                  root.get("created_utc"), root.get("host"), str(root.get("git_commit", ""))[:12],
                  ", ".join(sorted({c for c in df.get("counters_status", []) if c})) or "none")]
-    has = df[[isinstance(c, dict) and bool(c) for c in df["counters"]]] if not df.empty else df
+    has = df[counters.with_counters(df)] if not df.empty else df
     if has.empty:
         lines.append("No case of this file has counters.\n")
         return lines

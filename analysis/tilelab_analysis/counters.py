@@ -80,13 +80,18 @@ def add_derived(df, peaks):
     return df
 
 
+def with_counters(df):
+    """A boolean mask (numpy) of the rows that have counters."""
+    return np.array([isinstance(c, dict) and bool(c) for c in df["counters"]], dtype=bool)
+
+
 def has_counters(df):
-    return "counters" in df and any(isinstance(c, dict) and c for c in df["counters"])
+    return "counters" in df and bool(with_counters(df).any())
 
 
 def table(df, op):
     """The derived figures of one op's cases that have counters: only the columns some case has."""
-    d = df[(df["op"] == op) & [isinstance(c, dict) and bool(c) for c in df["counters"]]]
+    d = df[(df["op"] == op).to_numpy() & with_counters(df)]
     cols = [c for c, _ in DERIVED if c in d and d[c].notna().any()]
     return d[["variant", "params", "sizes", "layouts", "median_ms"] + cols].reset_index(drop=True)
 

@@ -78,11 +78,16 @@ class KillNine(unittest.TestCase):
         cls.yaml = os.path.join(cls.tmp, "faults.yaml")
         with open(cls.yaml, "w") as f:
             f.write(SWEEP)
-        cls.full = os.path.join(cls.tmp, "full.h5")
-        t0 = time.monotonic()
-        p = subprocess.run([RUNNER, cls.yaml, "-o", cls.full], capture_output=True, text=True)
-        cls.duration = time.monotonic() - t0
-        assert p.returncode == 0, p.stderr
+        # The kills land within the fastest of three runs: a shared CI machine's load changes between
+        # this and the trials, and a duration taken under load let later, faster runs finish first.
+        durations = []
+        for i in range(3):
+            cls.full = os.path.join(cls.tmp, "full%d.h5" % i)
+            t0 = time.monotonic()
+            p = subprocess.run([RUNNER, cls.yaml, "-o", cls.full], capture_output=True, text=True)
+            durations.append(time.monotonic() - t0)
+            assert p.returncode == 0, p.stderr
+        cls.duration = min(durations)
         cls.ids = set(snapshot(cls.full))
         assert len(cls.ids) == NCASES
 

@@ -147,6 +147,8 @@ ROWS = [
     ("source_damaged", edit(lambda f: plant_source(f, b"__global__ void k() {}\n", "0" * 64)),
      "its bytes hash to"),
     ("source_missing", case_attr("sources", "experiment:kernels/k.cu " + "1" * 64), "is not in /sources"),
+    ("counters_not_a_table", edit(lambda f: first_case(f).create_dataset("counters", data=np.arange(3.0))),
+     "counters is not a list of (name, value, unit)"),
     # Found by fuzzing: HDF5 1.10 itself segfaults reading one of its attributes. Read in a child process.
     ("hdf5_crash", lambda good, path: shutil.copy(os.path.join("fuzz", "corpus_results", "hdf5_crash_global_heap.h5"),
                                                   path), "damaged in a way that crashes the HDF5 library"),

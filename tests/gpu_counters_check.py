@@ -70,7 +70,7 @@ sizes: [{mnk: 2048}]
 %s
 variants: [vectorized]
 reference: cublas
-measure: {warmup: 0, min_reps: 1, max_reps: 1, max_time_s: 0}
+measure: {warmup: 0, min_reps: 2, max_reps: 2, max_time_s: 0}
 """
 
 
@@ -99,9 +99,10 @@ def find(cs, variant, params_has=""):
 
 def ncu_values(ncu, runner, yaml, out, metrics):
     """Nsight Compute's values of metrics for the first launch of the case's kernel: {name: value}."""
-    # Launch 0 is the verified run; launch 1 the timed one (warmup 0, one repetition).
+    # Launch 0 is the verified run, 1 and 2 the timed ones (warmup 0): 2 follows a timed run and its
+    # reset and flush, as each replay of the counters pass follows the run before it.
     cmd = [ncu, "--clock-control", "none", "--cache-control", "none", "--replay-mode", "application",
-           "--csv", "--print-units", "base", "-k", "regex:sgemm_vectorized", "--launch-skip", "1", "-c", "1",
+           "--csv", "--print-units", "base", "-k", "regex:sgemm_vectorized", "--launch-skip", "2", "-c", "1",
            "--metrics", ",".join(metrics), runner, yaml, "--results-dir", os.path.join(out, "ncu_results"), "-q"]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = [l for l in p.stdout.splitlines() if l.startswith('"')]

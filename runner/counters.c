@@ -247,7 +247,7 @@ static void *open_lib(char **path)
     const char *env = getenv("TILELAB_CUPTI");
     const char *home = getenv("CUDA_HOME");
     char buf[4096];
-    const char *tries[] = {"libcupti.so.13", "libcupti.so", NULL, NULL, NULL, NULL, NULL};
+    const char *tries[8] = {"libcupti.so.13", "libcupti.so"};
     int n = 2;
     if (env && *env) {
         void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
@@ -255,11 +255,11 @@ static void *open_lib(char **path)
         return h; /* named explicitly: nothing else is tried */
     }
     static const char *const dirs[] = {"extras/CUPTI/lib64", "lib64", "lib"};
-    static char alt[6][4096];
+    static char alt[8][4096];
     for (int base = 0; base < 2; base++) {
         const char *root = base ? "/usr/local/cuda" : home;
         if (!root || !*root) continue;
-        for (int d = 0; d < 3 && n < 6; d++) {
+        for (int d = 0; d < 3 && n < 8; d++) { /* 2 names + 2 roots x 3 folders */
             snprintf(alt[n], sizeof alt[n], "%s/%s/libcupti.so", root, dirs[d]);
             tries[n] = alt[n];
             n++;

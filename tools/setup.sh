@@ -39,10 +39,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 cuda=/usr/local/cuda
+# CUPTI: the runner loads libcupti at run time for hardware counters (and its tests check metric names
+# with CUPTI's host library); its headers come with the toolkit.
 for f in bin/nvcc include/cuda_runtime_api.h include/cublas_v2.h include/nvrtc.h lib64/libcudart.so \
-         lib64/libcublas.so lib64/libnvrtc.so; do
+         lib64/libcublas.so lib64/libnvrtc.so include/cupti_range_profiler.h include/cupti_profiler_host.h \
+         lib64/libcupti.so; do
   if [ ! -e "$cuda/$f" ]; then
-    echo "setup: $cuda/$f is missing: install the CUDA 13 toolkit (nvcc, cudart, cuBLAS, NVRTC) first" >&2
+    echo "setup: $cuda/$f is missing: install the CUDA 13 toolkit (nvcc, cudart, cuBLAS, NVRTC, CUPTI) first" >&2
     exit 1
   fi
 done

@@ -50,6 +50,40 @@ for f in bin/nvcc include/cuda_runtime_api.h include/cublas_v2.h include/nvrtc.h
   fi
 done
 
+# CUTLASS's CuTe headers, for kernels that NVRTC compiles with them: PyPI's nvidia-cutlass wheel, pinned
+# by version and SHA-256 (WORKSPACE's @cutlass names the same version), unpacked into the checkout's
+# .cache/ (ignored by git); the build and the bundle take them from there, never from the network.
+cutlass_version=4.2.0.0
+cutlass_sha256=f9599ada45c7bcb6bf53f7d3f0a7d154183e53451c01bfa59eecd37dd4a693f6
+cutlass_dir="$(cd "$(dirname "$0")/.." && pwd)/.cache/cutlass-$cutlass_version"
+if [ ! -e "$cutlass_dir/include/cute/tensor.hpp" ] || [ "$(cat "$cutlass_dir/VERSION" 2>/dev/null)" != "$cutlass_version" ]; then
+  echo "setup: fetching the CUTLASS $cutlass_version headers (PyPI nvidia-cutlass)"
+  wheels=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary=:all: "nvidia-cutlass==$cutlass_version" -d "$wheels" ||
+    { echo "setup: pip could not download nvidia-cutlass==$cutlass_version (python3 -m pip, PyPI)" >&2; exit 1; }
+  wheel=$(ls "$wheels"/nvidia_cutlass-"$cutlass_version"-*.whl)
+  echo "$cutlass_sha256  $wheel" | sha256sum -c --quiet - ||
+    { echo "setup: $wheel does not have the pinned SHA-256 $cutlass_sha256" >&2; exit 1; }
+  rm -rf "$cutlass_dir" && mkdir -p "$cutlass_dir"
+  python3 - "$wheel" "$cutlass_dir" <<'PY'
+import os, sys, zipfile
+wheel, dest = sys.argv[1], sys.argv[2]
+prefix = "cutlass_library/source/include/"
+with zipfile.ZipFile(wheel) as z:
+    for m in z.infolist():
+        if m.filename.startswith(prefix) and not m.is_dir():
+            rel = os.path.normpath(m.filename[len(prefix):])
+            if rel.startswith("..") or os.path.isabs(rel):
+                sys.exit("setup: unsafe path in the wheel: " + m.filename)
+            out = os.path.join(dest, "include", rel)
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with z.open(m) as src, open(out, "wb") as dst:
+                dst.write(src.read())
+PY
+  echo "$cutlass_version" > "$cutlass_dir/VERSION"
+  rm -rf "$wheels"
+fi
+
 # Debian's /usr/bin/bazel looks for bazel-$(cat .bazelversion), i.e. bazel-4.
 command -v bazel >/dev/null || { echo "setup: bazel is not on PATH after installing bazel-bootstrap" >&2; exit 1; }
 echo "setup: ok ($(bazel --version 2>/dev/null | head -n 1); CUDA at $cuda)"

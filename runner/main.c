@@ -437,7 +437,9 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
         if (!sh->todo[i]) continue;
         tl_result *r = &res[(*nres)++];
         if (exec_case(ex, &p->cases[i], r, e)) return -1;
-        if (!said && r->counters.status && !strcmp(r->counters.status, "not_permitted")) {
+        /* A session that could not start was said once already (open_counters). */
+        if (!said && r->counters.status && !strcmp(r->counters.status, "not_permitted") && ex->ctr &&
+            !ctr_session_why(ex->ctr)) {
             fprintf(stderr, "tilelab: counters: %s; the cases are measured without them\n", r->counters.reason);
             said = 1;
         }

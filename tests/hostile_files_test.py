@@ -259,7 +259,7 @@ class HostileFiles(unittest.TestCase):
 
     @unittest.skipIf(os.path.exists("/dev/nvidia0"), "needs a machine without a GPU")
     def test_rerun_without_a_gpu_points_to_extract(self):
-        gpu_file = os.path.join("fuzz", "corpus_results", "with_sources.h5")  # its cases run on the GPU
+        gpu_file = os.path.join("fuzz", "seeds", "with_sources.h5")  # its cases run on the GPU
         p = run("rerun", gpu_file, "-o", os.path.join(self.tmp, "never.h5"))
         self.assertEqual(p.returncode, 2)
         self.assertIn("`runner extract %s DIR` writes its experiment out" % gpu_file, p.stderr)

@@ -4,7 +4,8 @@
 # AddressSanitizer + UBSan. Crashes, leaks, timeouts (> 10 s per input) and
 # inputs over 2 GB of memory are failures: the reproducer is written to $TILELAB_FUZZ_DIR/crashes/
 # (default: a temporary folder) and the script exits non-zero. Inputs worth keeping as regression
-# seeds go into fuzz/corpus/ or fuzz/corpus_results/ (replayed by //fuzz:config_fuzz_regression and
+# seeds go into fuzz/corpus/ or fuzz/corpus_results/ (the valid result files are made at build time,
+# //fuzz:result_seeds; all are replayed by //fuzz:config_fuzz_regression and
 # //fuzz:result_fuzz_regression).
 #
 # usage: tools/fuzz.sh [SECONDS [JOBS [config|result]]]
@@ -19,7 +20,9 @@ case $target in
   config) seeds=(fuzz/corpus experiments); options=(-max_len=4096 -dict="$PWD/fuzz/yaml.dict") ;;
   # HDF5 itself crashes, loops or allocates without bound on some crafted files: keep fuzzing past
   # those (fork mode), then sort the reproducers (tools/fuzz_triage.py).
-  result) seeds=(fuzz/corpus_results); options=(-max_len=400000 -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1) ;;
+  result) bazel build -q //fuzz:result_seeds 2>/dev/null || bazel build //fuzz:result_seeds  # plain build
+          seeds=(fuzz/corpus_results "$(bazel info bazel-bin 2>/dev/null)/fuzz/seeds")
+          options=(-max_len=400000 -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1) ;;
   *) echo "fuzz: TARGET is config or result, not '$target'" >&2; exit 2 ;;
 esac
 bazel build -q --config=fuzz //fuzz:${target}_fuzz 2>/dev/null || bazel build --config=fuzz //fuzz:${target}_fuzz

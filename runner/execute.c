@@ -203,6 +203,7 @@ static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kerne
     r->local_bytes = (long)k->local_bytes;
     memcpy(r->cubin_sha256, cb->cubin_sha256, sizeof r->cubin_sha256);
     r->nvrtc_options = tl_xstrdup(cb->options);
+    memcpy(r->cutlass_version, cb->cutlass_version, sizeof r->cutlass_version);
     memcpy(r->grid, rc->geo.grid, sizeof r->grid);
     memcpy(r->block, rc->geo.block, sizeof r->block);
     /* Registers and shared memory are the first kernel's; spills count if either kernel spills. */

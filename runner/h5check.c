@@ -201,6 +201,11 @@ static int check_case(checker *c, hid_t cases, const char *name)
         rc = bad(c, "/cases/%s: its session is missing or names no /sessions group", name);
     if (!rc) rc = check_samples(c, g, name, status, &n);
     if (!rc && c->minor >= 3) rc = check_counters(c, g, name);
+    if (!rc && H5Aexists(g, "cutlass_version") > 0) {
+        char *v = h5_read_str(g, "cutlass_version");
+        if (!v || !*v || strlen(v) > 31) rc = bad(c, "/cases/%s: cutlass_version is not a version string", name);
+        free(v);
+    }
     H5Gclose(g);
     free(op), free(variant);
     if (rc) {

@@ -205,6 +205,8 @@ static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int 
     H5_CHECK(h5_attr_i64(g, "local_bytes", r->local_bytes));
     H5_CHECK(h5_attr_str(g, "cubin_sha256", r->cubin_sha256));
     H5_CHECK(h5_attr_str(g, "nvrtc_options", r->nvrtc_options));
+    /* Schema 1.4: the CUTLASS headers' version, on cases whose sources include them. */
+    if (r->cutlass_version[0]) H5_CHECK(h5_attr_str(g, "cutlass_version", r->cutlass_version));
     long long grid[3] = {r->grid[0], r->grid[1], r->grid[2]}, block[3] = {r->block[0], r->block[1], r->block[2]};
     H5_CHECK(h5_attr_i64_array(g, "grid", grid, 3));
     H5_CHECK(h5_attr_i64_array(g, "block", block, 3));

@@ -2,10 +2,14 @@
 
 #include <ctype.h>
 #include <elf.h>
+#include <limits.h>
 #include <nvrtc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "runner/cache.h"
 #include "runner/cuda_check.h"
@@ -26,6 +30,77 @@ void jit_request_of_case(const tl_experiment *x, const tl_case *c, int arch, jit
     *rq = (jit_request){.op = c->op, .store = &x->store, .src = &c->cv->src, .entry = v->entry, .entry2 = v->entry2,
                         .params = v->params, .nparams = v->nparams, .values = c->params, .spec = &c->spec,
                         .arch = arch};
+}
+
+/* ---- the CUTLASS headers ---------------------------------------------------------------------- */
+/* Where the pinned CUTLASS headers are: a folder with include/cute/tensor.hpp and VERSION (what
+ * tools/setup.sh unpacks). TILELAB_CUTLASS names one; else the folder cutlass beside the runner (the
+ * portable bundle), else its Bazel runfiles (bazel run, bazel test). Looked up once. */
+static struct {
+    pthread_once_t once;
+    char include[PATH_MAX];
+    char version[32];
+    char *tried; /* where it looked, for the error when none was found */
+} cutlass_place = {.once = PTHREAD_ONCE_INIT};
+
+static int cutlass_try(const char *dir, tl_buf *tried)
+{
+    char path[PATH_MAX + 32];
+    struct stat st;
+    tl_buf_printf(tried, "%s%s", tried->len ? ", " : "", dir);
+    snprintf(path, sizeof path, "%s/include/cute/tensor.hpp", dir);
+    if (stat(path, &st) || !S_ISREG(st.st_mode)) return 0;
+    snprintf(path, sizeof path, "%s/VERSION", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char v[sizeof cutlass_place.version] = "";
+    int ok = fgets(v, sizeof v, f) != NULL;
+    fclose(f);
+    v[strcspn(v, " \t\r\n")] = '\0';
+    if (!ok || !v[0]) return 0;
+    snprintf(cutlass_place.version, sizeof cutlass_place.version, "%s", v);
+    snprintf(cutlass_place.include, sizeof cutlass_place.include, "%s/include", dir);
+    return 1;
+}
+
+static void cutlass_look(void)
+{
+    tl_buf tried = {0};
+    char exe[PATH_MAX], dir[PATH_MAX + 16];
+    const char *env = getenv("TILELAB_CUTLASS"), *runfiles = getenv("RUNFILES_DIR");
+    ssize_t n;
+    if (env && *env) {
+        cutlass_try(env, &tried); /* named: the only place looked at */
+    } else if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        snprintf(dir, sizeof dir, "%.*s/cutlass", slash ? (int)(slash - exe) : 0, exe);
+        if (!cutlass_try(dir, &tried)) {
+            snprintf(dir, sizeof dir, "%s.runfiles/cutlass", exe);
+            if (!cutlass_try(dir, &tried) && runfiles && *runfiles) {
+                snprintf(dir, sizeof dir, "%s/cutlass", runfiles);
+                cutlass_try(dir, &tried);
+            }
+        }
+    }
+    cutlass_place.tried = tried.s;
+}
+
+const char *jit_cutlass_version(void)
+{
+    pthread_once(&cutlass_place.once, cutlass_look);
+    return cutlass_place.version[0] ? cutlass_place.version : NULL;
+}
+
+/* The set's CUTLASS include, checked: -1 with the reason when the headers are not here. */
+static int cutlass_needed(const jit_request *rq, tl_err *e)
+{
+    if (!rq->src->cutlass || jit_cutlass_version()) return 0;
+    tl_err_set(e, "%s needs the CUTLASS headers, which are not on this machine (looked in %s): tools/setup.sh "
+                  "installs the pinned ones, the portable bundle carries them, TILELAB_CUTLASS names a folder "
+                  "with include/cute and VERSION", rq->src->cutlass,
+               cutlass_place.tried && *cutlass_place.tried ? cutlass_place.tried : "no folder");
+    return -1;
 }
 
 /* ---- the program NVRTC compiles -------------------------------------------------------------- */
@@ -58,6 +133,11 @@ static int build_options(const jit_request *rq, char **opts)
     if (rq->src->angle) {
         /* The toolkit's headers include their siblings by quoted name, which needs the including
          * file's folder searched; every quoted name of the sources is still given in memory. */
+        if (rq->src->cutlass) {
+            /* CUTLASS has constexpr helpers without __device__, which NVRTC takes for host code. */
+            opts[n++] = tl_xstrdup("-default-device");
+            opts[n++] = tl_xasprintf("-I%s", cutlass_place.include);
+        }
         opts[n++] = tl_xasprintf("-I%s/include", cuda_home());
         opts[n++] = tl_xasprintf("-I%s/include/cccl", cuda_home());
     } else {
@@ -138,6 +218,7 @@ static char *cache_key(const jit_request *rq, const char *wrapper, char **opts, 
     jit_nvrtc_version(ver);
     tl_buf b = {0};
     tl_buf_printf(&b, "tilelab-jit/2\nnvrtc %s\n", ver);
+    if (rq->src->cutlass) tl_buf_printf(&b, "cutlass %s\n", jit_cutlass_version());
     for (int i = 0; i < nopts; i++) tl_buf_printf(&b, "%s\n", opts[i]);
     tl_buf_printf(&b, "%s\n", wrapper);
     for (int i = 0; i < rq->src->n; i++)
@@ -313,6 +394,8 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
         tl_err_set(e, "a kernel without sources or entry (registry and config disagree)");
         return -1;
     }
+    if (cutlass_needed(rq, e)) return -1;
+    if (rq->src->cutlass) snprintf(out->cutlass_version, sizeof out->cutlass_version, "%s", jit_cutlass_version());
     int nopts = build_options(rq, opts);
     tl_buf ob = {0};
     for (int i = 0; i < nopts; i++) tl_buf_printf(&ob, "%s%s", i ? " " : "", opts[i]);

@@ -20,6 +20,7 @@ typedef struct {
     char cubin_sha256[65]; /* of the cubin */
     int cached;            /* 1: from the disk cache (or this run's memory of it) */
     char *log;             /* NVRTC's log (warnings), or NULL */
+    char cutlass_version[32]; /* the CUTLASS headers' version when the sources include them, else "" */
 } jit_cubin;
 
 /* Cubins this run compiled, by cache key: a kernel compiled ahead (to find errors before any GPU
@@ -68,6 +69,11 @@ int jit_cubin_has_kernel(const void *cubin, size_t len, const char *entry, char 
 
 int jit_load(const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e);
 void jit_unload(jit_kernel *k);
+
+/* The version of the CUTLASS headers kernels that include <cute/...> or <cutlass/...> compile with
+ * (TILELAB_CUTLASS, the bundle's cutlass folder, or the runner's Bazel runfiles), or NULL when this
+ * machine has none. */
+const char *jit_cutlass_version(void);
 
 /* NVRTC's version as "13.0". */
 void jit_nvrtc_version(char out[16]);

@@ -411,6 +411,12 @@ static int angle_ok(const char *name, const char **why)
     return 1;
 }
 
+/* CUTLASS's own folders: such an include needs the CUTLASS headers beside the toolkit's. */
+static int is_cutlass_header(const char *name)
+{
+    return !strncmp(name, "cute/", 5) || !strncmp(name, "cutlass/", 8);
+}
+
 /* The includes of the set's entry i: each quoted one resolved and added, angle ones checked. */
 static int resolve_includes(src_store *s, src_set *set, int i, tl_err *e)
 {
@@ -431,7 +437,11 @@ static int resolve_includes(src_store *s, src_set *set, int i, tl_err *e)
             rc = -1;
         } else if (in->kind == '<' || in->kind == 'H') {
             if (!angle_ok(in->name, &why)) tl_err_set(e, "%s:%d: <%s>: %s", shown, in->line, in->name, why), rc = -1;
-            else set->angle |= in->kind == '<';
+            else {
+                set->angle |= in->kind == '<';
+                if (in->kind == '<' && !set->cutlass && is_cutlass_header(in->name))
+                    set->cutlass = tl_xasprintf("%s:%d: <%s>", shown, in->line, in->name);
+            }
         } else if (src_join(dir, in->name, path, sizeof path, &why)) {
             tl_err_set(e, "%s:%d: \"%s\": %s", shown, in->line, in->name, why);
             rc = -1;
@@ -487,7 +497,7 @@ int src_resolve(src_store *s, const char *origin, const char *path, src_set *set
 void src_set_free(src_set *set)
 {
     for (int i = 0; i < set->n; i++) free(set->names[i]);
-    free(set->files), free(set->names);
+    free(set->files), free(set->names), free(set->cutlass);
     memset(set, 0, sizeof *set);
 }
 

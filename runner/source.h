@@ -46,6 +46,8 @@ typedef struct {
     char **names;
     int n;
     int angle;    /* some file includes <...> (the toolkit's headers) */
+    char *cutlass;/* the first <cute/...> or <cutlass/...> include, as "file:line: <name>" (the CUTLASS
+                   * headers are then searched too), or NULL */
 } src_set;
 
 /* A store reading experiment files from the folder of yaml_path. */

@@ -164,6 +164,34 @@ class UserKernels(unittest.TestCase):
                            "  - {name: mine, source: k.cu, entry: k, block: [256], grid: [1]}\n")
         self.check_bad(yaml, "k.cu:1: <../../../etc/passwd>: it leaves the experiment's folder")
 
+    def test_cute_kernels_compile_with_the_pinned_cutlass_headers(self):
+        kernel = ("#include <cute/tensor.hpp>\n"
+                  'extern "C" __global__ void k(const float *x, float *y, long long n)\n'
+                  "{\n"
+                  "    using namespace cute;\n"
+                  "    long long i0 = blockIdx.x * 256ll;\n"
+                  "    Tensor gx = make_tensor(make_gmem_ptr(x + i0), make_layout(Int<256>{}));\n"
+                  "    Tensor gy = make_tensor(make_gmem_ptr(y + i0), make_layout(Int<256>{}));\n"
+                  "    if (i0 + threadIdx.x < n) gy(threadIdx.x) = gx(threadIdx.x);\n"
+                  "}\n")
+        variant = "  - {name: mine, source: k.cu, entry: k, block: [256], grid: ['ceil_div(n, 256)']}\n"
+        yaml = self.folder({"k.cu": kernel}, variant)
+        p = run("validate", "--compile", yaml, env=self.env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # A machine without them: one error naming the include, where it looked and how to get them.
+        env = dict(self.env, TILELAB_CUTLASS=os.path.join(self.tmp, "no-cutlass"),
+                   TILELAB_CACHE_DIR=os.path.join(self.tmp, "cache2"))
+        p = run("compile", yaml, env=env)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("k.cu:1: <cute/tensor.hpp> needs the CUTLASS headers", p.stderr)
+        self.assertIn("no-cutlass", p.stderr)
+        self.assertIn("tools/setup.sh", p.stderr)
+        # A folder that is not a CUTLASS install is refused the same way, not half used.
+        os.makedirs(os.path.join(self.tmp, "fake", "include", "cute"))
+        p = run("compile", yaml, env=dict(env, TILELAB_CUTLASS=os.path.join(self.tmp, "fake")))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("needs the CUTLASS headers", p.stderr)
+
     def test_run_refuses_local_sources(self):
         p = run(self.example("user_copy"), "--local-sources")
         self.assertEqual(p.returncode, 2)

@@ -3,13 +3,18 @@
 # (lib/, found through the binaries' rpath $ORIGIN/lib), the kernels, experiments and checks, as one
 # tarball that runs on a node with only CUDA 13 (no Bazel, libyaml or HDF5).
 #
-# usage: bundle.sh OUT.tar.gz BINARY... -- FILE...
-#   BINARYs go to the bundle's top folder; FILEs keep their workspace-relative paths.
+# usage: bundle.sh OUT.tar.gz BINARY... [--cutlass VERSION_FILE] -- FILE...
+#   BINARYs go to the bundle's top folder; FILEs keep their workspace-relative paths; the CUTLASS
+#   headers (VERSION_FILE's folder: VERSION and include/) go to cutlass/, where the runner looks.
 set -euo pipefail
 out=$1
 shift
 bins=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do bins+=("$1"); shift; done
+cutlass=
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  if [ "$1" = "--cutlass" ]; then cutlass=$(dirname "$2"); shift 2; continue; fi
+  bins+=("$1"); shift
+done
 [ $# -gt 0 ] && shift
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -28,6 +33,13 @@ for bin in "${bins[@]}"; do
     cp -L "$path" "$root/lib/$name"
   done
 done
+
+if [ -n "$cutlass" ]; then
+  [ -f "$cutlass/include/cute/tensor.hpp" ] || { echo "bundle: no CUTLASS headers in $cutlass" >&2; exit 1; }
+  mkdir -p "$root/cutlass"
+  cp -L "$cutlass/VERSION" "$root/cutlass/VERSION"
+  cp -rL "$cutlass/include" "$root/cutlass/include"
+fi
 
 for f in "$@"; do
   mkdir -p "$root/$(dirname "$f")"

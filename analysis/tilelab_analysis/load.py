@@ -101,6 +101,10 @@ def _check_case(path, name, g, minor, nsessions):
         if (not isinstance(c, h5py.Dataset) or c.ndim != 1 or c.dtype.names is None
                 or any(k not in c.dtype.names for k in ("name", "value", "unit")) or c.dtype["value"].kind != "f"):
             raise SchemaError("%s: /cases/%s: counters is not a list of (name, value, unit)" % (path, name))
+    if "cutlass_version" in g.attrs:  # tilelab/1.4
+        v = g.attrs["cutlass_version"]
+        if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 31:
+            raise SchemaError("%s: /cases/%s: cutlass_version is not a version string" % (path, name))
     return status, len(t)
 
 
@@ -286,6 +290,7 @@ def _read_cases(path):
                     a["counters"][_text(r["name"])] = float(r["value"])
                     a["counter_units"][_text(r["name"])] = _text(r["unit"])
             a.setdefault("counters_status", "")
+            a.setdefault("cutlass_version", "")  # tilelab/1.4: the CUTLASS headers it compiled with
             rows.append(a)
     return rows
 

@@ -772,6 +772,46 @@ static int parse_layout(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
     return 0;
 }
 
+/* dtype: one of the op's, or a list of them (a sweep axis). */
+static int parse_dtypes(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    const reg_op *op = x->op;
+    if (n->type != YAML_SEQUENCE_NODE) return parse_choice(c, n, "dtype", op->dtypes, op->ndtypes, &x->dtypes[0]);
+    int cnt = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (cnt < 1 || cnt > op->ndtypes) return fail_at(c, n, "dtype", "expected 1 to %d of the op's dtypes", op->ndtypes);
+    x->ndtypes = 0;
+    for (int k = 0; k < cnt; k++) {
+        yaml_node_t *item = node(c, n->data.sequence.items.start[k]);
+        int which;
+        if (parse_choice(c, item, "dtype", op->dtypes, op->ndtypes, &which)) return -1;
+        for (int j = 0; j < x->ndtypes; j++)
+            if (x->dtypes[j] == which) return fail_at(c, item, "dtype", "'%s' is listed twice", op->dtypes[which]);
+        x->dtypes[x->ndtypes++] = which;
+    }
+    return 0;
+}
+
+/* Every variant takes at least one of the dtypes swept (a case is planned for each it takes). */
+static int check_variant_dtypes(cfg_ctx *c, tl_experiment *x)
+{
+    const reg_op *op = x->op;
+    for (int i = 0; i < x->nvariants; i++) {
+        const reg_variant *v = x->variants[i].v;
+        int any = 0;
+        for (int j = 0; j < x->ndtypes; j++) any |= reg_variant_takes(v, x->dtypes[j]);
+        if (any) continue;
+        char takes[64] = "", swept[64] = "";
+        for (int d = 0; d < op->ndtypes; d++)
+            if (reg_variant_takes(v, d)) snprintf(takes + strlen(takes), sizeof takes - strlen(takes), "%s%s", takes[0] ? ", " : "", op->dtypes[d]);
+        for (int j = 0; j < x->ndtypes; j++)
+            snprintf(swept + strlen(swept), sizeof swept - strlen(swept), "%s%s", j ? ", " : "", op->dtypes[x->dtypes[j]]);
+        tl_err_set(c->e, "%s:%d: variants: %s takes dtype %s, not %s (runner list %s shows each variant's)", c->path,
+                   x->variants[i].line, v->name, takes, swept, op->name);
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_args(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
     cfg_pair pr[REG_MAX_ARGS];
@@ -887,12 +927,9 @@ static int parse_root(cfg_ctx *c, yaml_node_t *root, tl_experiment *x)
     long seed;
     if (parse_int(c, find_key(pr, np, "seed"), "seed", 0, 0x7fffffffffffffffL, &seed)) return -1;
     x->seed = (uint64_t)seed;
-    x->dtype = op->dtypes[0];
+    x->dtypes[0] = 0, x->ndtypes = 1;
     int which;
-    if ((n = find_key(pr, np, "dtype"))) {
-        if (parse_choice(c, n, "dtype", op->dtypes, op->ndtypes, &which)) return -1;
-        x->dtype = op->dtypes[which];
-    }
+    if ((n = find_key(pr, np, "dtype")) && parse_dtypes(c, n, x)) return -1;
     for (int o = 0; o < op->noperands; o++) x->layouts[o][0] = REG_ROW, x->nlayouts[o] = 1;
     if ((n = find_key(pr, np, "layout")) && parse_layout(c, n, x)) return -1;
     for (int a = 0; a < op->nargs; a++) x->args[a] = op->args[a].def;
@@ -911,15 +948,26 @@ static int parse_root(cfg_ctx *c, yaml_node_t *root, tl_experiment *x)
     if ((n = find_key(pr, np, "measure")) && parse_measure(c, n, "measure", &x->protocol)) return -1;
     if ((n = find_key(pr, np, "counters")) && parse_counters(c, n, "counters", &x->counters)) return -1;
     if (parse_variants(c, find_key(pr, np, "variants"), x)) return -1;
+    if (check_variant_dtypes(c, x)) return -1;
     x->reference = op->references[0];
     if ((n = find_key(pr, np, "reference"))) {
         if (parse_choice(c, n, "reference", op->references, op->nreferences, &which)) return -1;
         x->reference = op->references[which];
     }
     /* Integer inputs give exact results: checked exactly unless the file says otherwise. */
-    x->tol = x->dist == REG_INT ? op->tol_exact : op->tol;
-    if ((n = find_key(pr, np, "tolerance")) && parse_tolerance(c, n, x)) return -1;
+    x->tol = config_tolerance(x, &(reg_spec){.dtype = x->dtypes[0]});
+    if ((n = find_key(pr, np, "tolerance"))) {
+        if (parse_tolerance(c, n, x)) return -1;
+        x->tol_given = 1;
+    }
     return 0;
+}
+
+reg_tolerance config_tolerance(const tl_experiment *x, const reg_spec *s)
+{
+    if (x->tol_given) return x->tol;
+    if (x->dist == REG_INT) return x->op->tol_exact;
+    return x->op->dtype_tol ? x->op->dtype_tol[s->dtype] : x->op->tol;
 }
 
 int config_parse_with(const char *path, const char *text, size_t len, src_store *store, tl_experiment *x, tl_err *e)

@@ -42,7 +42,8 @@ typedef struct {
     char *description;
     const reg_op *op;
     uint64_t seed;
-    const char *dtype;                      /* one of op->dtypes */
+    int dtypes[REG_MAX_DTYPES];             /* the dtypes swept: indices into op->dtypes */
+    int ndtypes;
     int layouts[REG_MAX_OPERANDS][2];       /* per operand: the layouts swept */
     int nlayouts[REG_MAX_OPERANDS];
     double args[REG_MAX_ARGS];              /* op scalars */
@@ -51,7 +52,8 @@ typedef struct {
     cfg_variant *variants;
     int nvariants;
     const char *reference; /* one of op->references */
-    reg_tolerance tol;
+    reg_tolerance tol;         /* as the file says; without `tolerance:`, see config_tolerance */
+    int tol_given;             /* the file has `tolerance:` (it then holds for every dtype) */
     measure_protocol protocol; /* experiment-wide; variants may override */
     ctr_list counters;         /* experiment-wide; a variant's `counters:` replaces it */
     reg_dist dist;             /* input distribution */
@@ -70,5 +72,8 @@ int config_parse(const char *path, const char *text, size_t len, tl_experiment *
  * (also on failure). */
 int config_parse_with(const char *path, const char *text, size_t len, src_store *store, tl_experiment *x, tl_err *e);
 void config_free(tl_experiment *x);
+/* The tolerance a case of spec is checked with: the file's `tolerance:`, else exact for `data: int`,
+ * else the op's default for the case's dtype. */
+reg_tolerance config_tolerance(const tl_experiment *x, const reg_spec *s);
 
 #endif

@@ -133,7 +133,8 @@ static double sim_ms(void *ctx, int i)
 static char *problem_key(const tl_case *tc, int on_device)
 {
     char *args = plan_canonical(tc); /* args and seed sit at its end, after ";args=" */
-    char *key = tl_xasprintf("%s|%s|%s|%d", tc->sizes_text, tc->layout_text, strstr(args, ";args="), on_device);
+    char *key = tl_xasprintf("%s|%s|%s|%s|%d", tc->sizes_text, tc->layout_text, tc->dtype, strstr(args, ";args="),
+                             on_device);
     free(args);
     return key;
 }
@@ -324,7 +325,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     r->st.p10_ms = r->st.p90_ms = NAN;
     r->flop = tc->op->flop(&tc->spec);
     r->bytes = tc->op->bytes(&tc->spec);
-    r->tol = x->tol;
+    r->tol = config_tolerance(x, &tc->spec);
     r->protocol = measure_protocol_text(&tc->protocol);
     r->verify = cfg_verify_names[x->verify];
     r->data = reg_dist_names[tc->spec.dist];

@@ -103,7 +103,7 @@ static int add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, c
     c->cv = cv;
     memcpy(c->params, params, sizeof c->params);
     c->spec = *spec;
-    c->dtype = x->dtype;
+    c->dtype = x->op->dtypes[spec->dtype];
     c->protocol = cv->protocol;
     c->params_text = params_text(cv->v, params);
     c->sizes_text = sizes_text(x->op, spec);
@@ -177,13 +177,15 @@ int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_e
             memcpy(spec.args, x->args, sizeof spec.args);
             spec.seed = x->seed;
             spec.dist = x->dist;
-            for (int d = 0; d < op->ndtypes; d++)
-                if (!strcmp(op->dtypes[d], x->dtype)) spec.dtype = d;
-            for (int v = 0; v < x->nvariants; v++)
-                if (expand_params(p, x, &x->variants[v], &spec, lim, e)) {
-                    plan_free(p);
-                    return -1;
-                }
+            for (int d = 0; d < x->ndtypes; d++) {
+                spec.dtype = x->dtypes[d];
+                for (int v = 0; v < x->nvariants; v++)
+                    if (reg_variant_takes(x->variants[v].v, spec.dtype) &&
+                        expand_params(p, x, &x->variants[v], &spec, lim, e)) {
+                        plan_free(p);
+                        return -1;
+                    }
+            }
             int o = op->noperands - 1;
             while (o >= 0 && ++lidx[o] == x->nlayouts[o]) lidx[o--] = 0;
             if (o < 0) break;

@@ -122,6 +122,42 @@ static int check_ids_distinct(void)
     return 1;
 }
 
+/* A dtype list is a sweep axis: each variant gets a case per dtype it takes, each with its own id and
+ * the tolerance of its dtype. */
+static int check_dtype_sweep(void)
+{
+    static const char *yaml =
+        "name: t\nop: sgemm\nseed: 1\ndtype: [f32, tf32, bf16]\nsizes: {mnk: [32, 64]}\n"
+        "variants: [cublas, smem_tile, host_naive]\n";
+    tl_experiment x;
+    tl_plan p;
+    if (load(yaml, &x, &p, 0)) return 1;
+    /* cublas and host_naive take the three dtypes, smem_tile only f32: 7 per size. */
+    CHECK(p.ncases == 14, "ncases %d", p.ncases);
+    int per[3] = {0};
+    for (int i = 0; i < p.ncases; i++) {
+        const tl_case *c = &p.cases[i];
+        CHECK(!strcmp(c->dtype, x.op->dtypes[c->spec.dtype]), "case %d: dtype %s, spec %d", i, c->dtype, c->spec.dtype);
+        CHECK(strstr(c->canonical, c->dtype), "case %d: the dtype is not in its canonical text", i);
+        CHECK(strcmp(c->variant->name, "smem_tile") || c->spec.dtype == 0, "smem_tile planned for %s", c->dtype);
+        per[c->spec.dtype]++;
+        for (int j = i + 1; j < p.ncases; j++)
+            CHECK(strcmp(c->id, p.cases[j].id), "cases %d and %d share id %s", i, j, c->id);
+        reg_tolerance t = config_tolerance(&x, &c->spec);
+        CHECK(c->spec.dtype == 1 ? t.rtol > 1e-3 && t.rtol < 2e-3 : t.rtol == 1e-5, "%s: rtol %g", c->dtype, t.rtol);
+    }
+    CHECK(per[0] == 6 && per[1] == 4 && per[2] == 4, "cases per dtype %d %d %d", per[0], per[1], per[2]);
+    unload(&x, &p);
+    /* A tolerance the file gives holds for every dtype. */
+    static const char *given =
+        "name: t\nop: sgemm\nseed: 1\ndtype: [f32, tf32]\nsizes: {mnk: 32}\nvariants: [cublas]\ntolerance: {rtol: 0.01}\n";
+    if (load(given, &x, &p, 0)) return 1;
+    for (int i = 0; i < p.ncases; i++)
+        CHECK(config_tolerance(&x, &p.cases[i].spec).rtol == 0.01, "%s: the file's tolerance is not used", p.cases[i].dtype);
+    unload(&x, &p);
+    return 1;
+}
+
 static int check_memory_and_overflow(void)
 {
     static const char *yaml =
@@ -240,6 +276,7 @@ int main(void)
     total += check_order();
     total += check_ids_stable();
     total += check_ids_distinct();
+    total += check_dtype_sweep();
     total += check_memory_and_overflow();
     total += check_duplicates_rejected();
     total += check_tile_constraints();

@@ -30,6 +30,12 @@ int reg_find_axis(const reg_op *op, const char *name)
     return -1;
 }
 
+int reg_variant_takes(const reg_variant *v, int d)
+{
+    if (v->decl) return 1;
+    return v->dtypes ? (v->dtypes >> d) & 1u : d == 0;
+}
+
 const char *reg_kind_name(reg_kind k)
 {
     switch (k) {

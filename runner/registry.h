@@ -12,6 +12,7 @@
 #define REG_MAX_PARAMS 16
 #define REG_MAX_OPERANDS 4
 #define REG_MAX_ARGS 4
+#define REG_MAX_DTYPES 4
 
 enum { REG_ROW = 0, REG_COL = 1 };
 
@@ -93,6 +94,7 @@ typedef struct {
     /* REG_LIBRARY / REG_HOST: runs the variant once (asynchronously for a library call). */
     int (*run)(reg_problem *p, const long *params, tl_err *e);
     int test_only; /* 1: exists for the runner's own tests (e.g. a deliberately wrong kernel) */
+    unsigned dtypes; /* bit d: takes the op's dtype d; 0: only the first (a declared variant takes all) */
     /* Declared in an experiment file (its source, launch and requires are the file's), else NULL. */
     const struct decl_variant *decl;
 } reg_variant;
@@ -122,6 +124,8 @@ typedef struct {
     int nargs;
     const char *const *dtypes; /* element types; with more than one, kernels get -DTL_DTYPE_<NAME>=1 */
     int ndtypes;
+    const char *const *dtype_docs;  /* per dtype, one line for `list` (NULL: none) */
+    const reg_tolerance *dtype_tol; /* per dtype, the default tolerance (NULL: tol for every dtype) */
     const char *const *references; /* reference names; the first is the default */
     int nreferences;
     const char *host_reference; /* the reference that needs no GPU */
@@ -162,6 +166,9 @@ const reg_op *reg_find_op(const char *name);
 const reg_variant *reg_find_variant(const reg_op *op, const char *name);
 int reg_find_param(const reg_variant *v, const char *name);
 int reg_find_axis(const reg_op *op, const char *name);
+
+/* 1 when v takes the op's dtype d. */
+int reg_variant_takes(const reg_variant *v, int d);
 
 const char *reg_kind_name(reg_kind k);
 /* "host" for REG_HOST variants, "cuda" for the rest. */

@@ -32,9 +32,15 @@ void report_list_op(FILE *f, const reg_op *op)
     }
     fprintf(f, "\n  dtypes:");
     for (int d = 0; d < op->ndtypes; d++) fprintf(f, " %s", op->dtypes[d]);
+    for (int d = 0; op->dtype_docs && d < op->ndtypes; d++) fprintf(f, "\n    %-6s %s", op->dtypes[d], op->dtype_docs[d]);
     fprintf(f, "\n  references:");
     for (int r = 0; r < op->nreferences; r++) fprintf(f, " %s%s", op->references[r], r ? "" : " (default)");
-    fprintf(f, "\n  tolerance: rtol=%g atol=%g: %s\n", op->tol.rtol, op->tol.atol, op->tol_doc);
+    if (!op->dtype_tol) fprintf(f, "\n  tolerance: rtol=%g atol=%g: %s\n", op->tol.rtol, op->tol.atol, op->tol_doc);
+    else {
+        fprintf(f, "\n  tolerance: %s\n", op->tol_doc);
+        for (int d = 0; d < op->ndtypes; d++)
+            fprintf(f, "    %-6s rtol=%g atol=%g\n", op->dtypes[d], op->dtype_tol[d].rtol, op->dtype_tol[d].atol);
+    }
     report_signature(f, op);
     fprintf(f, "  variants:\n");
     for (int i = 0; i < op->nvariants; i++) {
@@ -47,6 +53,12 @@ void report_list_op(FILE *f, const reg_op *op)
         for (int k = 0; k < v->nparams; k++)
             fprintf(f, "      param %-10s default %-6ld %s\n", v->params[k].name, v->params[k].def, v->params[k].doc);
         if (v->constraints) fprintf(f, "      constraints: %s\n", v->constraints);
+        if (op->ndtypes > 1) {
+            fprintf(f, "      dtypes:");
+            for (int d = 0; d < op->ndtypes; d++)
+                if (reg_variant_takes(v, d)) fprintf(f, " %s", op->dtypes[d]);
+            fputc('\n', f);
+        }
     }
 }
 
@@ -107,8 +119,9 @@ static double rate_of(const tl_result *r)
 void report_progress(FILE *f, int done, int total, const tl_result *r, double elapsed_s)
 {
     const tl_case *c = r->c;
-    fprintf(f, "[%*d/%d %6.1fs] %-15s %-14s %-22s %-13s", total >= 1000 ? 4 : 3, done, total, elapsed_s, c->variant->name,
-            c->params_text, c->sizes_text, r->status);
+    fprintf(f, "[%*d/%d %6.1fs] %-15s %-14s %-22s%s%s %-13s", total >= 1000 ? 4 : 3, done, total, elapsed_s,
+            c->variant->name, c->params_text, c->sizes_text, c->op->ndtypes > 1 ? " " : "",
+            c->op->ndtypes > 1 ? c->dtype : "", r->status);
     if (r->samples.n)
         fprintf(f, " %10.4f ms %9.1f %s %4d reps", r->st.median_ms, rate_of(r), by_bytes(c->op) ? "GB/s" : "GFLOP/s",
                 r->samples.n);
@@ -132,7 +145,7 @@ static const tl_result *find_baseline(const tl_result *res, int n, const tl_resu
     for (int i = 0; i < n; i++) {
         const tl_case *c = res[i].c;
         if (c->variant == base && res[i].samples.n && !strcmp(c->sizes_text, r->c->sizes_text) &&
-            !strcmp(c->layout_text, r->c->layout_text))
+            !strcmp(c->layout_text, r->c->layout_text) && !strcmp(c->dtype, r->c->dtype))
             return &res[i];
     }
     return NULL;
@@ -143,8 +156,8 @@ void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n)
     const reg_variant *base = baseline_of(x->op);
     char pct_head[32];
     snprintf(pct_head, sizeof pct_head, "%% %s", base ? base->name : "base");
-    fprintf(f, "\n%-16s %-16s %-24s %-12s %12s %10s %9s  %s\n", "variant", "params", "size", "layout", "median ms",
-            by_bytes(x->op) ? "GB/s" : "GFLOP/s", pct_head, "status");
+    fprintf(f, "\n%-16s %-16s %-24s %-12s %-6s %12s %10s %9s  %s\n", "variant", "params", "size", "layout", "dtype",
+            "median ms", by_bytes(x->op) ? "GB/s" : "GFLOP/s", pct_head, "status");
     for (int i = 0; i < n; i++) {
         const tl_result *r = &res[i];
         const tl_case *c = r->c;
@@ -155,8 +168,9 @@ void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n)
             const tl_result *b = base ? find_baseline(res, n, r, base) : NULL;
             if (b) snprintf(pct, sizeof pct, "%.1f", 100.0 * b->st.median_ms / r->st.median_ms);
         }
-        fprintf(f, "%-16s %-16s %-24s %-12s %12s %10s %9s  %s\n", c->variant->name,
-                c->params_text[0] ? c->params_text : "-", c->sizes_text, c->layout_text, med, gf, pct, r->status);
+        fprintf(f, "%-16s %-16s %-24s %-12s %-6s %12s %10s %9s  %s\n", c->variant->name,
+                c->params_text[0] ? c->params_text : "-", c->sizes_text, c->layout_text, c->dtype, med, gf, pct,
+                r->status);
     }
 }
 

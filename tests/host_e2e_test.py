@@ -196,6 +196,39 @@ class Modes(unittest.TestCase):
         self.assertIn("batch=50", c["protocol"])
 
 
+class SgemmDtypes(unittest.TestCase):
+    """dtype is a sweep axis: the host variants multiply as each dtype says (tf32 rounds the operands,
+    bf16 inputs are BF16 values), each case is checked with its dtype's tolerance, and a problem made
+    for one dtype is never reused for another."""
+
+    def test_tf32_rounding_shows_and_stays_within_its_bound(self):
+        tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        yaml, out = os.path.join(tmp, "dt.yaml"), os.path.join(tmp, "dt.h5")
+        with open(yaml, "w") as f:
+            f.write("name: dt\nop: sgemm\nseed: 7\ndtype: [f32, tf32, bf16]\nlayout: {a: [row, col]}\n"
+                    "args: {alpha: 1.5, beta: 0.5}\nsizes: {m: 37, n: 29, k: 301}\n"
+                    "variants: [host_naive, host_ikj]\nreference: host\nmeasure: {warmup: 0, min_reps: 2, max_reps: 2}\n")
+        p = run("run", yaml, "-o", out)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with h5py.File(out, "r") as f:
+            cases = [{k: text(v) for k, v in g.attrs.items()} for g in f["cases"].values()]
+        self.assertEqual(len(cases), 12)
+        for c in cases:
+            self.assertEqual(c["status"], "ok", c)
+            rtol = float(c["tolerance"].split(";")[0].split("=")[1])
+            err = float(c["max_rel_err"])
+            if c["dtype"] == "tf32":
+                # Operands rounded to 10 fraction bits: errors near 2^-11 of the scale, under 2^-9.
+                self.assertAlmostEqual(rtol, 1e-5 + 2 ** -9, places=12)
+                self.assertGreater(err, 1e-5, c)
+            else:
+                # f32 is FP32 throughout; bf16 is checked against the BF16 values it multiplied.
+                self.assertEqual(rtol, 1e-5)
+                self.assertLess(err, 1e-6, c)
+            self.assertLessEqual(err, rtol)
+        self.assertIn(" tf32 ", p.stdout)
+
+
 class BadInput(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))

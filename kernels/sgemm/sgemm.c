@@ -1,8 +1,10 @@
-/* sgemm: C = alpha * A * B + beta * C in FP32, C row-major, A and B row- or column-major.
+/* sgemm: C = alpha * A * B + beta * C with FP32 accumulation, C row-major, A and B row- or column-major;
+ * dtype f32 (FP32 SIMT), tf32 (FP32 data, TF32 multiply: tensor cores) or bf16 (BF16 A and B).
  * The op's registry: variants, params, constraints, launch geometry, flop/byte model, data, the
  * host references and the cuBLAS calls. */
 #include <cublas_v2.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,8 @@
 enum { M_, N_, K_ };     /* axes */
 enum { OP_A, OP_B };     /* operands with a layout */
 enum { ALPHA, BETA };    /* args */
+enum { F32, TF32, BF16 }; /* dtypes, in the order of sgemm_dtypes */
+#define ALL_DTYPES 0x7u
 #define MAX_ELEMS 2147483647LL /* the kernels index with 32-bit ints */
 
 struct reg_problem {
@@ -24,10 +28,46 @@ struct reg_problem {
     int m, n, k;
     float alpha, beta;
     size_t na, nb, nc;          /* elements */
-    float *ha, *hb, *hc0, *hc;  /* host inputs, initial C, output */
+    float *ha, *hb, *hc0, *hc;  /* host inputs (bf16: the BF16 values), initial C, output */
     float *href, *hscale;       /* reference output and per-element error scale */
-    float *da, *db, *dc, *dc0;  /* device copies */
+    void *da, *db;              /* device A and B: FP32, or BF16 for dtype bf16 */
+    float *dc, *dc0;            /* device C and its initial value */
 };
+
+/* ---- dtypes ------------------------------------------------------------------------------ */
+
+/* FP32 -> BF16, round to nearest even (NaN stays NaN), as __float2bfloat16 does. */
+static uint16_t to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+static float from_bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* FP32 -> TF32 (10 fraction bits), round to nearest with ties away from zero, as cvt.rna.tf32.f32. */
+static float to_tf32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static size_t ab_size(const reg_spec *s)
+{
+    return s->dtype == BF16 ? 2 : 4;
+}
 
 /* ---- model ------------------------------------------------------------------------------ */
 
@@ -40,18 +80,20 @@ static double sgemm_bytes(const reg_spec *s)
 {
     double m = (double)s->dims[M_], n = (double)s->dims[N_], k = (double)s->dims[K_];
     double c = s->args[BETA] != 0.0 ? 2.0 * m * n : m * n; /* C read too when beta != 0 */
-    return 4.0 * (m * k + k * n + c);
+    return (double)ab_size(s) * (m * k + k * n) + 4.0 * c;
 }
 
-/* A, B, C and the initial C, on the device; on the host also the reference and its error scale. */
+/* A, B, C and the initial C, on the device (bf16: A and B in BF16, and FP32 copies while the
+ * reference is computed); on the host also the reference and its error scale. */
 static uint64_t sgemm_mem_bytes(const reg_spec *s, int on_device)
 {
     uint64_t ak, kn, mn, sum, total;
     uint64_t m = (uint64_t)s->dims[M_], n = (uint64_t)s->dims[N_], k = (uint64_t)s->dims[K_];
     if (!tl_mul_u64(m, k, &ak) || !tl_mul_u64(k, n, &kn) || !tl_mul_u64(m, n, &mn)) return 0;
-    uint64_t cs = on_device ? 2 : 4;
-    if (!tl_mul_u64(mn, cs, &mn) || !tl_add_u64(ak, kn, &sum) || !tl_add_u64(sum, mn, &sum)) return 0;
-    if (!tl_mul_u64(sum, sizeof(float), &total)) return 0;
+    uint64_t cs = on_device ? 2 : 4, ab = on_device && s->dtype == BF16 ? 6 : 4; /* bytes per element */
+    if (!tl_add_u64(ak, kn, &sum) || !tl_mul_u64(sum, ab, &sum) || !tl_mul_u64(mn, cs * sizeof(float), &mn) ||
+        !tl_add_u64(sum, mn, &total))
+        return 0;
     return total;
 }
 
@@ -343,10 +385,28 @@ fail:
     return -1;
 }
 
+/* The same through cublasGemmEx: A and B of type ab, C FP32, computed as compute says. */
+static int cublas_gemm_ex(reg_problem *p, cudaDataType ab, cublasComputeType_t compute, tl_err *e)
+{
+    cublasHandle_t h = p->ctx->cublas;
+    int acol = p->s.layouts[OP_A] == REG_COL, bcol = p->s.layouts[OP_B] == REG_COL;
+    cublasOperation_t opb = bcol ? CUBLAS_OP_T : CUBLAS_OP_N, opa = acol ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int ldb = bcol ? p->k : p->n, lda = acol ? p->m : p->k;
+    CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    CUBLAS_CHECK(cublasGemmEx(h, opb, opa, p->n, p->m, p->k, &p->alpha, p->db, ab, ldb, p->da, ab, lda, &p->beta,
+                              p->dc, CUDA_R_32F, p->n, compute, CUBLAS_GEMM_DEFAULT));
+    return 0;
+fail:
+    return -1;
+}
+
+/* The bar, per dtype: f32 cuBLAS's default FP32 path, which never uses TF32 tensor cores; tf32 FP32
+ * data with TF32 tensor cores; bf16 BF16 A and B, FP32 C and accumulation. */
 static int cublas_run(reg_problem *p, const long *params, tl_err *e)
 {
     (void)params;
-    /* The bar: cuBLAS's default FP32 path, which never uses TF32 tensor cores. */
+    if (p->s.dtype == TF32) return cublas_gemm_ex(p, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, e);
+    if (p->s.dtype == BF16) return cublas_gemm_ex(p, CUDA_R_16BF, CUBLAS_COMPUTE_32F, e);
     return cublas_gemm(p, p->alpha, p->da, p->db, p->beta, p->dc, CUBLAS_DEFAULT_MATH, e);
 }
 
@@ -362,6 +422,17 @@ static float host_b(const reg_problem *p, int q, int j)
     return p->s.layouts[OP_B] == REG_COL ? p->hb[(size_t)j * p->k + q] : p->hb[(size_t)q * p->n + j];
 }
 
+/* The operands as the dtype multiplies them: tf32 rounds them, bf16 data are BF16 values already. */
+static float mul_a(const reg_problem *p, int i, int q)
+{
+    return p->s.dtype == TF32 ? to_tf32(host_a(p, i, q)) : host_a(p, i, q);
+}
+
+static float mul_b(const reg_problem *p, int q, int j)
+{
+    return p->s.dtype == TF32 ? to_tf32(host_b(p, q, j)) : host_b(p, q, j);
+}
+
 static float epilogue(const reg_problem *p, float acc, size_t idx)
 {
     return p->beta == 0.0f ? p->alpha * acc : p->alpha * acc + p->beta * p->hc[idx];
@@ -374,7 +445,7 @@ static int host_naive_run(reg_problem *p, const long *params, tl_err *e)
     for (int i = 0; i < p->m; i++)
         for (int j = 0; j < p->n; j++) {
             float acc = 0.0f;
-            for (int q = 0; q < p->k; q++) acc += host_a(p, i, q) * host_b(p, q, j);
+            for (int q = 0; q < p->k; q++) acc += mul_a(p, i, q) * mul_b(p, q, j);
             p->hc[(size_t)i * p->n + j] = epilogue(p, acc, (size_t)i * p->n + j);
         }
     return 0;
@@ -388,8 +459,8 @@ static int host_ikj_run(reg_problem *p, const long *params, tl_err *e)
     for (int i = 0; i < p->m; i++) {
         memset(row, 0, sizeof *row * (size_t)p->n);
         for (int q = 0; q < p->k; q++) {
-            float a = host_a(p, i, q);
-            for (int j = 0; j < p->n; j++) row[j] += a * host_b(p, q, j);
+            float a = mul_a(p, i, q);
+            for (int j = 0; j < p->n; j++) row[j] += a * mul_b(p, q, j);
         }
         for (int j = 0; j < p->n; j++) p->hc[(size_t)i * p->n + j] = epilogue(p, row[j], (size_t)i * p->n + j);
     }
@@ -427,19 +498,28 @@ static int sgemm_problem_new(reg_problem **out, const reg_spec *s, const reg_ctx
     data_fill_f32(s->dist, p->hb, p->nb, s->seed, 2);
     data_fill_f32(s->dist, p->hc0, p->nc, s->seed, 3);
     memcpy(p->hc, p->hc0, p->nc * sizeof(float));
+    uint16_t *a16 = NULL, *b16 = NULL;
+    if (s->dtype == BF16) { /* the data are the BF16 values: the host keeps them as floats (exact) */
+        a16 = tl_xmalloc(p->na * sizeof *a16), b16 = tl_xmalloc(p->nb * sizeof *b16);
+        for (size_t i = 0; i < p->na; i++) p->ha[i] = from_bf16(a16[i] = to_bf16(p->ha[i]));
+        for (size_t i = 0; i < p->nb; i++) p->hb[i] = from_bf16(b16[i] = to_bf16(p->hb[i]));
+    }
     if (on_device) {
-        CUDA_CHECK(cudaMalloc((void **)&p->da, p->na * sizeof(float)));
-        CUDA_CHECK(cudaMalloc((void **)&p->db, p->nb * sizeof(float)));
+        size_t es = ab_size(s);
+        CUDA_CHECK(cudaMalloc(&p->da, p->na * es));
+        CUDA_CHECK(cudaMalloc(&p->db, p->nb * es));
         CUDA_CHECK(cudaMalloc((void **)&p->dc, p->nc * sizeof(float)));
         CUDA_CHECK(cudaMalloc((void **)&p->dc0, p->nc * sizeof(float)));
-        CUDA_CHECK(cudaMemcpy(p->da, p->ha, p->na * sizeof(float), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(p->db, p->hb, p->nb * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(p->da, a16 ? (void *)a16 : p->ha, p->na * es, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(p->db, b16 ? (void *)b16 : p->hb, p->nb * es, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(p->dc0, p->hc0, p->nc * sizeof(float), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(p->dc, p->hc0, p->nc * sizeof(float), cudaMemcpyHostToDevice));
     }
+    free(a16), free(b16);
     *out = p;
     return 0;
 fail:
+    free(a16), free(b16);
     sgemm_problem_free(p);
     return -1;
 }
@@ -468,33 +548,52 @@ static void abs_copy(float *dst, const float *src, size_t n)
     for (size_t i = 0; i < n; i++) dst[i] = fabsf(src[i]);
 }
 
-/* cuBLAS in pedantic FP32 (never TF32). The error scale |alpha||A||B| + |beta||C| is one more
- * product, of the absolute values, computed in the same buffers and then undone. */
+/* cuBLAS in pedantic FP32 (never TF32) on the FP32 values of the inputs (for bf16, the BF16 values as
+ * FP32, in scratch buffers). The error scale |alpha||A||B| + |beta||C| is one more product, of the
+ * absolute values, computed in the same buffers and then undone. */
 static int reference_cublas(reg_problem *p, tl_err *e)
 {
-    float *tmp = NULL;
+    float *tmp = NULL, *fa = p->da, *fb = p->db;
     if (!p->on_device) {
         tl_err_set(e, "the cublas reference needs a GPU; use reference: host");
         return -1;
     }
+    if (p->s.dtype == BF16) {
+        fa = fb = NULL;
+        CUDA_CHECK(cudaMalloc((void **)&fa, p->na * sizeof(float)));
+        CUDA_CHECK(cudaMalloc((void **)&fb, p->nb * sizeof(float)));
+        CUDA_CHECK(cudaMemcpy(fa, p->ha, p->na * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(fb, p->hb, p->nb * sizeof(float), cudaMemcpyHostToDevice));
+    }
     size_t big = p->na > p->nb ? p->na : p->nb;
     tmp = tl_xmalloc((big > p->nc ? big : p->nc) * sizeof(float));
     CUDA_CHECK(cudaMemcpy(p->dc, p->dc0, p->nc * sizeof(float), cudaMemcpyDeviceToDevice));
-    if (cublas_gemm(p, p->alpha, p->da, p->db, p->beta, p->dc, CUBLAS_PEDANTIC_MATH, e)) goto fail;
+    if (cublas_gemm(p, p->alpha, fa, fb, p->beta, p->dc, CUBLAS_PEDANTIC_MATH, e)) goto fail;
     CUDA_CHECK(cudaMemcpy(p->href, p->dc, p->nc * sizeof(float), cudaMemcpyDeviceToHost));
     abs_copy(tmp, p->ha, p->na);
-    CUDA_CHECK(cudaMemcpy(p->da, tmp, p->na * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(fa, tmp, p->na * sizeof(float), cudaMemcpyHostToDevice));
     abs_copy(tmp, p->hb, p->nb);
-    CUDA_CHECK(cudaMemcpy(p->db, tmp, p->nb * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(fb, tmp, p->nb * sizeof(float), cudaMemcpyHostToDevice));
     abs_copy(tmp, p->hc0, p->nc);
     CUDA_CHECK(cudaMemcpy(p->dc, tmp, p->nc * sizeof(float), cudaMemcpyHostToDevice));
-    if (cublas_gemm(p, fabsf(p->alpha), p->da, p->db, fabsf(p->beta), p->dc, CUBLAS_PEDANTIC_MATH, e)) goto fail;
+    if (cublas_gemm(p, fabsf(p->alpha), fa, fb, fabsf(p->beta), p->dc, CUBLAS_PEDANTIC_MATH, e)) goto fail;
     CUDA_CHECK(cudaMemcpy(p->hscale, p->dc, p->nc * sizeof(float), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(p->da, p->ha, p->na * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(p->db, p->hb, p->nb * sizeof(float), cudaMemcpyHostToDevice));
+    if (p->s.dtype != BF16) {
+        CUDA_CHECK(cudaMemcpy(p->da, p->ha, p->na * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(p->db, p->hb, p->nb * sizeof(float), cudaMemcpyHostToDevice));
+    } else {
+        CUDA_CHECK(cudaFree(fa));
+        fa = NULL;
+        CUDA_CHECK(cudaFree(fb));
+        fb = NULL;
+    }
     free(tmp);
     return 0;
 fail:
+    if (p->s.dtype == BF16) {
+        if (fa) cudaFree(fa);
+        if (fb) cudaFree(fb);
+    }
     free(tmp);
     return -1;
 }
@@ -592,21 +691,37 @@ static const reg_variant sgemm_variants[] = {
      .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
      .nparams = NPARAMS(p11), .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB",
      .check = check11, .geometry = geometry11},
-    {.name = "cublas", .summary = "cublasSgemm, default math (FP32, no TF32): the bar",
-     .kind = REG_LIBRARY, .run = cublas_run},
+    {.name = "cublas", .summary = "the bar: f32 cublasSgemm, default math (no TF32); tf32 and bf16 cublasGemmEx with "
+                                  "TF32 tensor cores / BF16 inputs, FP32 compute",
+     .kind = REG_LIBRARY, .run = cublas_run, .dtypes = ALL_DTYPES},
     {.name = "wrong_for_tests", .summary = "deliberately wrong (drops the last k): verification must fail",
      .kind = REG_NVRTC, .source = "sgemm/99_wrong_for_tests.cu", .entry = "sgemm_wrong_for_tests",
      .check = wrong_check, .geometry = wrong_geometry, .test_only = 1},
     {.name = "host_naive", .summary = "C triple loop i-j-k, FP32 accumulation (host target)",
-     .kind = REG_HOST, .run = host_naive_run},
+     .kind = REG_HOST, .run = host_naive_run, .dtypes = ALL_DTYPES},
     {.name = "host_ikj", .summary = "C loops in i-k-j order, row of C accumulated in place (host target)",
-     .kind = REG_HOST, .run = host_ikj_run},
+     .kind = REG_HOST, .run = host_ikj_run, .dtypes = ALL_DTYPES},
 };
 
 static const char *const sgemm_axes[] = {"m", "n", "k"};
 static const char *const sgemm_operands[] = {"a", "b"};
 static const reg_arg sgemm_args[] = {{"alpha", 1.0}, {"beta", 0.0}};
-static const char *const sgemm_dtypes[] = {"f32"};
+static const char *const sgemm_dtypes[] = {"f32", "tf32", "bf16"};
+static const char *const sgemm_dtype_docs[] = {
+    "A, B, C FP32; FP32 multiply-adds (the SIMT ladder)",
+    "A, B, C FP32 in memory; A and B rounded to TF32 (10 fraction bits) for the multiply (tensor cores), "
+    "FP32 accumulation",
+    "A and B BF16 in memory (the FP32 data rounded to nearest even), C FP32; FP32 accumulation",
+};
+/* f32: FP32 accumulation of FP32 products. tf32: each operand rounded to TF32 is within 2^-10 of
+ * itself (truncated; 2^-11 rounded), so each product within 2^-9 + 2^-20 of the exact one: 2^-9 more
+ * on top of f32's. bf16: the data are the BF16 values, whose products FP32 holds exactly (8 + 8
+ * significant bits): f32's. atol keeps exact zeros of the scale from demanding an exact result. */
+static const reg_tolerance sgemm_dtype_tol[] = {
+    {.rtol = 1e-5, .atol = 1e-6},
+    {.rtol = 1e-5 + 0x1p-9, .atol = 1e-6},
+    {.rtol = 1e-5, .atol = 1e-6},
+};
 static const char *const sgemm_references[] = {"cublas", "host"};
 
 /* The order sgemm_kernel_args passes them in. */
@@ -616,28 +731,31 @@ static const reg_karg sgemm_kargs[] = {
     {"int", "K", 'i', "columns of A, rows of B"},
     {"float", "alpha", 'f', "C = alpha A B + beta C"},
     {"const float *", "A", 'p', "M x K; row-major A[i*K + p] (leading dimension K), or with A_COL = 1 column-major "
-                               "A[p*M + i] (leading dimension M)"},
+                               "A[p*M + i] (leading dimension M); with dtype bf16 its elements are __nv_bfloat16"},
     {"const float *", "B", 'p', "K x N; row-major B[p*N + j] (leading dimension N), or with B_COL = 1 column-major "
-                               "B[j*K + p] (leading dimension K)"},
+                               "B[j*K + p] (leading dimension K); with dtype bf16 its elements are __nv_bfloat16"},
     {"float", "beta", 'f', "with beta == 0, C is write-only: it holds NaN before the verified run (BLAS semantics)"},
     {"float *", "C", 'p', "M x N, row-major C[i*N + j] (leading dimension N)"},
 };
 #define SGEMM_KERNEL_DOC                                                                                   \
-    "the runner passes -DA_COL=0|1 -DB_COL=0|1 (the YAML's layout) and -DNAME=value per param; M, N, K "      \
+    "the runner passes -DA_COL=0|1 -DB_COL=0|1 (the YAML's layout), -DTL_DTYPE_F32|TF32|BF16=1 (its dtype) "  \
+    "and -DNAME=value per param; M, N, K "                                                                 \
     "are any sizes >= 1, so a kernel checks its edges (kernels/sgemm/sgemm_common.cuh shows A_AT and B_AT)"
 
 const reg_op sgemm_op = {
     .name = "sgemm",
-    .summary = "C = alpha A B + beta C, FP32; C row-major, A and B row- or column-major",
+    .summary = "C = alpha A B + beta C, FP32 accumulation (f32, tf32 or bf16 inputs); C row-major, A and B row- or "
+               "column-major",
     .axes = sgemm_axes, .naxes = 3,
     .operands = sgemm_operands, .noperands = 2,
     .args = sgemm_args, .nargs = 2,
-    .dtypes = sgemm_dtypes, .ndtypes = 1,
+    .dtypes = sgemm_dtypes, .ndtypes = 3, .dtype_docs = sgemm_dtype_docs, .dtype_tol = sgemm_dtype_tol,
     .references = sgemm_references, .nreferences = 2,
     .host_reference = "host",
     .tol = {.rtol = 1e-5, .atol = 1e-6},
     .tol_exact = {.rtol = 0.0, .atol = 0.0},
-    .tol_doc = "|got - want| <= atol + rtol * (|alpha| (|A||B|)_ij + |beta| |C_ij|)",
+    .tol_doc = "|got - want| <= atol + rtol * (|alpha| (|A||B|)_ij + |beta| |C_ij|), want from the FP32 (bf16: "
+               "BF16) inputs; tf32 adds 2^-9 (each operand within 2^-10 when rounded to TF32)",
     .variants = sgemm_variants, .nvariants = sizeof sgemm_variants / sizeof *sgemm_variants,
     .kargs = sgemm_kargs, .nkargs = sizeof sgemm_kargs / sizeof *sgemm_kargs,
     .kernel_doc = SGEMM_KERNEL_DOC,

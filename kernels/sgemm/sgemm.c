@@ -352,6 +352,83 @@ TILED_RUNG(11)
 
 #define NPARAMS(a) ((int)(sizeof a / sizeof *a))
 
+/* ---- 12_mma_sync: tensor cores, warp-level MMA ---------------------------------------------- */
+
+static const reg_param p12[] = {
+    {"BM", 128, "block tile rows"}, {"BN", 128, "block tile columns"}, {"BK", 32, "k per tile"},
+    {"WM", 64, "warp tile rows (16-row MMA tiles)"}, {"WN", 32, "warp tile columns (8-column MMA tiles)"},
+    {"STAGES", 3, "tiles in flight (cp.async)"}, {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"},
+};
+
+/* The shared memory 12_mma_sync.cu's macros give: STAGES x (A tile + B tile), padded rows. */
+static long mma_smem(const long *p, const reg_spec *s)
+{
+    long bm = p[0], bn = p[1], bk = p[2], stages = p[5], es = (long)ab_size(s), vec = 16 / es;
+    int acol = s->layouts[OP_A] == REG_COL, bcol = s->layouts[OP_B] == REG_COL;
+    long a = acol ? bk * (bm + 2 * vec) : bm * (bk + vec), b = bcol ? bn * (bk + vec) : bk * (bn + 2 * vec);
+    return stages * (a + b) * es;
+}
+
+static int check12(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    long bm = p[0], bn = p[1], bk = p[2], wm = p[3], wn = p[4], stages = p[5], group_m = p[6];
+    long kstep = s->dtype == BF16 ? 16 : 8, vec = 16 / (long)ab_size(s);
+    if (s->dtype == F32) return snprintf(why, n, "a tensor-core rung: dtype tf32 or bf16"), 0;
+    if (bm < 1 || bn < 1 || wm < 1 || wn < 1 || bm % wm || bn % wn || wm % 16 || wn % 8)
+        return snprintf(why, n, "WM must divide BM and be a multiple of 16, WN divide BN and be a multiple of 8"), 0;
+    if (bk < 1 || bk % kstep || bk % vec || bm % vec || bn % vec)
+        return snprintf(why, n, "BK must be a multiple of %ld (the MMA's k) and BM, BN, BK of %ld (16-byte copies)",
+                        kstep > vec ? kstep : vec, vec), 0;
+    long threads = (bm / wm) * (bn / wn) * 32;
+    if (threads > 1024) return snprintf(why, n, "%ld threads per block > 1024", threads), 0;
+    if (stages < 2 || stages > 8 || group_m < 1) return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1"), 0;
+    long smem = mma_smem(p, s);
+    if (smem > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", smem), 0;
+    if ((double)ceil_div(s->dims[M_], bm) * ceil_div(s->dims[N_], bn) > 2147483647.0)
+        return snprintf(why, n, "more than 2^31-1 tiles"), 0;
+    return fits_int(s, why, n);
+}
+
+static void geometry12(const long *p, const reg_spec *s, reg_launch *l)
+{
+    unsigned tiles = ceil_div(s->dims[M_], p[0]) * ceil_div(s->dims[N_], p[1]);
+    *l = (reg_launch){{tiles, 1, 1}, {(unsigned)((p[0] / p[3]) * (p[1] / p[4]) * 32), 1, 1}, (size_t)mma_smem(p, s)};
+}
+
+/* ---- 13 ..: CuTe rungs (seed 003's table) ------------------------------------------------- */
+
+static const reg_param p13[] = {
+    {"BM", 64, "block tile rows"}, {"BN", 64, "block tile columns"}, {"BK", 16, "k per tile"},
+    {"THREADS", 64, "threads per block: 64, 128 or 256"},
+};
+
+/* A copy's thread layout divides a (rows, BK) tile, along either dimension (13_cute_naive.cu). */
+static int cute_copy_fits(long rows, long bk, long threads)
+{
+    long r = rows < threads ? rows : threads, k = bk < threads ? bk : threads;
+    return threads % r == 0 && rows % r == 0 && bk % (threads / r) == 0 && threads % k == 0 && bk % k == 0 &&
+           rows % (threads / k) == 0;
+}
+
+static int check13(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    long bm = p[0], bn = p[1], bk = p[2], threads = p[3];
+    if (threads != 64 && threads != 128 && threads != 256) return snprintf(why, n, "THREADS must be 64, 128 or 256"), 0;
+    long tcn = threads >= 256 ? 16 : 8, tcm = threads / tcn;
+    if (bm < 1 || bn < 1 || bk < 1 || bm % tcm || bn % tcn)
+        return snprintf(why, n, "BM must be a multiple of %ld and BN of %ld (C's %ld x %ld threads)", tcm, tcn, tcm, tcn), 0;
+    if (!cute_copy_fits(bm, bk, threads) || !cute_copy_fits(bn, bk, threads))
+        return snprintf(why, n, "the copy threads do not tile BM x BK and BN x BK (%ld threads)", threads), 0;
+    if ((bm + bn) * bk * 4 > 48 * 1024) return snprintf(why, n, "%ld bytes of static shared memory > 48 KiB", (bm + bn) * bk * 4), 0;
+    if (ceil_div(s->dims[N_], bn) > 65535) return snprintf(why, n, "n / BN needs more than 65535 blocks in y"), 0;
+    return fits_int(s, why, n);
+}
+
+static void geometry13(const long *p, const reg_spec *s, reg_launch *l)
+{
+    *l = (reg_launch){{ceil_div(s->dims[M_], p[0]), ceil_div(s->dims[N_], p[1]), 1}, {(unsigned)p[3], 1, 1}, 0};
+}
+
 /* ---- 99_wrong_for_tests ------------------------------------------------------------------ */
 
 static void wrong_geometry(const long *p, const reg_spec *s, reg_launch *l)
@@ -691,6 +768,16 @@ static const reg_variant sgemm_variants[] = {
      .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
      .nparams = NPARAMS(p11), .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB",
      .check = check11, .geometry = geometry11},
+    {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, cp.async multistage",
+     .kind = REG_NVRTC, .source = "sgemm/12_mma_sync.cu", .entry = "sgemm_mma_sync", .params = p12,
+     .nparams = NPARAMS(p12), .dtypes = (1u << TF32) | (1u << BF16),
+     .constraints = "WM | BM, WN | BN, 16 | WM, 8 | WN; BK a multiple of 8 (tf32) / 16 (bf16); STAGES 2..8; "
+                    "smem <= 227 KiB",
+     .check = check12, .geometry = geometry12},
+    {.name = "cute_naive", .summary = "CuTe (seed 003, row 1): local_partition element copies to smem, cute::gemm",
+     .kind = REG_NVRTC, .source = "sgemm/13_cute_naive.cu", .entry = "sgemm_cute_naive", .params = p13,
+     .nparams = NPARAMS(p13), .constraints = "THREADS 64, 128, 256; C's threads and the copies tile BM, BN, BK",
+     .check = check13, .geometry = geometry13},
     {.name = "cublas", .summary = "the bar: f32 cublasSgemm, default math (no TF32); tf32 and bf16 cublasGemmEx with "
                                   "TF32 tensor cores / BF16 inputs, FP32 compute",
      .kind = REG_LIBRARY, .run = cublas_run, .dtypes = ALL_DTYPES},

@@ -1,0 +1,236 @@
+// 12_mma_sync: the first tensor-core rung (dtype tf32 or bf16): warp-level mma.sync (SM80 MMA, which
+// sm_90 still runs) with a cp.async multistage pipeline.
+//
+// - Each warp owns a WM x WN tile of C as (WM/16) x (WN/8) MMA tiles of 16 x 8, in registers, FP32.
+//   tf32: mma.m16n8k8 on FP32 bits (the tensor core reads the top 19 bits: TF32 by truncation, which
+//   the tf32 tolerance covers); bf16: mma.m16n8k16 on BF16 pairs.
+// - Tiles go to shared memory as they lie in global memory (k-contiguous or m/n-contiguous, per
+//   layout), 16 bytes per cp.async, STAGES tiles in flight; rows are padded so that the fragment loads
+//   of a warp hit 32 different banks (tf32; bf16's from m/n-contiguous tiles gather 16-bit halves).
+// - Edges and leading dimensions that are not a multiple of 16 bytes take an element-wise copy with
+//   zero fill; the epilogue checks every store.
+// - Blocks are rasterized in groups of GROUP_M tile rows (as 11_hopper) for L2 reuse.
+// What it does not do yet (the wgmma rung's work): ldmatrix, swizzled smem, warpgroup MMA from shared
+// memory, TMA.
+#include "sgemm_common.cuh"
+
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 128
+#endif
+#ifndef BK
+#define BK 32
+#endif
+#ifndef WM
+#define WM 64
+#endif
+#ifndef WN
+#define WN 32
+#endif
+#ifndef STAGES
+#define STAGES 3
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8
+#endif
+
+#if defined(TL_DTYPE_BF16)
+typedef unsigned short elem_t; // BF16 bits
+#define KSTEP 16
+#define VEC 8 // elements per 16-byte copy
+#else
+typedef float elem_t;
+#define KSTEP 8
+#define VEC 4
+#endif
+#define NT ((BM / WM) * (BN / WN) * 32)
+#define MI (WM / 16)
+#define NI (WN / 8)
+
+#if defined(TL_DTYPE_F32)
+#error "12_mma_sync: a tensor-core rung: dtype tf32 or bf16"
+#endif
+#if BM % WM || BN % WN || WM % 16 || WN % 8 || BK % KSTEP || BK % VEC || BM % VEC || BN % VEC || NT > 1024 || \
+    STAGES < 2 || STAGES > 8 || GROUP_M < 1
+#error "12_mma_sync: WM | BM, WN | BN, 16 | WM, 8 | WN, BK a multiple of the MMA's k, STAGES 2 .. 8"
+#endif
+
+// Shared tiles, as they lie in global memory. Strides (elements) padded by 16 bytes for k-contiguous
+// rows (a warp's 8 rows x 4 words land on 32 banks) and by 32 bytes for m/n-contiguous ones.
+#define SA (A_COL ? BM + 2 * VEC : BK + VEC) // A: [k][m] when column-major, else [m][k]
+#define SB (B_COL ? BK + VEC : BN + 2 * VEC) // B: [n][k] when column-major, else [k][n]
+#define A_ELEMS (A_COL ? BK * SA : BM * SA)
+#define B_ELEMS (B_COL ? BN * SB : BK * SB)
+#define STAGE_ELEMS (A_ELEMS + B_ELEMS)
+
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem, bool fill)
+{
+    unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(fill ? 16 : 0));
+}
+
+// Rows x COLS of a matrix whose rows are contiguous (leading dimension ld, rows_total x cols_total),
+// from (row0, col0), into s[r * S + c]. 16-byte chunks by cp.async where the chunk is inside and
+// aligned, else element by element with zeros past the edges.
+template <int ROWS, int COLS, int S>
+__device__ __forceinline__ void tile_copy(elem_t *s, const elem_t *__restrict__ g, int ld, int rows_total,
+                                          int cols_total, int row0, int col0, int tid)
+{
+    const bool aligned = ld % VEC == 0;
+#pragma unroll
+    for (int i = tid; i < ROWS * COLS / VEC; i += NT) {
+        int r = i / (COLS / VEC), c = (i % (COLS / VEC)) * VEC;
+        int gr = row0 + r, gc = col0 + c;
+        elem_t *dst = s + r * S + c;
+        if (aligned && gc + VEC <= cols_total) {
+            bool in = gr < rows_total;
+            cp_async16(dst, in ? g + (long long)gr * ld + gc : g, in);
+        } else {
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                dst[e] = gr < rows_total && gc + e < cols_total ? g[(long long)gr * ld + gc + e] : elem_t(0);
+        }
+    }
+}
+
+__device__ __forceinline__ void load_stage(elem_t *st, const elem_t *A, const elem_t *B, int M, int N, int K, int m0,
+                                           int n0, int k0, int tid)
+{
+    elem_t *As = st, *Bs = st + A_ELEMS;
+#if A_COL
+    tile_copy<BK, BM, SA>(As, A, M, K, M, k0, m0, tid);
+#else
+    tile_copy<BM, BK, SA>(As, A, K, M, K, m0, k0, tid);
+#endif
+#if B_COL
+    tile_copy<BN, BK, SB>(Bs, B, K, N, K, n0, k0, tid);
+#else
+    tile_copy<BK, BN, SB>(Bs, B, N, K, N, k0, n0, tid);
+#endif
+}
+
+// Fragment words. tf32: one element (FP32 bits); bf16: elements k and k + 1 (k even), k's in the low half.
+__device__ __forceinline__ unsigned a_word(const elem_t *As, int m, int k)
+{
+#if defined(TL_DTYPE_BF16)
+#if A_COL
+    return (unsigned)As[k * SA + m] | ((unsigned)As[(k + 1) * SA + m] << 16);
+#else
+    return *(const unsigned *)&As[m * SA + k];
+#endif
+#else
+    return __float_as_uint(A_COL ? As[k * SA + m] : As[m * SA + k]);
+#endif
+}
+
+__device__ __forceinline__ unsigned b_word(const elem_t *Bs, int k, int n)
+{
+#if defined(TL_DTYPE_BF16)
+#if B_COL
+    return *(const unsigned *)&Bs[n * SB + k];
+#else
+    return (unsigned)Bs[k * SB + n] | ((unsigned)Bs[(k + 1) * SB + n] << 16);
+#endif
+#else
+    return __float_as_uint(B_COL ? Bs[n * SB + k] : Bs[k * SB + n]);
+#endif
+}
+
+__device__ __forceinline__ void mma(float *d, const unsigned *a, const unsigned *b)
+{
+#if defined(TL_DTYPE_BF16)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
+extern "C" __global__ void __launch_bounds__(NT) sgemm_mma_sync(int M, int N, int K, float alpha, const elem_t *A,
+                                                                const elem_t *B, float beta, float *C)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    elem_t *smem = (elem_t *)smem_raw;
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int g = lane / 4, t = lane % 4;
+
+    // Grouped rasterization: GROUP_M tile rows at a time walk the tile columns.
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const int per_group = GROUP_M * tiles_n, group = blockIdx.x / per_group;
+    const int first_m = group * GROUP_M, rows = min(tiles_m - first_m, GROUP_M);
+    const int tm = first_m + (blockIdx.x % per_group) % rows, tn = (blockIdx.x % per_group) / rows;
+    const int m0 = tm * BM, n0 = tn * BN;
+    const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;
+
+    float acc[MI][NI][4];
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < NI; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0f;
+
+    const int ktiles = (K + BK - 1) / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < ktiles) load_stage(smem + s * STAGE_ELEMS, A, B, M, N, K, m0, n0, s * BK, tid);
+        asm volatile("cp.async.commit_group;\n");
+    }
+    for (int kt = 0; kt < ktiles; kt++) {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
+        __syncthreads(); // tile kt has landed; the stage the next load overwrites is no longer read
+        int next = kt + STAGES - 1;
+        if (next < ktiles) load_stage(smem + (next % STAGES) * STAGE_ELEMS, A, B, M, N, K, m0, n0, next * BK, tid);
+        asm volatile("cp.async.commit_group;\n");
+        const elem_t *As = smem + (kt % STAGES) * STAGE_ELEMS, *Bs = As + A_ELEMS;
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += KSTEP) {
+            unsigned af[MI][4], bf[NI][2];
+#if defined(TL_DTYPE_BF16)
+            const int ka = kk + 2 * t, kb = kk + 2 * t + 8;
+#else
+            const int ka = kk + t, kb = kk + t + 4;
+#endif
+#pragma unroll
+            for (int i = 0; i < MI; i++) {
+                int m = wm0 + i * 16 + g;
+                af[i][0] = a_word(As, m, ka);
+                af[i][1] = a_word(As, m + 8, ka);
+                af[i][2] = a_word(As, m, kb);
+                af[i][3] = a_word(As, m + 8, kb);
+            }
+#pragma unroll
+            for (int j = 0; j < NI; j++) {
+                int n = wn0 + j * 8 + g;
+                bf[j][0] = b_word(Bs, ka, n);
+                bf[j][1] = b_word(Bs, kb, n);
+            }
+#pragma unroll
+            for (int i = 0; i < MI; i++)
+#pragma unroll
+                for (int j = 0; j < NI; j++) mma(acc[i][j], af[i], bf[j]);
+        }
+    }
+    asm volatile("cp.async.wait_group 0;\n");
+
+    // Epilogue: c0, c1 at (g, 2t), (g, 2t + 1); c2, c3 eight rows below.
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < NI; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                int row = m0 + wm0 + i * 16 + g + (r / 2) * 8, col = n0 + wn0 + j * 8 + 2 * t + r % 2;
+                if (row < M && col < N) {
+                    float *c = C + (long long)row * N + col;
+                    *c = sgemm_epilogue(acc[i][j][r], alpha, beta, c);
+                }
+            }
+}

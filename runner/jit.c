@@ -29,7 +29,7 @@ void jit_request_of_case(const tl_experiment *x, const tl_case *c, int arch, jit
     const reg_variant *v = c->variant;
     *rq = (jit_request){.op = c->op, .store = &x->store, .src = &c->cv->src, .entry = v->entry, .entry2 = v->entry2,
                         .params = v->params, .nparams = v->nparams, .values = c->params, .spec = &c->spec,
-                        .arch = arch};
+                        .arch = arch, .arch_specific = v->arch_specific};
 }
 
 /* ---- the CUTLASS headers ---------------------------------------------------------------------- */
@@ -128,7 +128,7 @@ static int build_options(const jit_request *rq, char **opts)
 {
     int n = 0;
     const reg_op *op = rq->op;
-    opts[n++] = tl_xasprintf("--gpu-architecture=sm_%d", rq->arch);
+    opts[n++] = tl_xasprintf("--gpu-architecture=sm_%d%s", rq->arch, rq->arch_specific ? "a" : "");
     opts[n++] = tl_xstrdup("-std=c++17");
     if (rq->src->angle) {
         /* The toolkit's headers include their siblings by quoted name, which needs the including

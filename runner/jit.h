@@ -43,6 +43,7 @@ typedef struct {
     const long *values;    /* per param */
     const reg_spec *spec;  /* layouts and dtype (-D macros) */
     int arch;              /* 90 for sm_90 */
+    int arch_specific;     /* 1: sm_90a rather than sm_90 */
 } jit_request;
 
 typedef struct {

@@ -95,6 +95,8 @@ typedef struct {
     int (*run)(reg_problem *p, const long *params, tl_err *e);
     int test_only; /* 1: exists for the runner's own tests (e.g. a deliberately wrong kernel) */
     unsigned dtypes; /* bit d: takes the op's dtype d; 0: only the first (a declared variant takes all) */
+    int arch_specific; /* REG_NVRTC: compiled for the device's arch-specific target (sm_90a: wgmma,
+                        * setmaxnreg), which runs on that architecture only */
     /* Declared in an experiment file (its source, launch and requires are the file's), else NULL. */
     const struct decl_variant *decl;
 } reg_variant;

@@ -395,6 +395,61 @@ static void geometry12(const long *p, const reg_spec *s, reg_launch *l)
     *l = (reg_launch){{tiles, 1, 1}, {(unsigned)((p[0] / p[3]) * (p[1] / p[4]) * 32), 1, 1}, (size_t)mma_smem(p, s)};
 }
 
+/* ---- 14_wgmma: tensor cores, warpgroup MMA from shared memory (CuTe, sm_90a) -------------------- */
+
+static const reg_param p14[] = {
+    {"BM", 128, "block tile rows: BM / 64 warpgroups"}, {"BN", 256, "block tile columns (the wgmma's N)"},
+    {"BK", 32, "k per tile"}, {"STAGES", 3, "tiles in flight (cp.async)"},
+    {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"},
+};
+
+static long round1024(long x)
+{
+    return (x + 1023) / 1024 * 1024;
+}
+
+/* 14_wgmma.cu's Shared struct (1024-byte aligned tiles) and the 1024 bytes it may need to align. */
+static long wgmma_smem(const long *p, const reg_spec *s)
+{
+    long es = (long)ab_size(s);
+    return round1024(p[0] * p[2] * p[3] * es) + round1024(p[1] * p[2] * p[3] * es) + 1024;
+}
+
+/* A cp.async tile copy of 14_wgmma.cu tiles (rows, BK) with nt threads: 16 bytes along the contiguous
+ * dimension (k when kmajor), or 4-byte transposing copies (gmem_k differs from kmajor). */
+static int wgmma_copy_fits(long rows, long bk, long nt, long vec, int gmem_k, int kmajor)
+{
+    if (gmem_k && kmajor) return bk % vec == 0 && nt % (bk / vec) == 0 && rows % (nt / (bk / vec)) == 0;
+    if (!gmem_k && !kmajor) return rows % vec == 0 && nt % (rows / vec) == 0 && bk % (nt / (rows / vec)) == 0;
+    long tr = rows < nt ? rows : nt;
+    return nt % tr == 0 && rows % tr == 0 && bk % (nt / tr) == 0;
+}
+
+static int check14(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    long bm = p[0], bn = p[1], bk = p[2], stages = p[3], group_m = p[4], es = (long)ab_size(s), vec = 16 / es;
+    if (s->dtype == F32) return snprintf(why, n, "a tensor-core rung: dtype tf32 or bf16"), 0;
+    if (bm < 64 || bm > 256 || bm % 64 || bn < 64 || bn > 256 || bn % 64)
+        return snprintf(why, n, "BM and BN must be 64, 128, 192 or 256"), 0;
+    if (bk < 1 || (bk * es) % 32) return snprintf(why, n, "BK must be a multiple of %ld (32-byte rows)", 32 / es), 0;
+    if (stages < 2 || stages > 8 || group_m < 1) return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1"), 0;
+    int acol = s->layouts[OP_A] == REG_COL, bcol = s->layouts[OP_B] == REG_COL, tf32 = s->dtype == TF32;
+    long nt = bm / 64 * 128;
+    if (!wgmma_copy_fits(bm, bk, nt, vec, !acol, tf32 || !acol) || !wgmma_copy_fits(bn, bk, nt, vec, bcol, tf32 || bcol))
+        return snprintf(why, n, "the copy threads (%ld) do not tile BM x BK and BN x BK", nt), 0;
+    long smem = wgmma_smem(p, s);
+    if (smem > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", smem), 0;
+    if ((double)ceil_div(s->dims[M_], bm) * ceil_div(s->dims[N_], bn) > 2147483647.0)
+        return snprintf(why, n, "more than 2^31-1 tiles"), 0;
+    return fits_int(s, why, n);
+}
+
+static void geometry14(const long *p, const reg_spec *s, reg_launch *l)
+{
+    unsigned tiles = ceil_div(s->dims[M_], p[0]) * ceil_div(s->dims[N_], p[1]);
+    *l = (reg_launch){{tiles, 1, 1}, {(unsigned)(p[0] / 64 * 128), 1, 1}, (size_t)wgmma_smem(p, s)};
+}
+
 /* ---- 13 ..: CuTe rungs (seed 003's table) ------------------------------------------------- */
 
 static const reg_param p13[] = {
@@ -774,6 +829,13 @@ static const reg_variant sgemm_variants[] = {
      .constraints = "WM | BM, WN | BN, 16 | WM, 8 | WN; BK a multiple of 8 (tf32) / 16 (bf16); STAGES 2..8; "
                     "smem <= 227 KiB",
      .check = check12, .geometry = geometry12},
+    {.name = "wgmma", .summary = "tensor cores (tf32, bf16) on sm_90a: warpgroup MMA from swizzled smem, cp.async "
+                                 "multistage (CuTe)",
+     .kind = REG_NVRTC, .source = "sgemm/14_wgmma.cu", .entry = "sgemm_wgmma", .params = p14,
+     .nparams = NPARAMS(p14), .dtypes = (1u << TF32) | (1u << BF16), .arch_specific = 1,
+     .constraints = "BM, BN in 64..256 by 64; BK rows of 32-byte multiples; STAGES 2..8; smem <= 227 KiB; "
+                    "Hopper only (sm_90a)",
+     .check = check14, .geometry = geometry14},
     {.name = "cute_naive", .summary = "CuTe (seed 003, row 1): local_partition element copies to smem, cute::gemm",
      .kind = REG_NVRTC, .source = "sgemm/13_cute_naive.cu", .entry = "sgemm_cute_naive", .params = p13,
      .nparams = NPARAMS(p13), .constraints = "THREADS 64, 128, 256; C's threads and the copies tile BM, BN, BK",

@@ -2,7 +2,8 @@
 """Markdown tables of rungs against their bar (reads only HDF5): per result file, dtype and size, each
 variant's fastest params in the file's variant order, its median, its rate, the bar's time over its
 time (x bar: the bar is cuBLAS unless --bar names another variant; it is the same dtype's) and its gain
-over the rung before it (the ladder's step). Cases that did not verify are listed, never timed.
+over the rung before it (the ladder's step), and its shared-memory bank conflicts when the cases collected
+that counter (`counters: [smem]`). Cases that did not verify are listed, never timed.
 
 usage: rungs_md.py RESULT.h5... [--bar VARIANT] [--title TEXT] [-o OUT.md]
 """
@@ -12,6 +13,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the bundle has no installed package
 from tilelab_analysis.load import SchemaError, load, load_meta  # noqa: E402
+
+
+CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"  # shown when the cases collected it
 
 
 def _work(sizes):
@@ -39,9 +43,10 @@ def section(path, bar):
         for layouts in dict.fromkeys(d["layouts"]):
             dl = d[d["layouts"] == layouts]
             lines.append("### %s, %s\n" % (dtype, layouts))
-            lines.append("| size | variant | params | median ms | %s | x %s | vs the rung before |" % (
-                "GB/s" if dl["gflops"].isna().all() else "TFLOP/s", bar))
-            lines.append("|---|---|---|---:|---:|---:|---:|")
+            conflicts = any(CONFLICTS in c for c in dl["counters"])
+            lines.append("| size | variant | params | median ms | %s | x %s | vs the rung before |%s" % (
+                "GB/s" if dl["gflops"].isna().all() else "TFLOP/s", bar, " smem bank conflicts |" if conflicts else ""))
+            lines.append("|---|---|---|---:|---:|---:|---:|" + ("---:|" if conflicts else ""))
             for size in sorted(dict.fromkeys(dl["sizes"]), key=_work):
                 at = dl[dl["sizes"] == size]
                 best = at.loc[at.groupby("variant")["median_ms"].idxmin()].set_index("variant")
@@ -55,7 +60,9 @@ def section(path, bar):
                     rate = float(r["gflops"]) / 1e3 if r["gflops"] == r["gflops"] else float(r["gbs"])
                     lines.append("| %s | %s | %s | %.4f | %.1f | %s | %s |" % (
                         size, v, r["params"] or "", ms, rate, "%.3f" % (base / ms) if base else "-",
-                        "%.2fx" % (prev / ms) if prev and v != bar else "-"))
+                        "%.2fx" % (prev / ms) if prev and v != bar else "-") +
+                        (" %s |" % ("%.3g" % r["counters"][CONFLICTS] if CONFLICTS in r["counters"] else "-")
+                         if conflicts else ""))
                     if v != bar:
                         prev = ms
             lines.append("")

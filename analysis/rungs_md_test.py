@@ -13,6 +13,7 @@ from tilelab_analysis.load import load  # noqa: E402
 
 RUNNER = os.path.join("runner", "runner")
 RUNGS = os.path.join("analysis", "rungs_md")
+FIXTURE = os.path.join("runner", "counters_fixture")
 
 YAML = """name: rungs
 op: sgemm
@@ -62,6 +63,25 @@ class RungsMd(unittest.TestCase):
         # Sizes from small to large.
         self.assertLess(out.index("m=24,n=24,k=24"), out.index("m=40,n=30,k=20"))
         self.assertIn("8 cases, 8 verified and timed, 0 skipped", out)
+
+    def test_bank_conflicts_column_when_counted(self):
+        # counters_fixture's model: shared loads m n k / 64, 2 conflicts per load for vectorized, 0.02 else.
+        h5 = os.path.join(self.tmp, "counted.h5")
+        p = subprocess.run([FIXTURE, h5, os.path.join("analysis", "testdata", "counters_sgemm.yaml")],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        p = subprocess.run([RUNGS, h5], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("| smem bank conflicts |", p.stdout)
+        for n in (1024, 2048):
+            loads = n ** 3 / 64
+            for variant, per in (("vectorized", 2), ("bank_padding", 0.02)):
+                m = re.search(r"^\| m=%d,n=%d,k=%d \| %s \|.* ([0-9.e+]+) \|$" % (n, n, n, variant), p.stdout, re.M)
+                self.assertIsNotNone(m, (n, variant))
+                self.assertAlmostEqual(float(m.group(1)) / (per * loads), 1.0, places=2)
+        # A file without counters has no such column (the host run above).
+        p = subprocess.run([RUNGS, self.h5, "--bar", "host_naive"], stdout=subprocess.PIPE, text=True)
+        self.assertNotIn("bank conflicts", p.stdout)
 
     def test_damaged_file_is_refused(self):
         bad = os.path.join(self.tmp, "bad.h5")

@@ -93,7 +93,8 @@ static int compile_registry(const reg_op *op, const reg_variant *v, const long *
     int rc = src_resolve(&st, SRC_TILELAB, v->source, &set, e);
     if (rc == 0) {
         jit_request rq = {.op = op, .store = &st, .src = &set, .entry = v->entry, .entry2 = v->entry2,
-                          .params = v->params, .nparams = v->nparams, .values = params, .spec = s, .arch = ARCH};
+                          .params = v->params, .nparams = v->nparams, .values = params, .spec = s, .arch = ARCH,
+                          .arch_specific = v->arch_specific};
         rc = jit_compile(&rq, cache, NULL, cb, e);
         src_set_free(&set);
     }
@@ -117,7 +118,8 @@ static int check_kernel_rejects_bad_shape(void)
     return 1;
 }
 
-/* Every NVRTC variant of the registry compiles with its defaults (test-only ones too). */
+/* Every NVRTC variant of the registry compiles with its defaults (test-only ones too), in every dtype
+ * it takes, for its target (sm_90a for the arch-specific ones). */
 static int check_registry_defaults(void)
 {
     for (int i = 0; i < reg_nops; i++)
@@ -126,12 +128,15 @@ static int check_registry_defaults(void)
             if (v->kind != REG_NVRTC) continue;
             long params[REG_MAX_PARAMS] = {0};
             for (int k = 0; k < v->nparams; k++) params[k] = v->params[k].def;
-            reg_spec s = {.dims = {64, 64, 64}};
-            jit_cubin cb;
-            tl_err e;
-            int rc = compile_registry(reg_ops[i], v, params, &s, NULL, &cb, &e);
-            CHECK(rc == 0, "%s/%s with defaults: %s", reg_ops[i]->name, v->name, e.msg);
-            if (rc == 0) jit_cubin_free(&cb);
+            for (int d = 0; d < reg_ops[i]->ndtypes; d++) {
+                if (!reg_variant_takes(v, d)) continue;
+                reg_spec s = {.dims = {64, 64, 64}, .dtype = d};
+                jit_cubin cb;
+                tl_err e;
+                int rc = compile_registry(reg_ops[i], v, params, &s, NULL, &cb, &e);
+                CHECK(rc == 0, "%s/%s with defaults, %s: %s", reg_ops[i]->name, v->name, reg_ops[i]->dtypes[d], e.msg);
+                if (rc == 0) jit_cubin_free(&cb);
+            }
         }
     return 1;
 }

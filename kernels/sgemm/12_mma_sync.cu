@@ -13,9 +13,9 @@
 // Measured on the H100 (docs/results/h100-tensor-core.md, 2026-11-23): 0.20 x cuBLAS TF32 and 0.22 x
 // cuBLAS BF16 at 4096^3 (1.72 / 0.81 ms against 0.34 / 0.18): cuBLAS runs wgmma (below), and this rung
 // issues 24 shared loads per 16 MMAs through registers with two warps per scheduler (tune's best shapes
-// take 160-220 KB of shared memory: one block per SM). On odd sizes it beats 14_wgmma (0.32 against
+// take 160-220 KB of shared memory: one block per SM). On odd sizes it beats 13_wgmma (0.32 against
 // 0.09 x at 1000 x 1234 x 777), whose element-wise edge path is heavier.
-// What it does not do (14_wgmma's work): ldmatrix, swizzled smem, warpgroup MMA from shared memory.
+// What it does not do (13_wgmma's work): ldmatrix, swizzled smem, warpgroup MMA from shared memory.
 #include "sgemm_common.cuh"
 
 #ifndef BM

@@ -395,9 +395,9 @@ static void geometry12(const long *p, const reg_spec *s, reg_launch *l)
     *l = (reg_launch){{tiles, 1, 1}, {(unsigned)((p[0] / p[3]) * (p[1] / p[4]) * 32), 1, 1}, (size_t)mma_smem(p, s)};
 }
 
-/* ---- 14_wgmma: tensor cores, warpgroup MMA from shared memory (CuTe, sm_90a) -------------------- */
+/* ---- 13_wgmma: tensor cores, warpgroup MMA from shared memory (CuTe, sm_90a) -------------------- */
 
-static const reg_param p14[] = {
+static const reg_param p13[] = {
     {"BM", 128, "block tile rows: BM / 64 warpgroups"}, {"BN", 256, "block tile columns (the wgmma's N)"},
     {"BK", 32, "k per tile"}, {"STAGES", 3, "tiles in flight (cp.async)"},
     {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"},
@@ -408,14 +408,14 @@ static long round1024(long x)
     return (x + 1023) / 1024 * 1024;
 }
 
-/* 14_wgmma.cu's Shared struct (1024-byte aligned tiles) and the 1024 bytes it may need to align. */
+/* 13_wgmma.cu's Shared struct (1024-byte aligned tiles) and the 1024 bytes it may need to align. */
 static long wgmma_smem(const long *p, const reg_spec *s)
 {
     long es = (long)ab_size(s);
     return round1024(p[0] * p[2] * p[3] * es) + round1024(p[1] * p[2] * p[3] * es) + 1024;
 }
 
-/* A cp.async tile copy of 14_wgmma.cu tiles (rows, BK) with nt threads: 16 bytes along the contiguous
+/* A cp.async tile copy of 13_wgmma.cu tiles (rows, BK) with nt threads: 16 bytes along the contiguous
  * dimension (k when kmajor), or 4-byte transposing copies (gmem_k differs from kmajor). */
 static int wgmma_copy_fits(long rows, long bk, long nt, long vec, int gmem_k, int kmajor)
 {
@@ -425,7 +425,7 @@ static int wgmma_copy_fits(long rows, long bk, long nt, long vec, int gmem_k, in
     return nt % tr == 0 && rows % tr == 0 && bk % (nt / tr) == 0;
 }
 
-static int check14(const long *p, const reg_spec *s, char *why, size_t n)
+static int check13(const long *p, const reg_spec *s, char *why, size_t n)
 {
     long bm = p[0], bn = p[1], bk = p[2], stages = p[3], group_m = p[4], es = (long)ab_size(s), vec = 16 / es;
     if (s->dtype == F32) return snprintf(why, n, "a tensor-core rung: dtype tf32 or bf16"), 0;
@@ -444,20 +444,20 @@ static int check14(const long *p, const reg_spec *s, char *why, size_t n)
     return fits_int(s, why, n);
 }
 
-static void geometry14(const long *p, const reg_spec *s, reg_launch *l)
+static void geometry13(const long *p, const reg_spec *s, reg_launch *l)
 {
     unsigned tiles = ceil_div(s->dims[M_], p[0]) * ceil_div(s->dims[N_], p[1]);
     *l = (reg_launch){{tiles, 1, 1}, {(unsigned)(p[0] / 64 * 128), 1, 1}, (size_t)wgmma_smem(p, s)};
 }
 
-/* ---- 13 ..: CuTe rungs (seed 003's table) ------------------------------------------------- */
+/* ---- 20 ..: CuTe rungs (seed 003's table) ------------------------------------------------- */
 
-static const reg_param p13[] = {
+static const reg_param p20[] = {
     {"BM", 64, "block tile rows"}, {"BN", 64, "block tile columns"}, {"BK", 16, "k per tile"},
     {"THREADS", 64, "threads per block: 64, 128 or 256"},
 };
 
-/* A copy's thread layout divides a (rows, BK) tile, along either dimension (13_cute_naive.cu). */
+/* A copy's thread layout divides a (rows, BK) tile, along either dimension (20_cute_naive.cu). */
 static int cute_copy_fits(long rows, long bk, long threads)
 {
     long r = rows < threads ? rows : threads, k = bk < threads ? bk : threads;
@@ -465,7 +465,7 @@ static int cute_copy_fits(long rows, long bk, long threads)
            rows % (threads / k) == 0;
 }
 
-static int check13(const long *p, const reg_spec *s, char *why, size_t n)
+static int check20(const long *p, const reg_spec *s, char *why, size_t n)
 {
     long bm = p[0], bn = p[1], bk = p[2], threads = p[3];
     if (threads != 64 && threads != 128 && threads != 256) return snprintf(why, n, "THREADS must be 64, 128 or 256"), 0;
@@ -479,9 +479,52 @@ static int check13(const long *p, const reg_spec *s, char *why, size_t n)
     return fits_int(s, why, n);
 }
 
-static void geometry13(const long *p, const reg_spec *s, reg_launch *l)
+static void geometry20(const long *p, const reg_spec *s, reg_launch *l)
 {
     *l = (reg_launch){{ceil_div(s->dims[M_], p[0]), ceil_div(s->dims[N_], p[1]), 1}, {(unsigned)p[3], 1, 1}, 0};
+}
+
+/* 21 .. 23 (cute_simt.cuh): 16-byte copies of (rows, BK) tiles, threads along the contiguous dimension. */
+static int cute_vector_fits(long rows, long bk, long threads, int gmem_k)
+{
+    if (gmem_k) {
+        long tk = bk / 4 < threads ? bk / 4 : threads;
+        return threads % tk == 0 && rows % (threads / tk) == 0;
+    }
+    long tr = rows / 4 < threads ? rows / 4 : threads;
+    return threads % tr == 0 && bk % (threads / tr) == 0;
+}
+
+static const reg_param p23[] = {
+    {"BM", 64, "block tile rows"}, {"BN", 64, "block tile columns"}, {"BK", 16, "k per tile"},
+    {"THREADS", 64, "threads per block: 64, 128 or 256"}, {"PAD", 0, "floats added to each shared tile row"},
+    {"SWIZZLE", 1, "1: XOR-swizzled shared tiles (PAD must be 0); 0: padded by PAD"},
+};
+
+static int check_cute_simt(const long *p, long pad, long swizzle, const reg_spec *s, char *why, size_t n)
+{
+    long bm = p[0], bn = p[1], bk = p[2], threads = p[3];
+    if (!check20(p, s, why, n)) return 0;
+    if (bm % 4 || bn % 4 || bk % 4) return snprintf(why, n, "BM, BN and BK must be multiples of 4 (16-byte copies)"), 0;
+    if (pad < 0 || pad % 4 || swizzle < 0 || swizzle > 1 || (swizzle && pad))
+        return snprintf(why, n, "PAD must be a multiple of 4, SWIZZLE 0 or 1, and not both"), 0;
+    if (swizzle && (!pow2(bm) || !pow2(bn) || !pow2(bk))) return snprintf(why, n, "SWIZZLE needs BM, BN, BK powers of two"), 0;
+    int acol = s->layouts[OP_A] == REG_COL, bcol = s->layouts[OP_B] == REG_COL;
+    if (!cute_vector_fits(bm, bk, threads, !acol) || !cute_vector_fits(bn, bk, threads, bcol))
+        return snprintf(why, n, "the 16-byte copy threads do not tile BM x BK and BN x BK (%ld threads)", threads), 0;
+    long smem = ((bm + pad) + (bn + pad)) * (bk + pad) * 4;
+    if (smem > 48 * 1024) return snprintf(why, n, "%ld bytes of static shared memory > 48 KiB", smem), 0;
+    return 1;
+}
+
+static int check21(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    return check_cute_simt(p, 0, 0, s, why, n);
+}
+
+static int check23(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    return check_cute_simt(p, p[4], p[5], s, why, n);
 }
 
 /* ---- 99_wrong_for_tests ------------------------------------------------------------------ */
@@ -831,15 +874,26 @@ static const reg_variant sgemm_variants[] = {
      .check = check12, .geometry = geometry12},
     {.name = "wgmma", .summary = "tensor cores (tf32, bf16) on sm_90a: warpgroup MMA from swizzled smem, cp.async "
                                  "multistage (CuTe)",
-     .kind = REG_NVRTC, .source = "sgemm/14_wgmma.cu", .entry = "sgemm_wgmma", .params = p14,
-     .nparams = NPARAMS(p14), .dtypes = (1u << TF32) | (1u << BF16), .arch_specific = 1,
+     .kind = REG_NVRTC, .source = "sgemm/13_wgmma.cu", .entry = "sgemm_wgmma", .params = p13,
+     .nparams = NPARAMS(p13), .dtypes = (1u << TF32) | (1u << BF16), .arch_specific = 1,
      .constraints = "BM, BN in 64..256 by 64; BK rows of 32-byte multiples; STAGES 2..8; smem <= 227 KiB; "
                     "Hopper only (sm_90a)",
-     .check = check14, .geometry = geometry14},
-    {.name = "cute_naive", .summary = "CuTe (seed 003, row 1): local_partition element copies to smem, cute::gemm",
-     .kind = REG_NVRTC, .source = "sgemm/13_cute_naive.cu", .entry = "sgemm_cute_naive", .params = p13,
-     .nparams = NPARAMS(p13), .constraints = "THREADS 64, 128, 256; C's threads and the copies tile BM, BN, BK",
      .check = check13, .geometry = geometry13},
+    {.name = "cute_naive", .summary = "CuTe (seed 003, row 1): local_partition element copies to smem, cute::gemm",
+     .kind = REG_NVRTC, .source = "sgemm/20_cute_naive.cu", .entry = "sgemm_cute_naive", .params = p20,
+     .nparams = NPARAMS(p20), .constraints = "THREADS 64, 128, 256; C's threads and the copies tile BM, BN, BK",
+     .check = check20, .geometry = geometry20},
+    {.name = "cute_tiledcopy", .summary = "CuTe (seed 003, row 2): 128-bit TiledCopy of the tiles through registers",
+     .kind = REG_NVRTC, .source = "sgemm/21_cute_tiledcopy.cu", .entry = "sgemm_cute_tiledcopy", .params = p20,
+     .nparams = NPARAMS(p20), .constraints = "as cute_naive; BM, BN, BK multiples of 4; the 16-byte copies tile them",
+     .check = check21, .geometry = geometry20},
+    {.name = "cute_cp_async", .summary = "CuTe (seed 003, row 2): the 128-bit copies as cp.async, no register trip",
+     .kind = REG_NVRTC, .source = "sgemm/22_cute_cp_async.cu", .entry = "sgemm_cute_cp_async", .params = p20,
+     .nparams = NPARAMS(p20), .constraints = "as cute_tiledcopy", .check = check21, .geometry = geometry20},
+    {.name = "cute_swizzle", .summary = "CuTe (seed 003, row 3): swizzled (or padded) shared tiles against bank conflicts",
+     .kind = REG_NVRTC, .source = "sgemm/23_cute_swizzle.cu", .entry = "sgemm_cute_swizzle", .params = p23,
+     .nparams = NPARAMS(p23), .constraints = "as cute_tiledcopy; SWIZZLE: BM, BN, BK powers of two; PAD a multiple of 4",
+     .check = check23, .geometry = geometry20},
     {.name = "cublas", .summary = "the bar: f32 cublasSgemm, default math (no TF32); tf32 and bf16 cublasGemmEx with "
                                   "TF32 tensor cores / BF16 inputs, FP32 compute",
      .kind = REG_LIBRARY, .run = cublas_run, .dtypes = ALL_DTYPES},

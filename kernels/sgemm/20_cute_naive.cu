@@ -1,4 +1,4 @@
-// 13_cute_naive: the seed post's starting point in CuTe (seed 003, "GEMM optimisation 2: GMEM and SMEM
+// 20_cute_naive: the seed post's starting point in CuTe (seed 003, "GEMM optimisation 2: GMEM and SMEM
 // access", the first row of its table): a BM x BN tile of C per block, BK-deep tiles of A and B copied
 // element by element into shared memory with local_partition (one element per thread per step,
 // consecutive threads on consecutive addresses of the operand's contiguous dimension), then every
@@ -34,7 +34,7 @@ using namespace cute;
 #define TCN (THREADS >= 256 ? 16 : 8)
 #define TCM (THREADS / TCN)
 #if (THREADS != 64 && THREADS != 128 && THREADS != 256) || BM % TCM || BN % TCN
-#error "13_cute_naive: THREADS 64, 128 or 256; BM a multiple of THREADS / 8 (/ 16 at 256), BN of 8 (16)"
+#error "20_cute_naive: THREADS 64, 128 or 256; BM a multiple of THREADS / 8 (/ 16 at 256), BN of 8 (16)"
 #endif
 
 // A copy's thread layout over a (ROWS, BK) tile: along the rows when they are the contiguous dimension

@@ -1,4 +1,4 @@
-// 14_wgmma: Hopper's warpgroup MMA (wgmma, sm_90a) from shared memory, in CuTe (dtype tf32 or bf16).
+// 13_wgmma: Hopper's warpgroup MMA (wgmma, sm_90a) from shared memory, in CuTe (dtype tf32 or bf16).
 //
 // What changes from 12_mma_sync:
 // - the tensor cores read both operands straight from shared memory (GMMA descriptors): no fragment
@@ -24,10 +24,10 @@
 #include "sgemm_common.cuh"
 
 #if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "14_wgmma: needs sm_90a (Hopper's wgmma); the runner compiles it so on an sm_90 GPU"
+#error "13_wgmma: needs sm_90a (Hopper's wgmma); the runner compiles it so on an sm_90 GPU"
 #endif
 #if !defined(TL_DTYPE_TF32) && !defined(TL_DTYPE_BF16)
-#error "14_wgmma: a tensor-core rung: dtype tf32 or bf16"
+#error "13_wgmma: a tensor-core rung: dtype tf32 or bf16"
 #endif
 
 #ifndef BM
@@ -59,7 +59,7 @@ using T = tfloat32_t;
 #define NT (BM / 64 * 128)
 
 #if BM % 64 || BM > 256 || BN % 64 || BN > 256 || STAGES < 2 || STAGES > 8 || GROUP_M < 1
-#error "14_wgmma: BM 64 .. 256 and BN 64 .. 256 in steps of 64, STAGES 2 .. 8"
+#error "13_wgmma: BM 64 .. 256 and BN 64 .. 256 in steps of 64, STAGES 2 .. 8"
 #endif
 
 // A is (M, K), B is (N, K). K-major: k contiguous in the shared tile.
@@ -99,7 +99,7 @@ __device__ constexpr auto tile_copy()
         return make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, T>{},
                                Layout<Shape<Int<tr>, Int<NT / tr>>>{}, Layout<Shape<Int<VEC>, _1>>{});
     } else {
-        static_assert(!GMEM_K && KMAJOR && sizeof(T) == 4, "14_wgmma: only TF32 transposes in its copies");
+        static_assert(!GMEM_K && KMAJOR && sizeof(T) == 4, "13_wgmma: only TF32 transposes in its copies");
         constexpr int tr = ROWS < NT ? ROWS : NT;
         return make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS<uint32_t>, T>{},
                                Layout<Shape<Int<tr>, Int<NT / tr>>>{}, Layout<Shape<_1, _1>>{});

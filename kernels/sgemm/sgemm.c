@@ -527,6 +527,57 @@ static int check23(const long *p, const reg_spec *s, char *why, size_t n)
     return check_cute_simt(p, p[4], p[5], s, why, n);
 }
 
+/* 24, 25 (cute_blocked.cuh): register-blocked CuTe rungs with rows-contiguous shared tiles. */
+static const reg_param p24[] = {
+    {"BM", 128, "block tile rows"}, {"BN", 128, "block tile columns"}, {"BK", 32, "k per tile"},
+    {"THREADS", 256, "threads per block: 128 or 256 (16 x THREADS/16 of them over C)"},
+    {"PAD", 4, "floats added to each shared tile row"}, {"STAGES", 1, "tiles in flight (cp.async)"},
+};
+
+static long blocked_smem(const long *p)
+{
+    return p[5] * p[2] * (p[0] + p[4] + p[1] + p[4]) * 4;
+}
+
+/* cute_blocked.cuh's copies into a rows-contiguous (rows, BK) tile. */
+static int blocked_copy_fits(long rows, long bk, long threads, int gmem_k)
+{
+    if (!gmem_k) {
+        long tr = rows / 4 < threads ? rows / 4 : threads;
+        return threads % tr == 0 && bk % (threads / tr) == 0;
+    }
+    long tk = bk < threads ? bk : threads;
+    return threads % tk == 0 && rows % (threads / tk) == 0;
+}
+
+static int check24(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    long bm = p[0], bn = p[1], bk = p[2], threads = p[3], pad = p[4], stages = p[5];
+    if (threads != 128 && threads != 256) return snprintf(why, n, "THREADS must be 128 or 256"), 0;
+    if (bm < 64 || bm % 64 || bn < 1 || bn % (threads / 4))
+        return snprintf(why, n, "BM must be a multiple of 64 and BN of %ld (4 columns per thread)", threads / 4), 0;
+    if (bk < 4 || bk % 4 || pad < 0 || pad % 4) return snprintf(why, n, "BK and PAD must be multiples of 4"), 0;
+    if (stages < 1 || stages > 4) return snprintf(why, n, "STAGES must be 1 .. 4"), 0;
+    int acol = s->layouts[OP_A] == REG_COL, bcol = s->layouts[OP_B] == REG_COL;
+    if (!blocked_copy_fits(bm, bk, threads, !acol) || !blocked_copy_fits(bn, bk, threads, bcol))
+        return snprintf(why, n, "the copy threads do not tile BM x BK and BN x BK (%ld threads)", threads), 0;
+    if (blocked_smem(p) > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", blocked_smem(p)), 0;
+    if (ceil_div(s->dims[N_], bn) > 65535) return snprintf(why, n, "n / BN needs more than 65535 blocks in y"), 0;
+    return fits_int(s, why, n);
+}
+
+static void geometry24(const long *p, const reg_spec *s, reg_launch *l)
+{
+    *l = (reg_launch){{ceil_div(s->dims[M_], p[0]), ceil_div(s->dims[N_], p[1]), 1}, {(unsigned)p[3], 1, 1},
+                      (size_t)blocked_smem(p)};
+}
+
+static const reg_param p25[] = {
+    {"BM", 128, "block tile rows"}, {"BN", 128, "block tile columns"}, {"BK", 32, "k per tile"},
+    {"THREADS", 256, "threads per block: 128 or 256 (16 x THREADS/16 of them over C)"},
+    {"PAD", 4, "floats added to each shared tile row"}, {"STAGES", 2, "tiles in flight (cp.async)"},
+};
+
 /* ---- 99_wrong_for_tests ------------------------------------------------------------------ */
 
 static void wrong_geometry(const long *p, const reg_spec *s, reg_launch *l)
@@ -894,6 +945,14 @@ static const reg_variant sgemm_variants[] = {
      .kind = REG_NVRTC, .source = "sgemm/23_cute_swizzle.cu", .entry = "sgemm_cute_swizzle", .params = p23,
      .nparams = NPARAMS(p23), .constraints = "as cute_tiledcopy; SWIZZLE: BM, BN, BK powers of two; PAD a multiple of 4",
      .check = check23, .geometry = geometry20},
+    {.name = "cute_threads_bk", .summary = "CuTe (seed 003, rows 4-5): 256 threads, BK 32, explicit register blocks",
+     .kind = REG_NVRTC, .source = "sgemm/24_cute_threads_bk.cu", .entry = "sgemm_cute_threads_bk", .params = p24,
+     .nparams = NPARAMS(p24),
+     .constraints = "THREADS 128, 256; 64 | BM, THREADS/4 | BN; BK, PAD multiples of 4; STAGES 1..4; smem <= 227 KiB",
+     .check = check24, .geometry = geometry24},
+    {.name = "cute_pipeline", .summary = "CuTe (seed 003, row 6): cute_threads_bk with STAGES tiles in flight (cp.async)",
+     .kind = REG_NVRTC, .source = "sgemm/25_cute_pipeline.cu", .entry = "sgemm_cute_pipeline", .params = p25,
+     .nparams = NPARAMS(p25), .constraints = "as cute_threads_bk", .check = check24, .geometry = geometry24},
     {.name = "cublas", .summary = "the bar: f32 cublasSgemm, default math (no TF32); tf32 and bf16 cublasGemmEx with "
                                   "TF32 tensor cores / BF16 inputs, FP32 compute",
      .kind = REG_LIBRARY, .run = cublas_run, .dtypes = ALL_DTYPES},

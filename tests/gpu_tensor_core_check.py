@@ -7,6 +7,7 @@ tensor_core_tune.yaml, then checks, from the result files only:
 - every case verifies (TF32 and BF16 rungs and cuBLAS at every size and layout, odd sizes and leading
   dimensions, alpha and beta; the CuTe rungs), each with its dtype's tolerance;
 - cases compiled from CuTe record the CUTLASS headers' version (the bundle's or the runfiles' VERSION);
+- seed 003's table (seed003_cute.yaml): each CuTe rung faster than the one before it at 4096^3;
 - the bars of issue 15, each printed with its figure: best TF32 rung >= 0.80 x cuBLAS TF32 and best
   BF16 rung >= 0.75 x cuBLAS BF16 at 4096^3 and 8192^3; best CuTe SIMT rung >= 0.85 x cuBLAS FP32 at
   4096^3. A bar not met fails the check, with the figure.
@@ -116,6 +117,18 @@ def main():
         if ratio < bar:
             fails.append("%s %s: best rung %s at %.3f x cuBLAS, bar %.2f" % (dtype, size, best["variant"], ratio, bar))
     sc = cases(files["seed003_cute"])
+    # Seed 003's table: each row faster than the one before it at 4096^3 (each rung's fastest params).
+    prev = None
+    for v in ("cute_naive", "cute_tiledcopy", "cute_cp_async", "cute_swizzle", "cute_threads_bk", "cute_pipeline"):
+        at = [c for c in sc if c["variant"] == v and c["sizes"] == "m=4096,n=4096,k=4096" and c["status"] == "ok"]
+        if not at:
+            fails.append("seed003_cute: no %s case at 4096^3" % v)
+            continue
+        ms = min(c["median"] for c in at)
+        print("  seed 003 %-16s %8.3f ms%s" % (v, ms, "" if prev is None else "  %.2fx over the row before" % (prev[1] / ms)))
+        if prev and ms >= prev[1]:
+            fails.append("seed 003: %s (%.3f ms) is not faster than %s (%.3f ms)" % (v, ms, prev[0], prev[1]))
+        prev = (v, ms)
     r = best_ratio(sc, "m=4096,n=4096,k=4096", "f32", lambda v: v.startswith("cute_"))
     if r:
         best, cb, ratio = r

@@ -89,8 +89,8 @@ static int compile_experiment(const char *given, char ***done, int *ndone, int *
 }
 
 /* A registry variant compiled outside any experiment: its sources resolved from this runner's kernels. */
-static int compile_registry(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s,
-                            const char *cache, jit_cubin *cb, tl_err *e)
+static int compile_registry_for(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s,
+                                int arch, const char *cache, jit_cubin *cb, tl_err *e, int *cute)
 {
     src_store st;
     src_set set;
@@ -98,13 +98,20 @@ static int compile_registry(const reg_op *op, const reg_variant *v, const long *
     int rc = src_resolve(&st, SRC_TILELAB, v->source, &set, e);
     if (rc == 0) {
         jit_request rq = {.op = op, .store = &st, .src = &set, .entry = v->entry, .entry2 = v->entry2,
-                          .params = v->params, .nparams = v->nparams, .values = params, .spec = s, .arch = ARCH,
+                          .params = v->params, .nparams = v->nparams, .values = params, .spec = s, .arch = arch,
                           .arch_specific = v->arch_specific};
+        if (cute) *cute = set.cutlass != NULL;
         rc = jit_compile(&rq, cache, NULL, cb, e);
         src_set_free(&set);
     }
     src_store_free(&st);
     return rc;
+}
+
+static int compile_registry(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s,
+                            const char *cache, jit_cubin *cb, tl_err *e)
+{
+    return compile_registry_for(op, v, params, s, ARCH, cache, cb, e, NULL);
 }
 
 /* Bypassing the registry's check, a bad BLOCKSIZE hits the kernel's #error. */
@@ -139,9 +146,19 @@ static int check_registry_defaults(void)
                 reg_spec s = {.dims = {64, 64, 64}, .dtype = d};
                 jit_cubin cb;
                 tl_err e;
-                int rc = compile_registry(reg_ops[i], v, params, &s, NULL, &cb, &e);
+                int cute = 0;
+                int rc = compile_registry_for(reg_ops[i], v, params, &s, ARCH, NULL, &cb, &e, &cute);
                 CHECK(rc == 0, "%s/%s with defaults, %s: %s", reg_ops[i]->name, v->name, reg_ops[i]->dtypes[d], e.msg);
                 if (rc == 0) jit_cubin_free(&cb);
+                /* The CuTe and tensor-core kernels that need no sm_90a target Ampere (sm_80) too. */
+                if (v->arch_specific || !(cute || d > 0) || strcmp(reg_ops[i]->name, "sgemm")) continue;
+                rc = compile_registry_for(reg_ops[i], v, params, &s, 80, NULL, &cb, &e, NULL);
+                CHECK(rc == 0, "%s/%s with defaults, %s, sm_80: %s", reg_ops[i]->name, v->name, reg_ops[i]->dtypes[d],
+                      e.msg);
+                if (rc == 0) {
+                    CHECK(strstr(cb.options, "--gpu-architecture=sm_80 ") != NULL, "options: %s", cb.options);
+                    jit_cubin_free(&cb);
+                }
             }
         }
     return 1;

@@ -128,6 +128,9 @@ static double sim_ms(void *ctx, int i)
     return rc->sim_ms * (1.0 + rc->sim_noise * z);
 }
 
+const char *const tl_phase_names[PH_N] = {"compile", "inputs", "reference", "verify", "warmup", "timed",
+                                           "loop", "telemetry", "counters"};
+
 /* ---- steps ------------------------------------------------------------------------------ */
 
 static char *problem_key(const tl_case *tc, int on_device)
@@ -139,22 +142,28 @@ static char *problem_key(const tl_case *tc, int on_device)
     return key;
 }
 
-static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const char *ref, tl_err *e)
+static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const char *ref, tl_result *r, tl_err *e)
 {
     const reg_op *op = tc->op;
     char *key = problem_key(tc, on_device);
+    double t0 = tl_now_s();
     if (!c->prob_key || strcmp(key, c->prob_key)) {
         if (c->prob) op->problem_free(c->prob);
         c->prob = NULL;
         free(c->prob_key);
         c->prob_key = key;
         c->prob_ref = NULL;
-        if (op->problem_new(&c->prob, &tc->spec, &c->ctx, on_device, e)) return -1;
+        int rc = op->problem_new(&c->prob, &tc->spec, &c->ctx, on_device, e);
+        r->phase_s[PH_INPUTS] += tl_now_s() - t0;
+        if (rc) return -1;
     } else {
         free(key);
     }
     if (!ref || (c->prob_ref && !strcmp(c->prob_ref, ref))) return 0;
-    if (op->reference(c->prob, ref, e)) return -1;
+    t0 = tl_now_s();
+    int rc = op->reference(c->prob, ref, e);
+    r->phase_s[PH_REFERENCE] += tl_now_s() - t0;
+    if (rc) return -1;
     c->prob_ref = ref;
     return 0;
 }
@@ -318,6 +327,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     memset(r, 0, sizeof *r);
     r->c = tc;
     r->status = "ok";
+    r->compile_cached = -1;
     r->regs = -1, r->smem_bytes = -1, r->local_bytes = -1, r->smem_static_bytes = -1, r->smem_dynamic_bytes = -1;
     r->max_abs_err = r->max_rel_err = NAN;
     r->gflops = r->gbs = NAN;
@@ -335,19 +345,41 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
         r->reason = tl_xstrdup(tc->reason);
         return 0;
     }
-    if (ensure_problem(c, tc, on_device, x->verify == CFG_VERIFY_OFF ? NULL : r->reference, e)) goto error;
+    if (ensure_problem(c, tc, on_device, x->verify == CFG_VERIFY_OFF ? NULL : r->reference, r, e)) goto error;
     rc.prob = c->prob;
-    if (tc->variant->kind == REG_NVRTC && prepare_kernel(c, tc, &rc, &k, &k2, &cb, r, e)) goto error;
+    double t0 = tl_now_s();
+    if (tc->variant->kind == REG_NVRTC) {
+        int bad = prepare_kernel(c, tc, &rc, &k, &k2, &cb, r, e);
+        r->phase_s[PH_COMPILE] = tl_now_s() - t0;
+        r->compile_cached = cb.cached;
+        if (bad) goto error;
+    }
     if (strcmp(r->status, "ok")) goto done;
-    if (x->verify != CFG_VERIFY_OFF && verified_run(&rc, e)) goto error;
+    t0 = tl_now_s();
+    if (x->verify != CFG_VERIFY_OFF) {
+        int bad = verified_run(&rc, e);
+        r->phase_s[PH_VERIFY] = tl_now_s() - t0;
+        if (bad) goto error;
+    }
     if (strcmp(r->status, "ok")) goto done;
     measure_target t = {.on_device = on_device, .stream = c->ctx.stream, .reset = run_reset, .launch = run_launch,
                         .check = rc.verify_every ? check_after_run : NULL, .ctx = &rc, .l2_buf = c->l2_buf,
                         .l2_bytes = c->l2_bytes, .gpu = on_device ? c->gpu : NULL};
     if (sim_timing(&rc)) t.fake_ms = sim_ms;
-    if (measure_run(&tc->protocol, &t, &r->samples, e)) goto error;
+    int bad = measure_run(&tc->protocol, &t, &r->samples, e);
+    const measure_samples *sm = &r->samples;
+    r->phase_s[PH_WARMUP] = sm->warmup_s;
+    r->phase_s[PH_TIMED] = sm->timed_s;
+    r->phase_s[PH_TELEMETRY] = sm->telemetry_s;
+    r->phase_s[PH_LOOP] = fmax(0.0, sm->loop_s - sm->timed_s - sm->telemetry_s);
+    if (bad) goto error;
     finish_stats(r);
-    if (tc->cv->counters.n && collect_counters(c, &rc, r, e)) goto error;
+    t0 = tl_now_s();
+    if (tc->cv->counters.n) {
+        bad = collect_counters(c, &rc, r, e);
+        r->phase_s[PH_COUNTERS] = tl_now_s() - t0;
+        if (bad) goto error;
+    }
     goto done;
 error:
     /* The case failed; the run goes on. A broken CUDA context shows up in the next cases too. */

@@ -9,6 +9,7 @@
 #include "runner/h5src.h"
 #include "runner/counters.h"
 #include "runner/h5util.h"
+#include "runner/result.h"
 
 typedef struct {
     const char *path;
@@ -201,6 +202,13 @@ static int check_case(checker *c, hid_t cases, const char *name)
         rc = bad(c, "/cases/%s: its session is missing or names no /sessions group", name);
     if (!rc) rc = check_samples(c, g, name, status, &n);
     if (!rc && c->minor >= 3) rc = check_counters(c, g, name);
+    for (int p = 0; p < PH_N && !rc; p++) { /* schema 1.5, where present */
+        char attr[32];
+        double v;
+        snprintf(attr, sizeof attr, "t_%s_s", tl_phase_names[p]);
+        if (H5Aexists(g, attr) > 0 && (h5_read_f64(g, attr, &v) || !(v >= 0) || v > 1e9))
+            rc = bad(c, "/cases/%s: %s is not a number of seconds", name, attr);
+    }
     if (!rc && H5Aexists(g, "cutlass_version") > 0) {
         char *v = h5_read_str(g, "cutlass_version");
         if (!v || !*v || strlen(v) > 31) rc = bad(c, "/cases/%s: cutlass_version is not a version string", name);

@@ -205,6 +205,13 @@ static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int 
     H5_CHECK(h5_attr_i64(g, "local_bytes", r->local_bytes));
     H5_CHECK(h5_attr_str(g, "cubin_sha256", r->cubin_sha256));
     H5_CHECK(h5_attr_str(g, "nvrtc_options", r->nvrtc_options));
+    /* Schema 1.5: where the case's wall time went, and whether its kernel came from the cache. */
+    for (int p = 0; p < PH_N; p++) {
+        char name[32];
+        snprintf(name, sizeof name, "t_%s_s", tl_phase_names[p]);
+        H5_CHECK(h5_attr_f64(g, name, r->phase_s[p]));
+    }
+    H5_CHECK(h5_attr_i64(g, "compile_cached", r->compile_cached));
     /* Schema 1.4: the CUTLASS headers' version, on cases whose sources include them. */
     if (r->cutlass_version[0]) H5_CHECK(h5_attr_str(g, "cutlass_version", r->cutlass_version));
     long long grid[3] = {r->grid[0], r->grid[1], r->grid[2]}, block[3] = {r->block[0], r->block[1], r->block[2]};
@@ -416,6 +423,13 @@ static int commit(h5out *o, tl_err *e)
         snprintf(name, sizeof name, "/sessions/%d", o->session);
         H5_CHECK(g = H5Gopen2(f, name, H5P_DEFAULT));
         herr_t rc = h5_attr_f64(g, "wall_s", o->wall_s) | h5_attr_f64(g, "timed_s", o->timed_s);
+        /* Schema 1.5: where the session's wall time went (the cases' phases, the writer's time). */
+        for (int p = 0; p < PH_N; p++) {
+            char name[32];
+            snprintf(name, sizeof name, "t_%s_s", tl_phase_names[p]);
+            rc |= h5_attr_f64(g, name, o->phase_s[p]);
+        }
+        rc |= h5_attr_f64(g, "t_write_s", o->write_s);
         H5Gclose(g);
         H5_CHECK(rc);
         H5_CHECK(h5_attr_f64(f, "wall_s", o->prior_wall_s + o->wall_s));

@@ -55,6 +55,8 @@ typedef struct {
     char created_utc[32];
     double prior_wall_s, prior_timed_s; /* totals of earlier sessions */
     double wall_s, timed_s;
+    double phase_s[PH_N];      /* this session's seconds per phase (the cases'), for its group */
+    double write_s;            /* this session's seconds in the writer */
     int finished;
     int no_exchange;           /* the file system cannot RENAME_EXCHANGE: rename + copy */
 } h5out;

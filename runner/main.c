@@ -435,6 +435,8 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
 {
     double t0 = tl_now_s(), timed = 0;
     int said = 0;
+    memset(out->phase_s, 0, sizeof out->phase_s);
+    out->write_s = 0;
     *nres = *lost = 0;
     for (int i = 0; i < p->ncases && !*lost; i++) {
         if (!sh->todo[i]) continue;
@@ -447,7 +449,10 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
             said = 1;
         }
         if (!strcmp(r->status, "error") && exec_context_lost(ex, r)) *lost = 1;
+        double tw = tl_now_s();
         if (h5out_write_case(out, r, e)) return -1;
+        out->write_s += tl_now_s() - tw;
+        for (int k = 0; k < PH_N; k++) out->phase_s[k] += r->phase_s[k];
         timed += r->samples.timed_s;
         if (!o->quiet) report_progress(stderr, sh->nearlier + *nres, sh->nshare, r, tl_now_s() - t0);
     }
@@ -455,6 +460,7 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
     if (h5out_finish(out, wall, timed, e)) return -1;
     fprintf(stderr, "tilelab: overhead: %.2f s wall for %.2f s inside timed regions (%.1f%%)\n", wall, timed,
             wall > 0 ? 100.0 * timed / wall : 0.0);
+    report_phases(stderr, out->phase_s, out->write_s, wall, res, *nres);
     return 0;
 }
 

@@ -177,8 +177,10 @@ static void alloc_samples(measure_samples *s, int max, int telemetry)
 static void record_telemetry(const measure_target *t, measure_samples *s)
 {
     if (!s->sm_clock_mhz) return;
+    double t0 = tl_now_s();
     nvml_sample v;
     nvml_read(t->gpu, &v);
+    s->telemetry_s += tl_now_s() - t0;
     int i = s->n;
     s->sm_clock_mhz[i] = v.sm_clock_mhz;
     s->temp_c[i] = v.temp_c;
@@ -195,6 +197,7 @@ static int warm_up(const timer *tm, measure_samples *out, tl_err *e)
         if (prepare(tm, e) || time_one(tm, -1, &ms, e)) return -1;
         out->warmup_runs++;
     }
+    out->warmup_s = tl_now_s() - t0;
     return 0;
 }
 
@@ -228,6 +231,7 @@ int measure_run(const measure_protocol *p, const measure_target *t, measure_samp
         double elapsed = t->fake_ms ? fake_elapsed : tl_now_s() - start;
         if (stop_reason(p, out->time_ms, out->n, elapsed, &out->stopped)) break;
     }
+    out->loop_s = tl_now_s() - start;
     if (tm.graph) cudaGraphExecDestroy(tm.graph);
     if (tm.ev[0]) cudaEventDestroy(tm.ev[0]);
     if (tm.ev[1]) cudaEventDestroy(tm.ev[1]);

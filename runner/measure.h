@@ -37,6 +37,9 @@ typedef struct {
     int nthrottled;        /* samples flagged throttled */
     int warmup_runs;       /* untimed runs done */
     double timed_s;        /* sum of the timed regions, s (per sample, not per launch) */
+    double warmup_s;       /* wall time of the untimed runs, s */
+    double loop_s;         /* wall time of the timing loop, s (timed regions, telemetry and the rest) */
+    double telemetry_s;    /* wall time of the NVML reads, s */
     const char *stopped;   /* "noise", "max_reps", "max_time" or "verify_failed" */
 } measure_samples;
 

@@ -186,3 +186,21 @@ int report_failures(const tl_result *res, int n)
     }
     return bad;
 }
+
+void report_phases(FILE *f, const double *phase_s, double write_s, double wall_s, const tl_result *res, int n)
+{
+    int kernels = 0, cached = 0;
+    double sum = write_s;
+    for (int i = 0; i < n; i++) {
+        kernels += res[i].compile_cached >= 0;
+        cached += res[i].compile_cached == 1;
+    }
+    fprintf(f, "tilelab: where the %.2f s went:", wall_s);
+    for (int p = 0; p < PH_N; p++) {
+        sum += phase_s[p];
+        fprintf(f, " %s %.2f", tl_phase_names[p], phase_s[p]);
+        if (p == PH_COMPILE && kernels) fprintf(f, " (%d of %d kernels from the cache)", cached, kernels);
+        fputc(p + 1 < PH_N ? ',' : ';', f);
+    }
+    fprintf(f, " write %.2f, other %.2f\n", write_s, wall_s - sum > 0 ? wall_s - sum : 0.0);
+}

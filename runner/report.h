@@ -18,4 +18,7 @@ void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n);
 /* Number of cases that failed verification or errored; prints their reasons to stderr. */
 int report_failures(const tl_result *res, int n);
 
+/* The run's closing breakdown: seconds per phase over its cases, the writer's, and the rest. */
+void report_phases(FILE *f, const double *phase_s, double write_s, double wall_s, const tl_result *res, int n);
+
 #endif

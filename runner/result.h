@@ -6,6 +6,21 @@
 #include "runner/measure.h"
 #include "runner/plan.h"
 
+/* Where a case's wall time went (schema 1.5: case attributes t_<name>_s). */
+typedef enum {
+    PH_COMPILE,   /* NVRTC (or the kernel cache) and loading the module */
+    PH_INPUTS,    /* making the inputs (host and device), when the case starts a new problem */
+    PH_REFERENCE, /* the reference output and its error scale, when the problem has none yet */
+    PH_VERIFY,    /* the poisoned, verified run */
+    PH_WARMUP,    /* untimed runs */
+    PH_TIMED,     /* inside the timed regions */
+    PH_LOOP,      /* the rest of the timing loop: L2 flushes, resets, waits, per-run checks */
+    PH_TELEMETRY, /* NVML reads */
+    PH_COUNTERS,  /* the hardware counters pass */
+    PH_N
+} tl_phase;
+extern const char *const tl_phase_names[PH_N];
+
 typedef struct {
     const tl_case *c;
     const char *status;       /* "ok", "verify_failed", "skipped" or "error" */
@@ -32,6 +47,8 @@ typedef struct {
     measure_stats st;         /* statistics of the samples */
     double gflops, gbs;       /* from the median; NaN when not measured */
     ctr_result counters;      /* status NULL when the case asked for none */
+    double phase_s[PH_N];     /* wall seconds per phase */
+    int compile_cached;       /* 1 the kernel came from the cache (disk or this run's), 0 compiled, -1 n/a */
 } tl_result;
 
 void result_free(tl_result *r);

@@ -38,7 +38,7 @@ class HostSmoke(unittest.TestCase):
             raw = f.read()
         with h5py.File(self.path, "r") as f:
             a = {k: text(v) for k, v in f.attrs.items()}
-        self.assertEqual(a["schema"], "tilelab/1.4")
+        self.assertEqual(a["schema"], "tilelab/1.5")
         self.assertEqual(a["experiment"], "host_smoke")
         self.assertEqual(a["config_yaml"], raw.decode())
         self.assertEqual(a["config_sha256"], hashlib.sha256(raw).hexdigest())
@@ -196,6 +196,48 @@ class Modes(unittest.TestCase):
         self.assertIn("batch=50", c["protocol"])
 
 
+class Phases(unittest.TestCase):
+    """Where the time goes (schema 1.5): per case and per session, seconds per phase that add up to no
+    more than the run's wall time, and the closing line that says it."""
+
+    PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters")
+
+    def test_phases_per_case_and_session(self):
+        tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        out = os.path.join(tmp, "smoke.h5")
+        p = run(SMOKE, "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        line = [l for l in p.stderr.splitlines() if l.startswith("tilelab: where the ")]
+        self.assertEqual(len(line), 1, p.stderr)
+        for k in self.PHASES + ("write", "other"):
+            self.assertRegex(line[0], r"\b%s [0-9]+\.[0-9]{2}\b" % k)
+        with h5py.File(out, "r") as f:
+            s = f["sessions/0"].attrs
+            total = sum(float(s["t_%s_s" % k]) for k in self.PHASES) + float(s["t_write_s"])
+            self.assertLessEqual(total, float(s["wall_s"]) + 1e-6)
+            self.assertAlmostEqual(float(s["t_timed_s"]), float(s["timed_s"]), places=9)
+            sums = dict.fromkeys(self.PHASES, 0.0)
+            problems = set()
+            for g in f["cases"].values():
+                a = g.attrs
+                self.assertEqual(int(a["compile_cached"]), -1)  # host variants compile nothing
+                self.assertEqual(float(a["t_compile_s"]), 0.0)
+                for k in self.PHASES:
+                    self.assertGreaterEqual(float(a["t_%s_s" % k]), 0.0)
+                    sums[k] += float(a["t_%s_s" % k])
+                self.assertAlmostEqual(float(a["t_timed_s"]), float(a["timed_s"]), places=9)
+                if text(a["status"]) == "ok":
+                    self.assertGreater(float(a["t_verify_s"]), 0.0)
+                # Inputs are made once per problem: only its first case pays them.
+                key = (text(a["sizes"]), text(a["layouts"]), text(a["dtype"]))
+                if float(a["t_inputs_s"]) > 0:
+                    self.assertNotIn(key, problems)
+                    problems.add(key)
+            for k in self.PHASES:
+                self.assertAlmostEqual(sums[k], float(s["t_%s_s" % k]), places=9)
+            self.assertGreater(len(problems), 0)
+
+
 class SgemmDtypes(unittest.TestCase):
     """dtype is a sweep axis: the host variants multiply as each dtype says (tf32 rounds the operands,
     bf16 inputs are BF16 values), each case is checked with its dtype's tolerance, and a problem made
@@ -275,7 +317,7 @@ class BadInput(unittest.TestCase):
         p = run(exp, "-o", out)
         self.assertEqual(p.returncode, 0, p.stderr)
         with h5py.File(out, "r") as f:
-            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.4")
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.5")
             for g in f["cases"].values():
                 self.assertEqual(text(g.attrs["status"]), "ok")
                 self.assertEqual(text(g.attrs["counters_status"]), "unavailable")

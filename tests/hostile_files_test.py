@@ -147,6 +147,8 @@ ROWS = [
     ("source_damaged", edit(lambda f: plant_source(f, b"__global__ void k() {}\n", "0" * 64)),
      "its bytes hash to"),
     ("source_missing", case_attr("sources", "experiment:kernels/k.cu " + "1" * 64), "is not in /sources"),
+    ("phase_negative", case_attr("t_timed_s", -1.0), "t_timed_s is not a number of seconds"),
+    ("phase_text", case_attr("t_compile_s", "fast"), "t_compile_s is not a number of seconds"),
     ("cutlass_version_int", case_attr("cutlass_version", np.int64(4)), "cutlass_version is not a version string"),
     ("cutlass_version_empty", case_attr("cutlass_version", ""), "cutlass_version is not a version string"),
     ("counters_not_a_table", edit(lambda f: first_case(f).create_dataset("counters", data=np.arange(3.0))),

@@ -101,6 +101,10 @@ def _check_case(path, name, g, minor, nsessions):
         if (not isinstance(c, h5py.Dataset) or c.ndim != 1 or c.dtype.names is None
                 or any(k not in c.dtype.names for k in ("name", "value", "unit")) or c.dtype["value"].kind != "f"):
             raise SchemaError("%s: /cases/%s: counters is not a list of (name, value, unit)" % (path, name))
+    for k in PHASES:  # tilelab/1.5: seconds per phase
+        v = g.attrs.get("t_%s_s" % k)
+        if v is not None and not (isinstance(v, (float, np.floating)) and 0 <= v <= 1e9):
+            raise SchemaError("%s: /cases/%s: t_%s_s is not a number of seconds" % (path, name, k))
     if "cutlass_version" in g.attrs:  # tilelab/1.4
         v = g.attrs["cutlass_version"]
         if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 31:
@@ -260,6 +264,8 @@ def load_meta(path):
 
 
 TELEMETRY = ("sm_clock_mhz", "temp_c", "power_w", "throttled")
+# tilelab/1.5: where a case's wall time went (case attributes t_<phase>_s), in the runner's order.
+PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters")
 
 
 def _read_cases(path):

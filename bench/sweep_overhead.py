@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Sweep overhead (issue 16): runs experiments/sweep30.yaml (30 sgemm cases) twice, with an empty
+kernel cache and then a warm one, and prints for each its wall time, the time inside timed regions, their
+ratio and where the rest went (the session's t_<phase>_s attributes, schema 1.5). A benchmark: it prints
+figures and checks nothing.
+
+usage: sweep_overhead.py [RUNNER] [--experiment YAML] [--out DIR]
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+
+PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "write")
+
+
+def one(runner, yaml, out, cache, label):
+    h5 = os.path.join(out, "%s.h5" % label)
+    if os.path.exists(h5):
+        os.remove(h5)
+    env = dict(os.environ, TILELAB_CACHE_DIR=cache)
+    p = subprocess.run([runner, yaml, "-o", h5, "-q"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       env=env)
+    if p.returncode != 0:
+        print(p.stdout[-4000:])
+        raise SystemExit("sweep_overhead: the %s run failed (exit %d)" % (label, p.returncode))
+    with h5py.File(h5, "r") as f:
+        s = f["sessions/0"].attrs
+        wall, timed = float(s["wall_s"]), float(s["timed_s"])
+        parts = {k: float(s.get("t_%s_s" % k, 0.0)) for k in PHASES}
+        cached = [int(g.attrs.get("compile_cached", -1)) for g in f["cases"].values()]
+        n = len(f["cases"])
+    other = max(0.0, wall - sum(parts.values()))
+    print("%-5s %d cases: wall %.2f s, timed %.2f s, wall / timed %.1f; kernels from the cache %d of %d" % (
+        label, n, wall, timed, wall / timed if timed else float("inf"), cached.count(1), n - cached.count(-1)))
+    print("      " + ", ".join("%s %.2f" % (k, v) for k, v in parts.items()) + ", other %.2f" % other)
+    return wall, timed
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runner", nargs="?", default=os.path.join(root, "runner"))
+    ap.add_argument("--experiment", default=os.path.join(root, "experiments", "sweep30.yaml"))
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    out = args.out or tempfile.mkdtemp(prefix="tilelab-sweep-")
+    os.makedirs(out, exist_ok=True)
+    cache = tempfile.mkdtemp(prefix="tilelab-cache-")
+    try:
+        one(args.runner, args.experiment, out, cache, "cold")
+        one(args.runner, args.experiment, out, cache, "warm")
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -165,11 +165,8 @@ extern "C" __global__ void __launch_bounds__(NT) sgemm_mma_sync(int M, int N, in
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int g = lane / 4, t = lane % 4;
 
-    // Grouped rasterization: GROUP_M tile rows at a time walk the tile columns.
-    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const int per_group = GROUP_M * tiles_n, group = blockIdx.x / per_group;
-    const int first_m = group * GROUP_M, rows = min(tiles_m - first_m, GROUP_M);
-    const int tm = first_m + (blockIdx.x % per_group) % rows, tn = (blockIdx.x % per_group) / rows;
+    int tm, tn;
+    sgemm_raster<BM, BN, GROUP_M>(M, N, blockIdx.x, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
     const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;
 

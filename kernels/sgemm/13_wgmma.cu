@@ -140,11 +140,8 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     const T *A = static_cast<const T *>(A_), *B = static_cast<const T *>(B_);
     const int tid = threadIdx.x;
 
-    // Grouped rasterization: GROUP_M tile rows at a time walk the tile columns (L2 reuse).
-    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const int per_group = GROUP_M * tiles_n, group = blockIdx.x / per_group;
-    const int first_m = group * GROUP_M, group_rows = min(tiles_m - first_m, GROUP_M);
-    const int tm = first_m + (blockIdx.x % per_group) % group_rows, tn = (blockIdx.x % per_group) / group_rows;
+    int tm, tn;
+    sgemm_raster<BM, BN, GROUP_M>(M, N, blockIdx.x, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
 
     const int lda = A_GMEM_K ? K : M, ldb = B_GMEM_K ? K : N;

@@ -26,3 +26,15 @@ __device__ __forceinline__ float sgemm_epilogue(float acc, float alpha, float be
 {
     return beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
 }
+
+// Grouped rasterization of a 1-D grid (L2 reuse): block b takes tile (tm, tn), the blocks walking
+// GROUP tile rows down before moving one tile column right.
+template <int TILE_M, int TILE_N, int GROUP>
+__device__ __forceinline__ void sgemm_raster(int M, int N, int b, int &tm, int &tn)
+{
+    const int tiles_m = (M + TILE_M - 1) / TILE_M, tiles_n = (N + TILE_N - 1) / TILE_N;
+    const int per_group = GROUP * tiles_n, first_m = b / per_group * GROUP;
+    const int rows = min(tiles_m - first_m, GROUP);
+    tm = first_m + (b % per_group) % rows;
+    tn = (b % per_group) / rows;
+}

@@ -971,8 +971,8 @@ static const reg_arg sgemm_args[] = {{"alpha", 1.0}, {"beta", 0.0}};
 static const char *const sgemm_dtypes[] = {"f32", "tf32", "bf16"};
 static const char *const sgemm_dtype_docs[] = {
     "A, B, C FP32; FP32 multiply-adds (the SIMT ladder)",
-    "A, B, C FP32 in memory; A and B rounded to TF32 (10 fraction bits) for the multiply (tensor cores), "
-    "FP32 accumulation",
+    ("A, B, C FP32 in memory; A and B rounded to TF32 (10 fraction bits) for the multiply (tensor cores), "
+     "FP32 accumulation"),
     "A and B BF16 in memory (the FP32 data rounded to nearest even), C FP32; FP32 accumulation",
 };
 /* f32: FP32 accumulation of FP32 products. tf32: each operand rounded to TF32 is within 2^-10 of

@@ -20,36 +20,25 @@ usage: gpu_memory_check.py [RUNNER] [--out DIR] [--from DIR]
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
-import h5py
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_files  # noqa: E402
+from gpu_files import run_experiment as run  # noqa: E402
 
 BIG = "n=268435456"
 MARGIN = 0.20  # the stated tolerance around the sector model's predictions, relative
 STRIDES = (2, 3, 4, 8)
 
 
-def run(runner, yaml, out):
-    h5 = os.path.join(out, os.path.basename(yaml).replace(".yaml", ".h5"))
-    if os.path.exists(h5):
-        os.remove(h5)
-    p = subprocess.run([runner, yaml, "-o", h5, "-q"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    print("\n".join(l for l in p.stdout.splitlines() if not l.startswith("[")))
-    return h5
 
 
 def cases(h5):
-    out = []
-    with h5py.File(h5, "r") as f:
-        for g in f["cases"].values():
-            a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in g.attrs.items()}
-            t = g["time_ms"][()]
-            a["median"] = float(np.median(t)) if len(t) else float("nan")
-            a["gbs"] = float(a["bytes"]) / (a["median"] * 1e-3) * 1e-9 if len(t) else float("nan")
-            out.append(a)
+    """gpu_files.cases, with each case's GB/s from its median."""
+    out = gpu_files.cases(h5)
+    for a in out:
+        a["gbs"] = float(a["bytes"]) / (a["median"] * 1e-3) * 1e-9 if a["median"] == a["median"] else float("nan")
     return out
 
 

@@ -17,32 +17,15 @@ usage: gpu_tensor_core_check.py [RUNNER] [--out DIR] [--tune]
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
-import h5py
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_files import cases, run_experiment as run  # noqa: E402
 
 
-def run(runner, yaml, out):
-    h5 = os.path.join(out, os.path.basename(yaml).replace(".yaml", ".h5"))
-    if os.path.exists(h5):
-        os.remove(h5)
-    p = subprocess.run([runner, yaml, "-o", h5, "-q"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    print("\n".join(l for l in p.stdout.splitlines() if not l.startswith("[")))
-    return h5
 
 
-def cases(h5):
-    with h5py.File(h5, "r") as f:
-        out = []
-        for g in f["cases"].values():
-            a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in g.attrs.items()}
-            t = g["time_ms"][()]
-            a["median"] = float(np.median(t)) if len(t) else float("nan")
-            out.append(a)
-        return out
 
 
 def best_ratio(cs, size, dtype, rung_filter):

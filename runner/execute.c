@@ -8,6 +8,7 @@
 
 #include "runner/cuda_check.h"
 #include "runner/jit.h"
+#include "runner/tma.h"
 
 int exec_init(exec_ctx *c, const tl_experiment *x, const env_info *env, int use_gpu, tl_err *e)
 {
@@ -198,10 +199,14 @@ static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kerne
     }
     if (jit_compile(&rq, c->cache_dir, &c->memo, cb, e)) return -1;
     if (jit_load(cb, tc->variant->entry, k, e)) return -1;
+    /* TMA tensor maps for kernels that ask for them: they name the problem's buffers (runner/tma.h). */
+    if (tma_bind(tc->op, cb, k, rc->prob, r->tensor_maps, sizeof r->tensor_maps, e)) return -1;
     rc->geo = tc->launch[0];
     rc->k = k;
     if (tc->variant->entry2) {
-        if (jit_load(cb, tc->variant->entry2, k2, e)) return -1;
+        char again[sizeof r->tensor_maps];
+        if (jit_load(cb, tc->variant->entry2, k2, e) || tma_bind(tc->op, cb, k2, rc->prob, again, sizeof again, e))
+            return -1;
         rc->geo2 = tc->launch[1];
         rc->k2 = k2;
         if (!launch_fits(c, k2, &rc->geo2, r)) return 0;

@@ -438,11 +438,12 @@ void jit_memo_free(jit_memo *m)
 
 #define STO_CUDA_ENTRY 0x10 /* st_other bit of a symbol that is a kernel (an entry point) */
 
-int jit_cubin_has_kernel(const void *cubin, size_t len, const char *entry, char *kernels, size_t n)
+/* Calls f(symbol, name, ctx) for each symbol of the cubin until f returns nonzero; that value, 0 when
+ * none did, -1 when the cubin is not a readable ELF file. */
+static int cubin_symbols(const void *cubin, size_t len, int (*f)(const Elf64_Sym *, const char *, void *), void *ctx)
 {
     const unsigned char *b = cubin;
     const Elf64_Ehdr *h = cubin;
-    kernels[0] = '\0';
     if (len < sizeof *h || memcmp(b, ELFMAG, SELFMAG) || b[EI_CLASS] != ELFCLASS64 || h->e_shentsize != sizeof(Elf64_Shdr) ||
         h->e_shoff > len || (size_t)h->e_shnum * sizeof(Elf64_Shdr) > len - h->e_shoff)
         return -1;
@@ -455,15 +456,52 @@ int jit_cubin_has_kernel(const void *cubin, size_t len, const char *entry, char 
         const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
         const char *names = (const char *)(b + str->sh_offset);
         for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
-            if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || !(sym[k].st_other & STO_CUDA_ENTRY)) continue;
             if (sym[k].st_name >= str->sh_size || !memchr(names + sym[k].st_name, '\0', str->sh_size - sym[k].st_name))
                 return -1;
-            const char *name = names + sym[k].st_name;
-            if (!strcmp(name, entry)) return 1;
-            snprintf(kernels + strlen(kernels), n - strlen(kernels), "%s%s", kernels[0] ? ", " : "", name);
+            int rc = f(&sym[k], names + sym[k].st_name, ctx);
+            if (rc) return rc;
         }
     }
     return 0;
+}
+
+typedef struct {
+    const char *name;
+    char *kernels;
+    size_t n;
+    uint64_t size;
+} sym_query;
+
+static int is_kernel(const Elf64_Sym *s, const char *name, void *ctx)
+{
+    sym_query *q = ctx;
+    if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || !(s->st_other & STO_CUDA_ENTRY)) return 0;
+    if (!strcmp(name, q->name)) return 1;
+    snprintf(q->kernels + strlen(q->kernels), q->n - strlen(q->kernels), "%s%s", q->kernels[0] ? ", " : "", name);
+    return 0;
+}
+
+int jit_cubin_has_kernel(const void *cubin, size_t len, const char *entry, char *kernels, size_t n)
+{
+    sym_query q = {.name = entry, .kernels = kernels, .n = n};
+    kernels[0] = '\0';
+    return cubin_symbols(cubin, len, is_kernel, &q);
+}
+
+static int is_object(const Elf64_Sym *s, const char *name, void *ctx)
+{
+    sym_query *q = ctx;
+    if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || s->st_shndx == SHN_UNDEF || strcmp(name, q->name)) return 0;
+    q->size = s->st_size;
+    return 1;
+}
+
+int jit_cubin_has_global(const void *cubin, size_t len, const char *name, uint64_t *size)
+{
+    sym_query q = {.name = name};
+    int rc = cubin_symbols(cubin, len, is_object, &q);
+    if (rc == 1 && size) *size = q.size;
+    return rc;
 }
 
 int jit_load(const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e)

@@ -10,6 +10,7 @@
 #define TILELAB_JIT_H
 
 #include <cuda_runtime_api.h>
+#include <stdint.h>
 
 #include "runner/plan.h"
 
@@ -67,6 +68,9 @@ void jit_memo_free(jit_memo *m);
 /* 1 when the cubin has an extern "C" kernel named entry; 0 when not (kernels gets the names of
  * those it has, comma-separated); -1 when it is not a readable cubin. */
 int jit_cubin_has_kernel(const void *cubin, size_t len, const char *entry, char *kernels, size_t n);
+/* 1 when the cubin defines a global variable (__device__ or __constant__) named name (size gets its
+ * bytes), 0 when not, -1 when it is not a readable cubin. */
+int jit_cubin_has_global(const void *cubin, size_t len, const char *name, uint64_t *size);
 
 int jit_load(const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e);
 void jit_unload(jit_kernel *k);

@@ -66,6 +66,16 @@ typedef struct {
 
 typedef struct reg_problem reg_problem; /* op-defined: inputs, output, reference */
 
+/* An operand as the device holds it, for kernels that ask for TMA tensor maps (runner/tma.h): a
+ * matrix of `outer` rows of `inner` elements, the inner ones contiguous. */
+enum { REG_ELEM_F32 = 0, REG_ELEM_BF16 = 1 };
+typedef struct {
+    void *ptr;             /* device address */
+    int elem;              /* REG_ELEM_* */
+    uint64_t inner, outer; /* elements along the contiguous dimension, rows */
+    uint64_t row_bytes;    /* bytes from one row to the next */
+} reg_tensor;
+
 typedef struct {
     const char *name; /* macro name, passed as -DNAME=value */
     long def;         /* default value */
@@ -159,6 +169,9 @@ typedef struct {
     int (*kernel_args)(reg_problem *p, void **argv, int max);
     /* Fetches the output and compares every element with the reference. */
     int (*check_output)(reg_problem *p, const reg_tolerance *t, reg_verify *v, tl_err *e);
+    /* Operand i (in `operands` order) as the device holds it; -1 when there is none such. NULL: the
+     * op's kernels cannot ask for tensor maps. */
+    int (*operand_tensor)(const reg_problem *p, int i, reg_tensor *t);
 } reg_op;
 
 extern const reg_op *const reg_ops[];

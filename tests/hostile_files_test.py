@@ -151,6 +151,8 @@ ROWS = [
     ("phase_text", case_attr("t_compile_s", "fast"), "t_compile_s is not a number of seconds"),
     ("cutlass_version_int", case_attr("cutlass_version", np.int64(4)), "cutlass_version is not a version string"),
     ("cutlass_version_empty", case_attr("cutlass_version", ""), "cutlass_version is not a version string"),
+    ("tensor_maps_int", case_attr("tensor_maps", np.int64(1)), "tensor_maps is not a line of text"),
+    ("tensor_maps_huge", case_attr("tensor_maps", "a" * 300), "tensor_maps is not a line of text"),
     ("counters_not_a_table", edit(lambda f: first_case(f).create_dataset("counters", data=np.arange(3.0))),
      "counters is not a list of (name, value, unit)"),
     # Found by fuzzing: HDF5 1.10 itself segfaults reading one of its attributes. Read in a child process.

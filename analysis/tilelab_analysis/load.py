@@ -109,6 +109,10 @@ def _check_case(path, name, g, minor, nsessions):
         v = g.attrs["cutlass_version"]
         if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 31:
             raise SchemaError("%s: /cases/%s: cutlass_version is not a version string" % (path, name))
+    if "tensor_maps" in g.attrs:  # tilelab/1.6
+        v = g.attrs["tensor_maps"]
+        if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 255:
+            raise SchemaError("%s: /cases/%s: tensor_maps is not a line of text" % (path, name))
     return status, len(t)
 
 
@@ -297,6 +301,7 @@ def _read_cases(path):
                     a["counter_units"][_text(r["name"])] = _text(r["unit"])
             a.setdefault("counters_status", "")
             a.setdefault("cutlass_version", "")  # tilelab/1.4: the CUTLASS headers it compiled with
+            a.setdefault("tensor_maps", "")  # tilelab/1.6: the TMA tensor maps its kernel was given
             rows.append(a)
     return rows
 

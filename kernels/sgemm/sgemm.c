@@ -860,6 +860,20 @@ static int sgemm_kernel_args(reg_problem *p, void **argv, int max)
     return 8;
 }
 
+/* A (M x K) and B (K x N) as stored: row-major A has M rows of K, column-major A K rows of M. */
+static int sgemm_operand_tensor(const reg_problem *p, int i, reg_tensor *t)
+{
+    if (!p->on_device || i < 0 || i > 1) return -1;
+    int col = p->s.layouts[i] == REG_COL;
+    uint64_t rows = (uint64_t)(i == 0 ? p->m : p->k), cols = (uint64_t)(i == 0 ? p->k : p->n);
+    t->ptr = i == 0 ? p->da : p->db;
+    t->elem = p->s.dtype == BF16 ? REG_ELEM_BF16 : REG_ELEM_F32;
+    t->inner = col ? rows : cols;
+    t->outer = col ? cols : rows;
+    t->row_bytes = t->inner * (p->s.dtype == BF16 ? 2 : 4);
+    return 0;
+}
+
 static int sgemm_check_output(reg_problem *p, const reg_tolerance *t, reg_verify *v, tl_err *e)
 {
     if (p->on_device) CUDA_CHECK(cudaMemcpy(p->hc, p->dc, p->nc * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1025,4 +1039,5 @@ const reg_op sgemm_op = {
     .problem_new = sgemm_problem_new, .problem_free = sgemm_problem_free,
     .reference = sgemm_reference, .reset_output = sgemm_reset_output,
     .kernel_args = sgemm_kernel_args, .check_output = sgemm_check_output,
+    .operand_tensor = sgemm_operand_tensor,
 };

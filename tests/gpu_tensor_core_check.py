@@ -28,6 +28,16 @@ from gpu_files import cases, run_experiment as run  # noqa: E402
 
 
 
+def tma_aligned(c):
+    """Whether both of an sgemm case's operands have rows of a multiple of 16 bytes (TMA can map them)."""
+    d = dict(kv.split("=") for kv in c["sizes"].split(","))
+    lay = dict(kv.split("=") for kv in c["layouts"].split(","))
+    es = 2 if c["dtype"] == "bf16" else 4
+    a_row = int(d["k"] if lay["a"] == "row" else d["m"]) * es
+    b_row = int(d["n"] if lay["b"] == "row" else d["k"]) * es
+    return a_row % 16 == 0 and b_row % 16 == 0
+
+
 def best_ratio(cs, size, dtype, rung_filter):
     """(best rung case, cuBLAS case, cuBLAS median / best median) at one size and dtype, or None."""
     at = [c for c in cs if c["sizes"] == size and c["dtype"] == dtype and c["status"] == "ok"]
@@ -70,11 +80,22 @@ def main():
         if c.get("cutlass_version") != version:
             fails.append("%s %s: cutlass_version %r, the runner's headers are %r" % (c["variant"], c["sizes"],
                                                                                    c.get("cutlass_version"), version))
-    # wgmma is written with CuTe too; mma_sync and hopper are plain CUDA.
+    # wgmma and wgmma_tma are written with CuTe too; mma_sync and hopper are plain CUDA.
     for c in cases(files["tensor_core"]):
-        uses = c["variant"] == "wgmma" or c["variant"].startswith("cute_")
+        uses = c["variant"] in ("wgmma", "wgmma_tma") or c["variant"].startswith("cute_")
         if c["variant"] != "cublas" and c.get("cutlass_version") != (version if uses else None):
             fails.append("%s: cutlass_version %r" % (c["variant"], c.get("cutlass_version")))
+    # wgmma_tma asks for tensor maps: made for 16-byte aligned rows, refused (its other path) for k = 777.
+    for name in ("tensor_core", "tensor_core_odd"):
+        for c in cases(files[name]):
+            maps = c.get("tensor_maps") or ""
+            if c["variant"] != "wgmma_tma":
+                if maps:
+                    fails.append("%s: %s records tensor_maps %r" % (name, c["variant"], maps))
+                continue
+            want_refused = not tma_aligned(c)
+            if not maps or ("not encoded" in maps) != want_refused:
+                fails.append("%s: wgmma_tma %s %s %s: tensor_maps %r" % (name, c["dtype"], c["sizes"], c["layouts"], maps))
 
     tc = cases(files["tensor_core"])
     print("tensor_core.yaml: rung / cuBLAS with the same dtype (median ms; ratio = cuBLAS time / rung time):")

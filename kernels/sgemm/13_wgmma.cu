@@ -17,8 +17,7 @@
 // for its cp.async chunks, and TF32 with row-major B (the NN case) copies B 4 bytes at a time to
 // transpose it. On sizes whose rows are not 16-byte aligned (k = 777) every tile takes the element path:
 // 0.09 x cuBLAS.
-// Not yet: TMA (the copy engine computes the swizzle), a producer warpgroup, clusters, an aligned main
-// loop with predicated edges (the next rung's work).
+// 14_wgmma_tma does the next step: TMA (the copy engine computes the swizzle) and a producer warpgroup.
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"

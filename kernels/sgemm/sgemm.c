@@ -450,6 +450,82 @@ static void geometry13(const long *p, const reg_spec *s, reg_launch *l)
     *l = (reg_launch){{tiles, 1, 1}, {(unsigned)(p[0] / 64 * 128), 1, 1}, (size_t)wgmma_smem(p, s)};
 }
 
+/* ---- 14_wgmma_tma: the same math fed by TMA and a producer warpgroup ---------------------------- */
+
+static const reg_param p14[] = {
+    {"BM", 0, "block tile rows, 64 .. 256 (wgmma's M: 64, 128 or 256; for TF32 NN its N); 0: 128 (TF32 NN 256)"},
+    {"BN", 0, "block tile columns, 64 .. 256 (wgmma's N; for TF32 NN its M); 0: 256 (TF32 NN 128)"},
+    {"BK", 0, "k per stage, a multiple of 128 bytes; 0: 128 bytes (32 tf32, 64 bf16)"},
+    {"STAGES", 4, "shared buffers in the producer / consumer ring"},
+    {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"},
+};
+
+static long bk14(const long *p, const reg_spec *s)
+{
+    return p[2] ? p[2] : 128 / (long)ab_size(s);
+}
+
+static int swap14(const reg_spec *s)
+{
+    return s->dtype == TF32 && s->layouts[OP_A] == REG_ROW && s->layouts[OP_B] == REG_ROW;
+}
+
+/* BM and BN, 0 resolved: 128 x 256 for the tensor cores. */
+static long bm14(const long *p, const reg_spec *s)
+{
+    return p[0] ? p[0] : swap14(s) ? 256 : 128;
+}
+
+static long bn14(const long *p, const reg_spec *s)
+{
+    return p[1] ? p[1] : swap14(s) ? 128 : 256;
+}
+
+/* 14_wgmma_tma.cu's Shared struct: the tiles, the barriers (rounded to 1024), and 1024 to align. */
+static long wgmma_tma_smem(const long *p, const reg_spec *s)
+{
+    long es = (long)ab_size(s), bk = bk14(p, s);
+    return round1024(bm14(p, s) * bk * p[3] * es) + round1024(bn14(p, s) * bk * p[3] * es) + 2048;
+}
+
+/* The tile of the tensor cores' A (X) and B (Y): BM x BN, or BN x BM where 14_wgmma_tma.cu computes
+ * C^T = B^T A^T (TF32 with A and B row-major: B^T goes through registers, which must be wgmma's A). */
+static void tiles14(const long *p, const reg_spec *s, long *xt, long *yt)
+{
+    *xt = swap14(s) ? bn14(p, s) : bm14(p, s);
+    *yt = swap14(s) ? bm14(p, s) : bn14(p, s);
+}
+
+static int check14(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    long bk = bk14(p, s), stages = p[3], group_m = p[4], es = (long)ab_size(s), xt, yt;
+    if (s->dtype == F32) return snprintf(why, n, "a tensor-core rung: dtype tf32 or bf16"), 0;
+    tiles14(p, s, &xt, &yt);
+    const char *xn = swap14(s) ? "BN" : "BM", *yn = swap14(s) ? "BM" : "BN";
+    if (xt != 64 && xt != 128 && xt != 256)
+        return snprintf(why, n, "%s must be 64, 128 or 256 (the rows of wgmma's A in this layout and dtype)", xn), 0;
+    if (yt < 64 || yt > 256 || yt % 64) return snprintf(why, n, "%s must be 64, 128, 192 or 256", yn), 0;
+    if (xt * yt > 256 * 128)
+        return snprintf(why, n, "BM x BN at most 32768 (128 accumulators a thread): %ld x %ld", bm14(p, s), bn14(p, s)),
+               0;
+    if (bk < 1 || (bk * es) % 128) return snprintf(why, n, "BK must be a multiple of %ld (128-byte rows)", 128 / es), 0;
+    if (stages < 2 || stages > 8 || group_m < 1) return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1"), 0;
+    long smem = wgmma_tma_smem(p, s);
+    if (smem > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", smem), 0;
+    if ((double)ceil_div(s->dims[M_], bm14(p, s)) * ceil_div(s->dims[N_], bn14(p, s)) > 2147483647.0)
+        return snprintf(why, n, "more than 2^31-1 tiles"), 0;
+    return fits_int(s, why, n);
+}
+
+static void geometry14(const long *p, const reg_spec *s, reg_launch *l)
+{
+    long xt, yt;
+    tiles14(p, s, &xt, &yt);
+    unsigned tiles = ceil_div(s->dims[M_], bm14(p, s)) * ceil_div(s->dims[N_], bn14(p, s));
+    unsigned consumers = xt >= 128 ? 2 : 1;
+    *l = (reg_launch){{tiles, 1, 1}, {(consumers + 1) * 128, 1, 1}, (size_t)wgmma_tma_smem(p, s)};
+}
+
 /* ---- 20 ..: CuTe rungs (seed 003's table) ------------------------------------------------- */
 
 static const reg_param p20[] = {
@@ -944,6 +1020,13 @@ static const reg_variant sgemm_variants[] = {
      .constraints = "BM, BN in 64..256 by 64; BK rows of 32-byte multiples; STAGES 2..8; smem <= 227 KiB; "
                     "Hopper only (sm_90a)",
      .check = check13, .geometry = geometry13},
+    {.name = "wgmma_tma", .summary = "tensor cores (tf32, bf16) on sm_90a: wgmma fed by TMA, a producer warpgroup "
+                                     "and an mbarrier ring (warp-specialised)",
+     .kind = REG_NVRTC, .source = "sgemm/14_wgmma_tma.cu", .entry = "sgemm_wgmma_tma", .params = p14,
+     .nparams = NPARAMS(p14), .dtypes = (1u << TF32) | (1u << BF16), .arch_specific = 1,
+     .constraints = "wgmma's M tile (BM; BN for TF32 NN) 64, 128 or 256, the other 64..256 by 64; BM x BN <= 32768; "
+                    "BK rows of 128-byte multiples; STAGES 2..8; smem <= 227 KiB; Hopper only (sm_90a)",
+     .check = check14, .geometry = geometry14},
     {.name = "cute_naive", .summary = "CuTe (seed 003, row 1): local_partition element copies to smem, cute::gemm",
      .kind = REG_NVRTC, .source = "sgemm/20_cute_naive.cu", .entry = "sgemm_cute_naive", .params = p20,
      .nparams = NPARAMS(p20), .constraints = "THREADS 64, 128, 256; C's threads and the copies tile BM, BN, BK",

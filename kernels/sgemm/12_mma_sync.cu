@@ -5,17 +5,21 @@
 //   tf32: mma.m16n8k8 on FP32 bits (the tensor core reads the top 19 bits: TF32 by truncation, which
 //   the tf32 tolerance covers); bf16: mma.m16n8k16 on BF16 pairs.
 // - Tiles go to shared memory as they lie in global memory (k-contiguous or m/n-contiguous, per
-//   layout), 16 bytes per cp.async, STAGES tiles in flight; rows are padded so that the fragment loads
-//   of a warp hit 32 different banks (tf32; bf16's from m/n-contiguous tiles gather 16-bit halves).
+//   layout), 16 bytes per cp.async, STAGES tiles in flight; rows are padded by 16 bytes so that the
+//   8 rows an ldmatrix reads land on 32 banks.
+// - Fragments by ldmatrix (8 x 8 blocks of 16-bit elements, four per A fragment, two per B): as they
+//   are from k-contiguous tiles, transposed (.trans) from BF16's m/n-contiguous ones. TF32's 32-bit
+//   elements cannot be transposed that way: its m/n-contiguous tiles are read word by word.
 // - Edges and leading dimensions that are not a multiple of 16 bytes take an element-wise copy with
 //   zero fill; the epilogue checks every store.
 // - Blocks are rasterized in groups of GROUP_M tile rows (as 11_hopper) for L2 reuse.
-// Measured on the H100 (docs/results/h100-tensor-core.md, 2026-11-23): 0.20 x cuBLAS TF32 and 0.22 x
-// cuBLAS BF16 at 4096^3 (1.72 / 0.81 ms against 0.34 / 0.18): cuBLAS runs wgmma (below), and this rung
-// issues 24 shared loads per 16 MMAs through registers with two warps per scheduler (tune's best shapes
-// take 160-220 KB of shared memory: one block per SM). On odd sizes it beats 13_wgmma (0.32 against
-// 0.09 x at 1000 x 1234 x 777), whose element-wise edge path is heavier.
-// What it does not do (13_wgmma's work): ldmatrix, swizzled smem, warpgroup MMA from shared memory.
+// Measured on the H100 (2026-11-23, 4096^3, x cuBLAS with the same math): 0.27 in TF32 and in BF16
+// with A and B row-major (1.230 / 0.658 ms; word-by-word fragment loads before ldmatrix: 1.72 / 0.81
+// ms, 0.20 / 0.22 x), 0.27 - 0.30 in the other layouts (TF32 with A column-,
+// B row-major 0.43, where cuBLAS is slow). cuBLAS runs wgmma (13_wgmma, 14_wgmma_tma):
+// one warp's mma.sync covers 16 x 8, its fragments go through registers, two warps per scheduler (the
+// tuned shapes take 160-220 KB of shared memory: one block per SM). On odd sizes it is the best
+// tensor-core rung (0.32 x at 1000 x 1234 x 777 in TF32): the others' edge paths are heavier.
 #include "sgemm_common.cuh"
 
 #ifndef BM
@@ -61,10 +65,16 @@ typedef float elem_t;
 #error "12_mma_sync: WM | BM, WN | BN, 16 | WM, 8 | WN, BK a multiple of the MMA's k, STAGES 2 .. 8"
 #endif
 
-// Shared tiles, as they lie in global memory. Strides (elements) padded by 16 bytes for k-contiguous
-// rows (a warp's 8 rows x 4 words land on 32 banks) and by 32 bytes for m/n-contiguous ones.
-#define SA (A_COL ? BM + 2 * VEC : BK + VEC) // A: [k][m] when column-major, else [m][k]
-#define SB (B_COL ? BK + VEC : BN + 2 * VEC) // B: [n][k] when column-major, else [k][n]
+// Shared tiles, as they lie in global memory. Strides (elements) padded by 16 bytes, so that the 8
+// rows of 16 bytes an ldmatrix reads (or a warp's 8 rows x 4 words) land on 32 banks; TF32's
+// m/n-contiguous tiles, read word by word, by 32 bytes.
+#if defined(TL_DTYPE_BF16)
+#define PAD_MN VEC
+#else
+#define PAD_MN (2 * VEC)
+#endif
+#define SA (A_COL ? BM + PAD_MN : BK + VEC) // A: [k][m] when column-major, else [m][k]
+#define SB (B_COL ? BK + VEC : BN + PAD_MN) // B: [n][k] when column-major, else [k][n]
 #define A_ELEMS (A_COL ? BK * SA : BM * SA)
 #define B_ELEMS (B_COL ? BN * SB : BK * SB)
 #define STAGE_ELEMS (A_ELEMS + B_ELEMS)
@@ -115,30 +125,88 @@ __device__ __forceinline__ void load_stage(elem_t *st, const elem_t *A, const el
 #endif
 }
 
-// Fragment words. tf32: one element (FP32 bits); bf16: elements k and k + 1 (k even), k's in the low half.
+// ldmatrix: each of 8 (x2: 16, x4: 32) lanes names a 16-byte row of one 8 x 8 matrix of 16-bit
+// elements; lane l gets the 32 bits at row l / 4, word l % 4 of each matrix (.trans: of its transpose).
+// A k-contiguous tile's 8 x 16-byte blocks are fragment quarters as they are: 8 rows by 4 TF32 or 8
+// BF16 k's. An m/n-contiguous BF16 tile's blocks (8 k rows by 8 m's) are quarters once transposed;
+// TF32's 32-bit elements cannot be transposed this way, so those tiles are read word by word.
+__device__ __forceinline__ void ldsm_x4(unsigned *r, const void *p, bool trans)
+{
+    unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    if (trans)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(s));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(s));
+}
+
+__device__ __forceinline__ void ldsm_x2(unsigned *r, const void *p, bool trans)
+{
+    unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    if (trans)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(s));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(s));
+}
+
+// Where ldmatrix serves: k-contiguous tiles, and BF16's m/n-contiguous ones.
+#if defined(TL_DTYPE_BF16)
+#define A_LDSM 1
+#define B_LDSM 1
+#else
+#define A_LDSM (!A_COL)
+#define B_LDSM (B_COL)
+#endif
+
+#if !defined(TL_DTYPE_BF16)
+// TF32 fragment words read one by one (FP32 bits), where ldmatrix cannot serve.
 __device__ __forceinline__ unsigned a_word(const elem_t *As, int m, int k)
 {
-#if defined(TL_DTYPE_BF16)
-#if A_COL
-    return (unsigned)As[k * SA + m] | ((unsigned)As[(k + 1) * SA + m] << 16);
-#else
-    return *(const unsigned *)&As[m * SA + k];
-#endif
-#else
     return __float_as_uint(A_COL ? As[k * SA + m] : As[m * SA + k]);
-#endif
 }
 
 __device__ __forceinline__ unsigned b_word(const elem_t *Bs, int k, int n)
 {
-#if defined(TL_DTYPE_BF16)
-#if B_COL
-    return *(const unsigned *)&Bs[n * SB + k];
+    return __float_as_uint(B_COL ? Bs[n * SB + k] : Bs[k * SB + n]);
+}
+#endif
+
+// The A fragment of the 16 rows from m, k from kk: quarters (rows + 0 / 8) x (k + 0 / half the MMA's k).
+__device__ __forceinline__ void load_a(unsigned *af, const elem_t *As, int m, int kk, int lane)
+{
+    const int r8 = lane % 8, q = lane / 8, half = KSTEP / 2;
+#if A_LDSM
+#if A_COL
+    ldsm_x4(af, &As[(kk + r8 + half * (q >> 1)) * SA + m + 8 * (q & 1)], true);
 #else
-    return (unsigned)Bs[k * SB + n] | ((unsigned)Bs[(k + 1) * SB + n] << 16);
+    ldsm_x4(af, &As[(m + r8 + 8 * (q & 1)) * SA + kk + half * (q >> 1)], false);
 #endif
 #else
-    return __float_as_uint(B_COL ? Bs[n * SB + k] : Bs[k * SB + n]);
+    const int g = lane / 4, t = lane % 4; // tf32, m-contiguous
+    af[0] = a_word(As, m + g, kk + t);
+    af[1] = a_word(As, m + g + 8, kk + t);
+    af[2] = a_word(As, m + g, kk + t + 4);
+    af[3] = a_word(As, m + g + 8, kk + t + 4);
+#endif
+}
+
+// The B fragment of the 8 columns from n: halves k + 0 / half the MMA's k (lanes 16-31 name nothing).
+__device__ __forceinline__ void load_b(unsigned *bf, const elem_t *Bs, int n, int kk, int lane)
+{
+    const int r8 = lane % 8, q = (lane / 8) & 1, half = KSTEP / 2;
+#if B_LDSM
+#if B_COL
+    ldsm_x2(bf, &Bs[(n + r8) * SB + kk + half * q], false);
+#else
+    ldsm_x2(bf, &Bs[(kk + r8 + half * q) * SB + n], true);
+#endif
+#else
+    const int g = lane / 4, t = lane % 4; // tf32, n-contiguous
+    bf[0] = b_word(Bs, kk + t, n + g);
+    bf[1] = b_word(Bs, kk + t + 4, n + g);
 #endif
 }
 
@@ -194,25 +262,10 @@ extern "C" __global__ void __launch_bounds__(NT) sgemm_mma_sync(int M, int N, in
 #pragma unroll
         for (int kk = 0; kk < BK; kk += KSTEP) {
             unsigned af[MI][4], bf[NI][2];
-#if defined(TL_DTYPE_BF16)
-            const int ka = kk + 2 * t, kb = kk + 2 * t + 8;
-#else
-            const int ka = kk + t, kb = kk + t + 4;
-#endif
 #pragma unroll
-            for (int i = 0; i < MI; i++) {
-                int m = wm0 + i * 16 + g;
-                af[i][0] = a_word(As, m, ka);
-                af[i][1] = a_word(As, m + 8, ka);
-                af[i][2] = a_word(As, m, kb);
-                af[i][3] = a_word(As, m + 8, kb);
-            }
+            for (int i = 0; i < MI; i++) load_a(af[i], As, wm0 + i * 16, kk, lane);
 #pragma unroll
-            for (int j = 0; j < NI; j++) {
-                int n = wn0 + j * 8 + g;
-                bf[j][0] = b_word(Bs, ka, n);
-                bf[j][1] = b_word(Bs, kb, n);
-            }
+            for (int j = 0; j < NI; j++) load_b(bf[j], Bs, wn0 + j * 8, kk, lane);
 #pragma unroll
             for (int i = 0; i < MI; i++)
 #pragma unroll

@@ -365,7 +365,8 @@ static long mma_smem(const long *p, const reg_spec *s)
 {
     long bm = p[0], bn = p[1], bk = p[2], stages = p[5], es = (long)ab_size(s), vec = 16 / es;
     int acol = s->layouts[OP_A] == REG_COL, bcol = s->layouts[OP_B] == REG_COL;
-    long a = acol ? bk * (bm + 2 * vec) : bm * (bk + vec), b = bcol ? bn * (bk + vec) : bk * (bn + 2 * vec);
+    long pad_mn = s->dtype == BF16 ? vec : 2 * vec; /* 12_mma_sync.cu's PAD_MN */
+    long a = acol ? bk * (bm + pad_mn) : bm * (bk + vec), b = bcol ? bn * (bk + vec) : bk * (bn + pad_mn);
     return stages * (a + b) * es;
 }
 
@@ -1007,7 +1008,7 @@ static const reg_variant sgemm_variants[] = {
      .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
      .nparams = NPARAMS(p11), .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB",
      .check = check11, .geometry = geometry11},
-    {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, cp.async multistage",
+    {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, ldmatrix fragments, cp.async multistage",
      .kind = REG_NVRTC, .source = "sgemm/12_mma_sync.cu", .entry = "sgemm_mma_sync", .params = p12,
      .nparams = NPARAMS(p12), .dtypes = (1u << TF32) | (1u << BF16),
      .constraints = "WM | BM, WN | BN, 16 | WM, 8 | WN; BK a multiple of 8 (tf32) / 16 (bf16); STAGES 2..8; "

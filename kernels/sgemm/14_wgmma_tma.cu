@@ -86,7 +86,8 @@ using T = tfloat32_t;
 
 #if (XT != 64 && XT != 128 && XT != 256) || YT % 64 || YT > 256 || XT * YT > 256 * 128 || BK % KBOX || STAGES < 2 || \
     GROUP_M < 1
-#error "14_wgmma_tma: X tiles of 64, 128 or 256 rows, Y tiles of 64 .. 256 by 64, at most 256 x 128 (sgemm.c's check14 says which is which), BK a multiple of 128 bytes, STAGES >= 2"
+// (sgemm.c's check14 names the params: X is BM, or BN for TF32 NN.)
+#error "14_wgmma_tma: X tiles of 64, 128 or 256 rows, Y of 64 .. 256 by 64, at most 256 x 128, BK of 128-byte rows"
 #endif
 
 constexpr bool A_GMEM_K = !A_COL; // k contiguous in global memory

@@ -4,7 +4,8 @@ kernel cache and then a warm one, and prints for each its wall time, the time in
 ratio and where the rest went (the session's t_<phase>_s attributes, schema 1.5). A benchmark: it prints
 figures and checks nothing.
 
-usage: sweep_overhead.py [RUNNER] [--experiment YAML] [--out DIR]
+usage: sweep_overhead.py [RUNNER] [--experiment YAML] [--out DIR] [--compile-jobs N]
+(--compile-jobs passes the runner's option: 0 compiles each kernel when its first case needs it.)
 """
 import argparse
 import os
@@ -18,12 +19,12 @@ import h5py
 PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "write")
 
 
-def one(runner, yaml, out, cache, label):
+def one(runner, yaml, out, cache, label, extra=()):
     h5 = os.path.join(out, "%s.h5" % label)
     if os.path.exists(h5):
         os.remove(h5)
     env = dict(os.environ, TILELAB_CACHE_DIR=cache)
-    p = subprocess.run([runner, yaml, "-o", h5, "-q"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    p = subprocess.run([runner, yaml, "-o", h5, "-q"] + list(extra), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        env=env)
     if p.returncode != 0:
         print(p.stdout[-4000:])
@@ -47,13 +48,15 @@ def main():
     ap.add_argument("runner", nargs="?", default=os.path.join(root, "runner"))
     ap.add_argument("--experiment", default=os.path.join(root, "experiments", "sweep30.yaml"))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--compile-jobs", default=None)
     args = ap.parse_args()
+    extra = ["--compile-jobs", args.compile_jobs] if args.compile_jobs is not None else []
     out = args.out or tempfile.mkdtemp(prefix="tilelab-sweep-")
     os.makedirs(out, exist_ok=True)
     cache = tempfile.mkdtemp(prefix="tilelab-cache-")
     try:
-        one(args.runner, args.experiment, out, cache, "cold")
-        one(args.runner, args.experiment, out, cache, "warm")
+        one(args.runner, args.experiment, out, cache, "cold", extra)
+        one(args.runner, args.experiment, out, cache, "warm", extra)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     return 0

@@ -1,5 +1,6 @@
 #include "runner/compile.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -67,4 +68,76 @@ int compile_run(const compile_list *l, int arch, int jobs, const char *cache, ji
     if (jobs > 1)
         while (wait(&status) > 0) failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
     return failed;
+}
+
+/* ---- ahead of the cases ----------------------------------------------------------------------- */
+
+struct compile_ahead {
+    compile_list list;
+    int arch;
+    char *cache;
+    jit_memo *memo;
+    pthread_mutex_t mu;
+    int next, stop, done;
+    pthread_t *threads;
+    int nthreads;
+};
+
+static void *ahead_worker(void *arg)
+{
+    compile_ahead *a = arg;
+    for (;;) {
+        pthread_mutex_lock(&a->mu);
+        int i = a->stop || a->next >= a->list.n ? -1 : a->next++;
+        pthread_mutex_unlock(&a->mu);
+        if (i < 0) return NULL;
+        jit_request rq;
+        jit_cubin cb;
+        tl_err e;
+        jit_request_of_case(a->list.items[i].x, a->list.items[i].c, a->arch, &rq);
+        if (jit_compile(&rq, a->cache, a->memo, &cb, &e) == 0) {
+            jit_cubin_free(&cb);
+            pthread_mutex_lock(&a->mu);
+            a->done++;
+            pthread_mutex_unlock(&a->mu);
+        }
+    }
+}
+
+compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache, jit_memo *memo, int threads)
+{
+    if (threads < 1 || l->n == 0) {
+        compile_list_free(l);
+        return NULL;
+    }
+    compile_ahead *a = tl_xcalloc(1, sizeof *a);
+    a->list = *l;
+    memset(l, 0, sizeof *l);
+    a->arch = arch;
+    a->cache = cache ? tl_xstrdup(cache) : NULL;
+    a->memo = memo;
+    pthread_mutex_init(&a->mu, NULL);
+    if (threads > a->list.n) threads = a->list.n;
+    a->threads = tl_xcalloc((size_t)threads, sizeof *a->threads);
+    for (int t = 0; t < threads; t++) {
+        if (pthread_create(&a->threads[a->nthreads], NULL, ahead_worker, a) != 0) break; /* fewer threads */
+        a->nthreads++;
+    }
+    return a;
+}
+
+int compile_ahead_stop(compile_ahead *a)
+{
+    if (!a) return 0;
+    pthread_mutex_lock(&a->mu);
+    a->stop = 1;
+    pthread_mutex_unlock(&a->mu);
+    for (int t = 0; t < a->nthreads; t++) pthread_join(a->threads[t], NULL);
+    int done = a->done;
+    pthread_mutex_destroy(&a->mu);
+    compile_list_free(&a->list);
+    free(a->threads);
+    free(a->cache);
+    free(a);
+    return done;
 }

@@ -28,4 +28,14 @@ void compile_list_free(compile_list *l);
  * prints one "FAILED ..." paragraph per failure to log; returns how many failed. */
 int compile_run(const compile_list *l, int arch, int jobs, const char *cache, jit_memo *memo, FILE *log);
 
+/* Compiling ahead, while the cases run: `threads` threads take the list's kernels in order and
+ * compile them into memo (the cases then find them there, or wait for the one a thread is
+ * compiling). A kernel that fails is left out: its case compiles it again and reports the error. The
+ * pool owns the list (l is emptied). NULL when there is nothing to compile or threads < 1. */
+typedef struct compile_ahead compile_ahead;
+compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache, jit_memo *memo, int threads);
+/* Takes no more kernels, waits for those being compiled, frees the pool; how many it compiled or
+ * found in the disk cache (for tests). NULL is no pool. */
+int compile_ahead_stop(compile_ahead *a);
+
 #endif

@@ -385,6 +385,56 @@ static int memo_get(const jit_memo *m, const char *key, jit_cubin *out)
     return -1;
 }
 
+/* Every memo's lock: its lists, and the busy keys threads wait on. */
+static pthread_mutex_t memo_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t memo_cv = PTHREAD_COND_INITIALIZER;
+
+static int memo_has(const jit_memo *m, const char *key)
+{
+    for (int i = 0; i < m->n; i++)
+        if (!strcmp(m->keys[i], key)) return 1;
+    return 0;
+}
+
+static int memo_busy(const jit_memo *m, const char *key)
+{
+    for (int i = 0; i < m->nbusy; i++)
+        if (!strcmp(m->busy[i], key)) return 1;
+    return 0;
+}
+
+/* 0: out has key's cubin from the memo. -1: the caller compiles it, key marked busy until memo_done. */
+static int memo_claim(jit_memo *m, const char *key, jit_cubin *out)
+{
+    if (!m) return -1;
+    pthread_mutex_lock(&memo_mu);
+    int rc;
+    while ((rc = memo_get(m, key, out)) != 0 && memo_busy(m, key)) pthread_cond_wait(&memo_cv, &memo_mu);
+    if (rc) {
+        m->busy = realloc(m->busy, sizeof *m->busy * (size_t)(m->nbusy + 1));
+        if (!m->busy) abort();
+        m->busy[m->nbusy++] = tl_xstrdup(key);
+    }
+    pthread_mutex_unlock(&memo_mu);
+    return rc;
+}
+
+/* The claim on key ends: c (NULL when the compile failed) joins the memo; waiting threads wake. */
+static void memo_done(jit_memo *m, const char *key, const jit_cubin *c)
+{
+    if (!m) return;
+    pthread_mutex_lock(&memo_mu);
+    if (c && !memo_has(m, key)) memo_add(m, key, c);
+    for (int i = 0; i < m->nbusy; i++)
+        if (!strcmp(m->busy[i], key)) {
+            free(m->busy[i]);
+            m->busy[i] = m->busy[--m->nbusy];
+            break;
+        }
+    pthread_cond_broadcast(&memo_cv);
+    pthread_mutex_unlock(&memo_mu);
+}
+
 int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, jit_cubin *out, tl_err *e)
 {
     char *opts[JIT_MAX_OPTS], *key = NULL, *wrapper = NULL;
@@ -402,17 +452,18 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
     out->options = ob.s;
     wrapper = wrapper_text(rq);
     key = cache_key(rq, wrapper, opts, nopts);
-    if (memo_get(memo, key, out) == 0 || cache_get(cache_dir, key, &out->cubin, &out->cubin_len) == 0) {
+    int claimed = memo_claim(memo, key, out) != 0;
+    if (!claimed || cache_get(cache_dir, key, &out->cubin, &out->cubin_len) == 0) {
         out->cached = 1;
     } else {
         if (nvrtc_build(rq, wrapper, opts, nopts, out, e)) goto out;
         cache_put(cache_dir, key, out->cubin, out->cubin_len);
     }
     if (check_entries(rq, out, e)) goto out;
-    if (memo && memo_get(memo, key, &(jit_cubin){0}) != 0) memo_add(memo, key, out);
     tl_sha256_hex(out->cubin, out->cubin_len, out->cubin_sha256);
     rc = 0;
 out:
+    if (claimed) memo_done(memo, key, rc ? NULL : out);
     for (int i = 0; i < nopts; i++) free(opts[i]);
     free(key), free(wrapper);
     if (rc) jit_cubin_free(out);
@@ -430,7 +481,8 @@ void jit_cubin_free(jit_cubin *c)
 void jit_memo_free(jit_memo *m)
 {
     for (int i = 0; i < m->n; i++) free(m->keys[i]), jit_cubin_free(&m->cubins[i]);
-    free(m->keys), free(m->cubins);
+    for (int i = 0; i < m->nbusy; i++) free(m->busy[i]);
+    free(m->keys), free(m->cubins), free(m->busy);
     memset(m, 0, sizeof *m);
 }
 

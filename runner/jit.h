@@ -25,11 +25,15 @@ typedef struct {
 } jit_cubin;
 
 /* Cubins this run compiled, by cache key: a kernel compiled ahead (to find errors before any GPU
- * work) is not compiled again when its cases run, with or without a disk cache. */
+ * work, or by the compile threads while the first cases run) is not compiled again when its cases
+ * run, with or without a disk cache. jit_compile may share one memo between threads: a kernel that
+ * one thread is compiling, another waits for rather than compiling it too. */
 typedef struct {
     char **keys;
     jit_cubin *cubins;
     int n;
+    char **busy; /* keys being compiled now */
+    int nbusy;
 } jit_memo;
 
 /* What one compile needs. */

@@ -77,6 +77,8 @@ static const char usage[] =
     "                        when it does not exist. A kill at any moment leaves FILE complete up to\n"
     "                        the last case written; after a kernel fault that loses the CUDA\n"
     "                        context, the runner restarts itself this way\n"
+    "  --compile-jobs N      threads that compile the run's kernels ahead while the first cases\n"
+    "                        run (default: the CPUs, at most 16; 0: each case compiles its own)\n"
     "\n"
     "Cases whose variants run on the GPU need a CUDA device; variants of the host target\n"
     "(e.g. experiments/host_smoke.yaml) run anywhere. A variant of your own is declared in the\n"
@@ -112,6 +114,7 @@ typedef struct {
     int shard_index, shard_count; /* --shard i/N (count 0: every case) */
     char shard_text[32];
     int local_sources;         /* rerun: this runner's kernels, not the file's */
+    int compile_jobs;          /* threads compiling ahead; -1: the default */
 } run_opts;
 
 /* ---- list ------------------------------------------------------------------------------- */
@@ -281,6 +284,7 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->results_dir = "results";
+    o->compile_jobs = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) o->output = argv[++i];
@@ -288,6 +292,14 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = 1;
         else if (!strcmp(a, "--resume")) o->resume = 1;
         else if (!strcmp(a, "--local-sources")) o->local_sources = 1;
+        else if (!strcmp(a, "--compile-jobs") && i + 1 < argc) {
+            char tail;
+            const char *v = argv[++i];
+            if (sscanf(v, "%d%c", &o->compile_jobs, &tail) != 1 || o->compile_jobs < 0 || o->compile_jobs > 256) {
+                fprintf(stderr, "runner: --compile-jobs takes a number of threads 0 .. 256, not '%s'\n", v);
+                return -1;
+            }
+        }
         else if (!strcmp(a, "--shard") && i + 1 < argc) {
             char tail;
             const char *v = argv[++i];
@@ -506,6 +518,21 @@ static int precompile(const run_opts *o, const tl_experiment *x, const tl_plan *
     return failed ? -1 : 0;
 }
 
+/* Every kernel this run still needs, compiled by threads while the cases run (the cases wait for one
+ * being compiled rather than compile it twice). */
+static compile_ahead *start_ahead(const run_opts *o, const tl_experiment *x, const tl_plan *p, const run_share *sh,
+                                  const env_info *env, exec_ctx *ex)
+{
+    int jobs = o->compile_jobs;
+    if (jobs < 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cpus < 1 ? 1 : cpus > 16 ? 16 : (int)cpus;
+    }
+    compile_list l = {0};
+    compile_collect(x, p, sh->todo, 0, &l);
+    return compile_ahead_start(&l, env->cc_major * 10 + env->cc_minor, ex->cache_dir, &ex->memo, jobs);
+}
+
 static int wants_counters(const tl_experiment *x)
 {
     for (int v = 0; v < x->nvariants; v++)
@@ -542,6 +569,7 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     run_share sh = {0};
     jit_memo memo = {0};
     ctr_session *ctr = NULL;
+    compile_ahead *ahead = NULL;
     tl_result *res = NULL;
     tl_err e;
     char *path = NULL, *argv_text = NULL, *cache = NULL, why[512];
@@ -608,6 +636,7 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     }
     have_out = 1;
     skip_held(&p, &have, &sh);
+    if (use_gpu) ahead = start_ahead(o, x, &p, &sh, &env, &ex);
     if (!o->quiet) {
         report_header(stderr, x, &p, &env, path);
         if (o->shard_count)
@@ -638,6 +667,7 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     printf("results: %s\n", path);
     rc = report_failures(res, nres) || sh.failed_earlier ? TL_EXIT_FAILED : TL_EXIT_OK;
 out:
+    compile_ahead_stop(ahead); /* before the memo it fills goes */
     if (have_out) h5out_close(&out);
     h5out_existing_free(&have);
     if (res)

@@ -1,0 +1,96 @@
+/* Compiling ahead (no GPU): threads compile a plan's kernels into the run's memo while the "cases"
+ * (this thread) ask for the same kernels: every kernel is compiled once, and a case gets the cubin a
+ * fresh compile makes.
+ * usage (Bazel passes it): compile_ahead_test EXPERIMENT.yaml */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/compile.h"
+#include "runner/config.h"
+#include "runner/jit.h"
+#include "runner/plan.h"
+#include "runner/testutil.h"
+#include "runner/util.h"
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: compile_ahead_test EXPERIMENT.yaml\n");
+        return 2;
+    }
+    tl_experiment x;
+    tl_plan p = {0};
+    tl_err e;
+    plan_limits lim = {0};
+    int total = 0;
+    if (config_load(argv[1], &x, &e) || plan_expand(&x, &lim, &p, &e)) {
+        fprintf(stderr, "%s\n", e.msg);
+        return 1;
+    }
+    compile_list l = {0};
+    compile_collect(&x, &p, NULL, 0, &l);
+    int nkernels = l.n;
+    total++;
+    CHECK(nkernels >= 3, "smem_tile.yaml has %d kernels, the test needs 3 or more", nkernels);
+
+    /* The cases, in plan order, ask while four threads compile: no disk cache, so every cubin comes
+     * from NVRTC once, in a thread or here. */
+    jit_memo memo = {0};
+    compile_ahead *a = compile_ahead_start(&l, 90, NULL, &memo, 4);
+    total++;
+    CHECK(a != NULL && l.n == 0, "the pool takes the list");
+    int asked = 0;
+    for (int i = 0; i < p.ncases; i++) {
+        const tl_case *c = &p.cases[i];
+        if (c->variant->kind != REG_NVRTC || c->skipped) continue;
+        jit_request rq;
+        jit_cubin cb;
+        jit_request_of_case(&x, c, 90, &rq);
+        total++;
+        CHECK(jit_compile(&rq, NULL, &memo, &cb, &e) == 0, "%s: %s", c->id, e.msg);
+        total++;
+        CHECK(cb.cubin_len > 0 && strlen(cb.cubin_sha256) == 64, "%s: no cubin", c->id);
+        jit_cubin_free(&cb);
+        asked++;
+    }
+    int compiled = compile_ahead_stop(a);
+    total += 3;
+    CHECK(asked > nkernels, "the plan's cases share kernels (%d cases, %d kernels)", asked, nkernels);
+    CHECK(memo.n == nkernels, "the memo holds %d cubins for %d kernels: one compile each", memo.n, nkernels);
+    CHECK(memo.nbusy == 0 && compiled <= nkernels, "busy %d, the threads compiled %d", memo.nbusy, compiled);
+
+    /* Asked again after the threads stopped: from the memo, the same bytes. */
+    for (int i = 0; i < p.ncases; i++) {
+        const tl_case *c = &p.cases[i];
+        if (c->variant->kind != REG_NVRTC || c->skipped) continue;
+        jit_request rq;
+        jit_cubin cb, again;
+        jit_request_of_case(&x, c, 90, &rq);
+        total++;
+        CHECK(jit_compile(&rq, NULL, &memo, &cb, &e) == 0 && cb.cached == 1, "%s: not from the memo", c->id);
+        jit_request_of_case(&x, c, 90, &rq);
+        total++;
+        CHECK(jit_compile(&rq, NULL, NULL, &again, &e) == 0 && !strcmp(again.cubin_sha256, cb.cubin_sha256),
+              "%s: the memo's cubin differs from a fresh compile", c->id);
+        jit_cubin_free(&cb);
+        jit_cubin_free(&again);
+        break;
+    }
+    total++;
+    CHECK(memo.n == nkernels, "asking again added nothing (%d)", memo.n);
+
+    /* Stopping at once: threads finish what they hold and take nothing more; stopping no pool is fine. */
+    jit_memo memo2 = {0};
+    compile_collect(&x, &p, NULL, 0, &l);
+    a = compile_ahead_start(&l, 90, NULL, &memo2, 2);
+    compiled = compile_ahead_stop(a);
+    total += 2;
+    CHECK(compiled <= 2 && memo2.n == compiled, "stopped at once: %d compiled, memo %d", compiled, memo2.n);
+    CHECK(compile_ahead_stop(NULL) == 0 && compile_ahead_start(&l, 90, NULL, &memo2, 4) == NULL,
+          "an empty list starts no pool");
+    jit_memo_free(&memo2);
+    jit_memo_free(&memo);
+    plan_free(&p);
+    config_free(&x);
+    return TEST_REPORT(total);
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """GPU check for the foundation (Bazel tag gpu; also runs from the portable bundle).
 
-Runs experiments/smem_tile.yaml and experiments/sgemm_odd.yaml with the runner and reads the result
+Runs experiments/smem_tile.yaml, experiments/sgemm_odd.yaml and experiments/device_inputs.yaml (data int,
+uniform, normal) with the runner and reads the result
 files (never the runner's stdout). Asserts: every case verifies; at 4096, smem_tile(32) beats
 gmem_coalesced, which beats naive; 1000 x 1234 x 777 verifies for every variant and layout.
 Prints the figures it checked.
@@ -90,6 +91,26 @@ def main():
             failures.append("sgemm_odd.yaml: no verified case of %s" % v)
     if rc != 0:
         failures.append("sgemm_odd.yaml: runner exit code %d" % rc)
+
+    # Inputs made on the device equal the host's: the host reference is computed from host-made inputs,
+    # the variants run on device-made ones (int data: exact results, any difference fails), then uniform
+    # data (device-made too) and normal (made on the host, copied up).
+    src = open(os.path.join(root, "experiments/device_inputs.yaml")).read()
+    for dist in ("int", "uniform", "normal"):
+        yaml = os.path.join(out, "device_inputs_%s.yaml" % dist)
+        with open(yaml, "w") as f:
+            f.write(src.replace("name: device_inputs", "name: device_inputs_" + dist).replace("data: int", "data: " + dist))
+        path, rc = run(args.runner, yaml, out)
+        cs = cases(path)
+        ok = [c for c in cs if c["status"] == "ok"]
+        print("device_inputs, data %s: %d of %d cases verified against the host reference; largest error %.3g of the scale" % (
+            dist, len(ok), len(cs), max([c["max_rel_err"] for c in ok] or [float("nan")])))
+        for c in cs:
+            if c["status"] != "ok":
+                failures.append("device_inputs (%s): %s %s %s %s: %s %s" % (dist, c["variant"], c["dtype"], c["sizes"],
+                                                                        c["layouts"], c["status"], c.get("reason", "")[:200]))
+        if len(cs) != 64 or rc != 0:
+            failures.append("device_inputs (%s): %d cases, runner exit code %d" % (dist, len(cs), rc))
 
     if failures:
         print("GPU CHECK FAILED:\n  " + "\n  ".join(failures))

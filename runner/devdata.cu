@@ -1,0 +1,123 @@
+// The data path on the device (devdata.h): seeded inputs and verification, compiled ahead by nvcc
+// (runner/BUILD) and called from C.
+#include <cuda_runtime.h>
+#include <math.h>
+#include <string.h>
+
+#include "runner/data_gen.h"
+#include "runner/devdata.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+enum { UNIFORM = 0, NORMAL = 1, INT = 2 }; // reg_dist's order
+
+unsigned blocks_for(size_t n)
+{
+    size_t b = (n + kThreads - 1) / kThreads;
+    return (unsigned)(b < 4096 ? (b ? b : 1) : 4096);
+}
+
+__global__ void fill(float *x, size_t n, int dist, uint64_t base)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        x[i] = dist == INT ? tl_int_at(base, i) : tl_uniform_at(base, i);
+}
+
+__global__ void round_bf16(uint16_t *h, float *x, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint16_t b = tl_to_bf16(x[i]);
+        h[i] = b;
+        x[i] = tl_from_bf16(b);
+    }
+}
+
+__global__ void abs_f32(float *x, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        x[i] = fabsf(x[i]);
+}
+
+struct Verdict {
+    unsigned long long max_abs, max_rel; // bits of non-negative doubles: their order is the values'
+    unsigned long long bad;
+};
+
+__device__ __forceinline__ unsigned long long bits(double d)
+{
+    return (unsigned long long)__double_as_longlong(d);
+}
+
+__global__ void verify(const float *got, const float *want, const float *scale, size_t n, double atol, double rtol,
+                       Verdict *v)
+{
+    double max_abs = 0.0, max_rel = 0.0;
+    unsigned long long bad = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        double g = got[i], w = want[i], s = scale ? (double)scale[i] : fabs(w);
+        double err = fabs(g - w);
+        bool finite = isfinite(g);
+        if (finite) {
+            if (err > max_abs) max_abs = err;
+            if (s > 0 && err / s > max_rel) max_rel = err / s;
+        } else {
+            max_abs = max_rel = INFINITY;
+        }
+        if (!(finite && err <= atol + rtol * s)) bad++;
+    }
+    for (int o = 16; o > 0; o /= 2) {
+        max_abs = fmax(max_abs, __shfl_xor_sync(0xffffffffu, max_abs, o));
+        max_rel = fmax(max_rel, __shfl_xor_sync(0xffffffffu, max_rel, o));
+        bad += __shfl_xor_sync(0xffffffffu, bad, o);
+    }
+    if (threadIdx.x % 32 == 0) {
+        atomicMax(&v->max_abs, bits(max_abs));
+        atomicMax(&v->max_rel, bits(max_rel));
+        if (bad) atomicAdd(&v->bad, bad);
+    }
+}
+
+} // namespace
+
+extern "C" int tl_dev_can_fill(int dist)
+{
+    return dist == UNIFORM || dist == INT;
+}
+
+extern "C" int tl_dev_fill_f32(float *x, size_t n, int dist, uint64_t seed, uint64_t stream, void *st)
+{
+    if (!tl_dev_can_fill(dist)) return (int)cudaErrorNotSupported;
+    uint64_t base = dist == INT ? tl_int_base(seed, stream) : tl_uniform_base(seed, stream);
+    fill<<<blocks_for(n), kThreads, 0, (cudaStream_t)st>>>(x, n, dist, base);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tl_dev_round_bf16(uint16_t *h, float *x, size_t n, void *st)
+{
+    round_bf16<<<blocks_for(n), kThreads, 0, (cudaStream_t)st>>>(h, x, n);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tl_dev_abs_f32(float *x, size_t n, void *st)
+{
+    abs_f32<<<blocks_for(n), kThreads, 0, (cudaStream_t)st>>>(x, n);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tl_dev_verify_f32(const float *got, const float *want, const float *scale, size_t n, double atol,
+                                 double rtol, void *scratch, tl_dev_verdict *out, void *st)
+{
+    cudaStream_t s = (cudaStream_t)st;
+    Verdict h, *d = (Verdict *)scratch;
+    cudaError_t rc = cudaMemsetAsync(d, 0, sizeof *d, s);
+    if (rc != cudaSuccess) return (int)rc;
+    verify<<<blocks_for(n), kThreads, 0, s>>>(got, want, scale, n, atol, rtol, d);
+    if ((rc = cudaGetLastError()) != cudaSuccess) return (int)rc;
+    if ((rc = cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, s)) != cudaSuccess) return (int)rc;
+    if ((rc = cudaStreamSynchronize(s)) != cudaSuccess) return (int)rc;
+    memcpy(&out->max_abs_err, &h.max_abs, sizeof out->max_abs_err);
+    memcpy(&out->max_rel_err, &h.max_rel, sizeof out->max_rel_err);
+    out->bad = (long long)h.bad;
+    return 0;
+}

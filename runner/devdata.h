@@ -1,0 +1,39 @@
+/* The data path on the device (devdata.cu, compiled ahead by nvcc): seeded inputs made where they are
+ * used, with the host's generators (data_gen.h: the same values bit for bit), and verification that
+ * copies nothing back unless something failed. Each call is asynchronous on `stream` unless it says
+ * otherwise, and returns a cudaError_t. */
+#ifndef TILELAB_DEVDATA_H
+#define TILELAB_DEVDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when distribution dist (reg_dist) can be made on the device (uniform, int: integer arithmetic). */
+int tl_dev_can_fill(int dist);
+/* x[i] = value i of stream `stream` of the seeded distribution, as data_fill_f32 makes it. */
+int tl_dev_fill_f32(float *x, size_t n, int dist, uint64_t seed, uint64_t stream, void *st);
+/* h[i] = BF16 of x[i] (round to nearest even), and x[i] becomes that BF16 value. */
+int tl_dev_round_bf16(uint16_t *h, float *x, size_t n, void *st);
+/* x[i] = |x[i]|. */
+int tl_dev_abs_f32(float *x, size_t n, void *st);
+
+/* What verify_f32 finds, on the device: an element passes when finite and |got - want| <= atol + rtol
+ * * scale (double arithmetic, as on the host); max_abs_err and max_rel_err are infinite when an element
+ * is not finite. */
+typedef struct {
+    double max_abs_err, max_rel_err;
+    long long bad;
+} tl_dev_verdict;
+/* Synchronous: compares on the device and fetches the verdict only. scratch: 32 bytes of device memory. */
+int tl_dev_verify_f32(const float *got, const float *want, const float *scale, size_t n, double atol, double rtol,
+                      void *scratch, tl_dev_verdict *out, void *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

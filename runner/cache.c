@@ -165,18 +165,20 @@ int cache_get(const char *dir, const char *key, void **cubin, size_t *len)
     return 0;
 }
 
-void cache_put(const char *dir, const char *key, const void *cubin, size_t len)
+int cache_put(const char *dir, const char *key, const void *cubin, size_t len)
 {
     char sha[65];
-    if (!dir) return;
+    if (!dir) return -1;
     char *path = tl_xasprintf("%s/%s.cubin", dir, key), *tmp = tl_xasprintf("%s/.%s.%d.tmp", dir, key, (int)getpid());
     tl_sha256_hex(cubin, len, sha);
     char *head = tl_xasprintf(MAGIC "key %s\nsha256 %s\nbytes %zu\n\n", key, sha, len);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600), ok = fd >= 0;
     ok = ok && write(fd, head, strlen(head)) == (ssize_t)strlen(head) && write(fd, cubin, len) == (ssize_t)len;
     if (fd >= 0 && close(fd) != 0) ok = 0;
-    if (!ok || rename(tmp, path) != 0) unlink(tmp);
+    if (ok && rename(tmp, path) != 0) ok = 0;
+    if (!ok) unlink(tmp);
     free(path), free(tmp), free(head);
+    return ok ? 0 : -1;
 }
 
 /* ---- runner cache ---------------------------------------------------------------------------------- */

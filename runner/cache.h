@@ -23,8 +23,9 @@ char *cache_dir_name(void);
 
 /* 0 with the cubin of key (malloc'd) when the entry is whole and its own; -1 otherwise. */
 int cache_get(const char *dir, const char *key, void **cubin, size_t *len);
-/* Writes the entry (atomically, 0600); failing to is not an error: the cache is an optimisation. */
-void cache_put(const char *dir, const char *key, const void *cubin, size_t len);
+/* Writes the entry (atomically, 0600); failing to is not an error: the cache is an optimisation.
+ * 0 when the entry was written, -1 when not (no folder, or the write failed). */
+int cache_put(const char *dir, const char *key, const void *cubin, size_t len);
 
 /* Checks every entry of dir; prints each damaged one to out (unless NULL). The number of entries and of damaged ones. */
 int cache_verify(const char *dir, FILE *out, int *nentries, int *nbad, tl_err *e);

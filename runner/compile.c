@@ -96,10 +96,10 @@ static void *ahead_worker(void *arg)
         tl_err e;
         jit_request_of_case(a->list.items[i].x, a->list.items[i].c, a->arch, &rq);
         if (jit_compile(&rq, a->cache, a->memo, &cb, &e) == 0) {
-            jit_cubin_free(&cb);
             pthread_mutex_lock(&a->mu);
-            a->done++;
+            a->done += !cb.cached;
             pthread_mutex_unlock(&a->mu);
+            jit_cubin_free(&cb);
         }
     }
 }

@@ -34,8 +34,8 @@ int compile_run(const compile_list *l, int arch, int jobs, const char *cache, ji
  * pool owns the list (l is emptied). NULL when there is nothing to compile or threads < 1. */
 typedef struct compile_ahead compile_ahead;
 compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache, jit_memo *memo, int threads);
-/* Takes no more kernels, waits for those being compiled, frees the pool; how many it compiled or
- * found in the disk cache (for tests). NULL is no pool. */
+/* Takes no more kernels, waits for those being compiled, frees the pool; how many NVRTC compiled in
+ * its threads (for tests). NULL is no pool. */
 int compile_ahead_stop(compile_ahead *a);
 
 #endif

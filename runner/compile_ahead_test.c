@@ -2,6 +2,7 @@
  * (this thread) ask for the same kernels: every kernel is compiled once, and a case gets the cubin a
  * fresh compile makes.
  * usage (Bazel passes it): compile_ahead_test EXPERIMENT.yaml */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,39 @@ int main(int argc, char **argv)
     CHECK(compile_ahead_stop(NULL) == 0 && compile_ahead_start(&l, 90, NULL, &memo2, 4) == NULL,
           "an empty list starts no pool");
     jit_memo_free(&memo2);
+
+    /* With a disk cache the cubins go there and the memo keeps none: the cases read them back. */
+    char dir[] = "/tmp/tilelab-ahead-XXXXXX";
+    total++;
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    jit_memo memo3 = {0};
+    compile_collect(&x, &p, NULL, 0, &l);
+    a = compile_ahead_start(&l, 90, dir, &memo3, 3);
+    int from_disk = 0, files = 0;
+    for (int i = 0; i < p.ncases; i++) {
+        const tl_case *c = &p.cases[i];
+        if (c->variant->kind != REG_NVRTC || c->skipped) continue;
+        jit_request rq;
+        jit_cubin cb;
+        jit_request_of_case(&x, c, 90, &rq);
+        if (jit_compile(&rq, dir, &memo3, &cb, &e) == 0 && cb.cached) from_disk++;
+        jit_cubin_free(&cb);
+    }
+    compiled = compile_ahead_stop(a);
+    DIR *d = opendir(dir);
+    for (struct dirent *de; d && (de = readdir(d));)
+        if (strstr(de->d_name, ".cubin")) files++;
+    if (d) closedir(d);
+    total += 2;
+    /* Each kernel compiled once: by a thread (its cases read it back), or by its first case. */
+    CHECK(files == nkernels, "%d cache files for %d kernels", files, nkernels);
+    CHECK((asked - from_disk) + compiled == nkernels && memo3.n == 0 && memo3.nbusy == 0,
+          "%d of %d cases from the cache, %d compiled by the threads, %d kernels, memo %d", from_disk, asked,
+          compiled, nkernels, memo3.n);
+    jit_memo_free(&memo3);
+    char *rm = tl_xasprintf("rm -rf '%s'", dir);
+    if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    free(rm);
     jit_memo_free(&memo);
     plan_free(&p);
     config_free(&x);

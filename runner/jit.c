@@ -452,18 +452,19 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
     out->options = ob.s;
     wrapper = wrapper_text(rq);
     key = cache_key(rq, wrapper, opts, nopts);
-    int claimed = memo_claim(memo, key, out) != 0;
-    if (!claimed || cache_get(cache_dir, key, &out->cubin, &out->cubin_len) == 0) {
+    /* The memo keeps a cubin only when the disk cache does not: a long sweep's cubins stay on disk. */
+    int claimed = memo_claim(memo, key, out) != 0, on_disk = 0;
+    if (!claimed || (on_disk = cache_get(cache_dir, key, &out->cubin, &out->cubin_len) == 0)) {
         out->cached = 1;
     } else {
         if (nvrtc_build(rq, wrapper, opts, nopts, out, e)) goto out;
-        cache_put(cache_dir, key, out->cubin, out->cubin_len);
+        on_disk = cache_put(cache_dir, key, out->cubin, out->cubin_len) == 0;
     }
     if (check_entries(rq, out, e)) goto out;
     tl_sha256_hex(out->cubin, out->cubin_len, out->cubin_sha256);
     rc = 0;
 out:
-    if (claimed) memo_done(memo, key, rc ? NULL : out);
+    if (claimed) memo_done(memo, key, rc || on_disk ? NULL : out);
     for (int i = 0; i < nopts; i++) free(opts[i]);
     free(key), free(wrapper);
     if (rc) jit_cubin_free(out);

@@ -26,8 +26,10 @@ typedef struct {
 
 /* Cubins this run compiled, by cache key: a kernel compiled ahead (to find errors before any GPU
  * work, or by the compile threads while the first cases run) is not compiled again when its cases
- * run, with or without a disk cache. jit_compile may share one memo between threads: a kernel that
- * one thread is compiling, another waits for rather than compiling it too. */
+ * run, with or without a disk cache (with one, the cubin is read back from there and the memo keeps
+ * only its key's claim: a sweep of thousands of kernels does not hold them all in memory).
+ * jit_compile may share one memo between threads: a kernel that one thread is compiling, another
+ * waits for rather than compiling it too. */
 typedef struct {
     char **keys;
     jit_cubin *cubins;

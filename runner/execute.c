@@ -134,19 +134,10 @@ const char *const tl_phase_names[PH_N] = {"compile", "inputs", "reference", "ver
 
 /* ---- steps ------------------------------------------------------------------------------ */
 
-static char *problem_key(const tl_case *tc, int on_device)
-{
-    char *args = plan_canonical(tc); /* args and seed sit at its end, after ";args=" */
-    char *key = tl_xasprintf("%s|%s|%s|%s|%d", tc->sizes_text, tc->layout_text, tc->dtype, strstr(args, ";args="),
-                             on_device);
-    free(args);
-    return key;
-}
-
 static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const char *ref, tl_result *r, tl_err *e)
 {
     const reg_op *op = tc->op;
-    char *key = problem_key(tc, on_device);
+    char *key = plan_problem_key(tc);
     double t0 = tl_now_s();
     if (!c->prob_key || strcmp(key, c->prob_key)) {
         if (c->prob) op->problem_free(c->prob);

@@ -216,34 +216,73 @@ void plan_free(tl_plan *p)
 /* Nominal rates: the model only has to rank cases, and must not depend on the machine (every task
  * of a sweep computes the same shares). */
 #define COST_CASE_S 0.05      /* set-up, verification, compile from the cache */
+#define COST_PROBLEM_S 0.1    /* a problem's buffers */
 #define COST_DEVICE_FLOPS 2e13
 #define COST_DEVICE_BPS 2e12
 #define COST_HOST_FLOPS 2e9
 #define COST_HOST_BPS 5e9
 
-double plan_cost(const tl_case *c)
+/* One run at the nominal rates, s. */
+static double run_time(const tl_case *c)
 {
-    /* A skip for a reason of the device counts as a run: shards must not depend on the machine. */
-    if (c->skipped && !c->device_skip) return 0.001;
     int host = c->variant->kind == REG_HOST;
     double flop = c->op->flop(&c->spec), bytes = c->op->bytes(&c->spec);
-    double t = fmax(flop / (host ? COST_HOST_FLOPS : COST_DEVICE_FLOPS), bytes / (host ? COST_HOST_BPS : COST_DEVICE_BPS));
+    return fmax(flop / (host ? COST_HOST_FLOPS : COST_DEVICE_FLOPS), bytes / (host ? COST_HOST_BPS : COST_DEVICE_BPS));
+}
+
+/* A skip for a reason of the device counts as a run: shards must not depend on the machine. */
+static int runs(const tl_case *c)
+{
+    return !c->skipped || c->device_skip;
+}
+
+double plan_cost(const tl_case *c)
+{
+    if (!runs(c)) return 0.001;
+    double t = run_time(c);
     const measure_protocol *m = &c->protocol;
-    double runs = (double)(m->warmup + m->min_reps) * (m->batch > 0 ? m->batch : 1) + 1; /* + the verified run */
-    double timed = fmin(runs * t, m->max_time_s + m->warmup_s + 2 * t);
+    double n = (double)(m->warmup + m->min_reps) * (m->batch > 0 ? m->batch : 1) + 1; /* + the verified run */
+    double timed = fmin(n * t, m->max_time_s + m->warmup_s + 2 * t);
     return COST_CASE_S + fmax(timed, m->warmup_s);
 }
 
-typedef struct {
-    double cost;
-    int i;
-} cost_item;
-
-static int by_cost(const void *a, const void *b)
+double plan_setup_cost(const tl_case *c)
 {
-    const cost_item *x = a, *y = b;
+    return runs(c) ? COST_PROBLEM_S + 2 * run_time(c) : 0;
+}
+
+char *plan_problem_key(const tl_case *c)
+{
+    char *args = plan_canonical(c); /* args and seed sit at its end, after ";args=" */
+    char *key = tl_xasprintf("%s|%s|%s|%s|%d", c->sizes_text, c->layout_text, c->dtype, strstr(args, ";args="),
+                             c->variant->kind != REG_HOST);
+    free(args);
+    return key;
+}
+
+/* A problem's cases to assign, or a piece of them when the problem alone is more than a share. */
+typedef struct {
+    int first, n;  /* into the case list, sorted by problem then plan order */
+    double cost;   /* its cases and one set-up */
+} piece;
+
+typedef struct {
+    char *key;
+    int i;
+} keyed;
+
+static int by_key(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : x->i - y->i;
+}
+
+static int by_piece_cost(const void *a, const void *b)
+{
+    const piece *x = a, *y = b;
     if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
-    return x->i - y->i;
+    return x->first - y->first;
 }
 
 /* A min-heap of shards by (load, index). */
@@ -265,22 +304,67 @@ static void sift_down(int *heap, int n, const double *load, int at)
     }
 }
 
+int plan_assign(const tl_plan *p, const unsigned char *todo, int count, int *owner)
+{
+    if (count < 1) return -1;
+    int n = 0;
+    keyed *ks = tl_xcalloc((size_t)p->ncases + 1, sizeof *ks);
+    for (int i = 0; i < p->ncases; i++) {
+        owner[i] = -1;
+        if (!todo || todo[i]) ks[n++] = (keyed){plan_problem_key(&p->cases[i]), i};
+    }
+    qsort(ks, (size_t)n, sizeof *ks, by_key);
+    /* The share each shard would have if problems could be cut freely. */
+    double total = 0;
+    for (int k = 0; k < n; k++) {
+        total += plan_cost(&p->cases[ks[k].i]);
+        if (k == 0 || strcmp(ks[k].key, ks[k - 1].key)) total += plan_setup_cost(&p->cases[ks[k].i]);
+    }
+    double share = total / count;
+    /* A problem is one piece (its inputs and reference made once), unless it alone exceeds a share:
+     * then it is cut into pieces of at most a share, each paying its own set-up. */
+    piece *ps = tl_xcalloc((size_t)n + 1, sizeof *ps);
+    int np = 0;
+    for (int k = 0; k < n;) {
+        int end = k + 1;
+        while (end < n && !strcmp(ks[end].key, ks[k].key)) end++;
+        double setup = plan_setup_cost(&p->cases[ks[k].i]), all = setup;
+        for (int j = k; j < end; j++) all += plan_cost(&p->cases[ks[j].i]);
+        piece cur = {k, 0, setup};
+        for (int j = k; j < end; j++) {
+            double c = plan_cost(&p->cases[ks[j].i]);
+            if (all > share && cur.n && cur.cost + c > share) {
+                ps[np++] = cur;
+                cur = (piece){j, 0, setup};
+            }
+            cur.n++;
+            cur.cost += c;
+        }
+        ps[np++] = cur;
+        k = end;
+    }
+    /* Longest first, each to the least loaded shard (ties: plan order, lowest shard). */
+    qsort(ps, (size_t)np, sizeof *ps, by_piece_cost);
+    double *load = tl_xcalloc((size_t)count, sizeof *load);
+    int *heap = tl_xcalloc((size_t)count, sizeof *heap);
+    for (int s = 0; s < count; s++) heap[s] = s; /* all zero: already a heap */
+    for (int q = 0; q < np; q++) {
+        int s = heap[0];
+        load[s] += ps[q].cost;
+        for (int j = ps[q].first; j < ps[q].first + ps[q].n; j++) owner[ks[j].i] = s;
+        sift_down(heap, count, load, 0);
+    }
+    for (int k = 0; k < n; k++) free(ks[k].key);
+    free(ks), free(ps), free(load), free(heap);
+    return 0;
+}
+
 int plan_shard(const tl_plan *p, int index, int count, unsigned char *mine)
 {
     if (count < 1 || index < 0 || index >= count) return -1;
-    cost_item *items = tl_xcalloc((size_t)p->ncases + 1, sizeof *items);
-    double *load = tl_xcalloc((size_t)count, sizeof *load);
-    int *heap = tl_xcalloc((size_t)count, sizeof *heap);
-    for (int i = 0; i < p->ncases; i++) items[i] = (cost_item){plan_cost(&p->cases[i]), i};
-    for (int s = 0; s < count; s++) heap[s] = s; /* all zero: already a heap */
-    /* Longest first, each to the least loaded shard (ties: plan order, lowest shard). */
-    qsort(items, (size_t)p->ncases, sizeof *items, by_cost);
-    for (int k = 0; k < p->ncases; k++) {
-        int s = heap[0];
-        load[s] += items[k].cost;
-        mine[items[k].i] = s == index;
-        sift_down(heap, count, load, 0);
-    }
-    free(items), free(load), free(heap);
+    int *owner = tl_xcalloc((size_t)p->ncases + 1, sizeof *owner);
+    plan_assign(p, NULL, count, owner);
+    for (int i = 0; i < p->ncases; i++) mine[i] = owner[i] == index;
+    free(owner);
     return 0;
 }

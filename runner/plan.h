@@ -50,9 +50,18 @@ char *plan_canonical(const tl_case *c);
 
 /* The model of a case's run time, s: fixed set-up plus the minimum repetitions at nominal rates. */
 double plan_cost(const tl_case *c);
-/* Shard index of count (0-based): mine[i] = 1 for the cases it runs. The shares are disjoint, cover
- * the plan, and are balanced by plan_cost (longest first to the least loaded); every machine
- * computes the same ones. -1 when index/count is not a shard. */
+/* The model of making a case's problem (inputs, reference), s: paid once by the cases that share it. */
+double plan_setup_cost(const tl_case *c);
+/* What cases share when they share a problem (sizes, layouts, dtype, args, seed, host or device):
+ * the runner makes inputs and reference once for consecutive cases with one key. */
+char *plan_problem_key(const tl_case *c);
+/* The cases with todo[i] (every case when todo is NULL) over count shards: owner[i] = the shard, or -1
+ * for the cases not given. A problem's cases stay together unless the problem alone is more than a
+ * share; pieces go longest first to the least loaded shard, costs with their set-up. The same plan
+ * gives the same shares on every machine. -1 when count < 1. */
+int plan_assign(const tl_plan *p, const unsigned char *todo, int count, int *owner);
+/* Shard index of count (0-based): mine[i] = 1 for the cases it runs (plan_assign over the whole plan).
+ * -1 when index/count is not a shard. */
 int plan_shard(const tl_plan *p, int index, int count, unsigned char *mine);
 
 #endif

@@ -233,8 +233,59 @@ static int check_duplicates_rejected(void)
     return 3;
 }
 
-/* Shards: disjoint, covering, balanced by the cost model (no share above another by more than the
- * largest case), independent of anything but the plan; bad I/N refused. */
+/* The loads of count shares (each problem's set-up once per share that has it), and the largest
+ * problem's cost with its set-up. */
+static void shard_loads(const tl_plan *p, const unsigned char *mine, int count, double *load, double *largest)
+{
+    *largest = 0;
+    for (int s = 0; s < count; s++) load[s] = 0;
+    for (int i = 0; i < p->ncases; i++) {
+        char *key = plan_problem_key(&p->cases[i]);
+        double all = plan_setup_cost(&p->cases[i]);
+        for (int j = 0; j < p->ncases; j++) {
+            char *kj = plan_problem_key(&p->cases[j]);
+            if (!strcmp(key, kj)) all += plan_cost(&p->cases[j]);
+            free(kj);
+        }
+        if (all > *largest) *largest = all;
+        for (int s = 0; s < count; s++) {
+            if (!mine[(size_t)s * p->ncases + i]) continue;
+            load[s] += plan_cost(&p->cases[i]);
+            int seen = 0; /* an earlier case of the problem in this share */
+            for (int j = 0; j < i && !seen; j++) {
+                if (!mine[(size_t)s * p->ncases + j]) continue;
+                char *kj = plan_problem_key(&p->cases[j]);
+                seen = !strcmp(key, kj);
+                free(kj);
+            }
+            if (!seen) load[s] += plan_setup_cost(&p->cases[i]);
+        }
+        free(key);
+    }
+}
+
+/* The shares that hold a case of the problem of case i. */
+static int problem_owners(const tl_plan *p, const unsigned char *mine, int count, int i)
+{
+    char *key = plan_problem_key(&p->cases[i]);
+    int owners = 0;
+    for (int s = 0; s < count; s++) {
+        int has = 0;
+        for (int j = 0; j < p->ncases && !has; j++) {
+            if (!mine[(size_t)s * p->ncases + j]) continue;
+            char *kj = plan_problem_key(&p->cases[j]);
+            has = !strcmp(key, kj);
+            free(kj);
+        }
+        owners += has;
+    }
+    free(key);
+    return owners;
+}
+
+/* Shards: disjoint, covering, balanced by the cost model with set-ups (no share above another by
+ * more than the largest problem), a problem's cases kept together unless it alone is more than a
+ * share, independent of anything but the plan; bad I/N refused. */
 static int check_shards(void)
 {
     static const char *yaml =
@@ -247,18 +298,17 @@ static int check_shards(void)
     if (load(yaml, &x, &p, 0)) return 1;
     enum { N = 7 };
     unsigned char *mine = calloc((size_t)p.ncases, N), *again = calloc((size_t)p.ncases, 1);
-    double load_of[N] = {0}, largest = 0;
+    double load_of[N], largest;
     for (int s = 0; s < N; s++) CHECK(plan_shard(&p, s, N, mine + (size_t)s * p.ncases) == 0, "shard %d", s);
     for (int i = 0; i < p.ncases; i++) {
         int owners = 0;
-        for (int s = 0; s < N; s++)
-            if (mine[(size_t)s * p.ncases + i]) owners++, load_of[s] += plan_cost(&p.cases[i]);
+        for (int s = 0; s < N; s++) owners += mine[(size_t)s * p.ncases + i];
         CHECK(owners == 1, "case %d has %d shards", i, owners);
-        if (plan_cost(&p.cases[i]) > largest) largest = plan_cost(&p.cases[i]);
     }
+    shard_loads(&p, mine, N, load_of, &largest);
     double lo = load_of[0], hi = load_of[0];
     for (int s = 1; s < N; s++) lo = load_of[s] < lo ? load_of[s] : lo, hi = load_of[s] > hi ? load_of[s] : hi;
-    CHECK(hi - lo <= largest, "loads %.3f .. %.3f, largest case %.3f", lo, hi, largest);
+    CHECK(hi - lo <= largest, "loads %.3f .. %.3f, largest problem %.3f", lo, hi, largest);
     /* 8192^3 costs far more than 64^3: the model is not a count. */
     CHECK(plan_cost(&p.cases[p.ncases - 2]) > 10 * plan_cost(&p.cases[0]), "costs %g %g",
           plan_cost(&p.cases[p.ncases - 2]), plan_cost(&p.cases[0]));
@@ -269,6 +319,48 @@ static int check_shards(void)
     free(mine), free(again);
     unload(&x, &p);
     return 1;
+}
+
+/* Two shards of twelve problems of three cases: no problem is worth cutting, so each stays in one
+ * share (its inputs and reference made once); one problem far above a share is cut over both. */
+static int check_shards_keep_problems(void)
+{
+    static const char *even =
+        "name: t\nop: sgemm\nseed: 5\n"
+        "sizes: {mnk: [512, 520, 528, 536, 544, 552]}\n"
+        "layout: {a: [row, col], b: row}\n"
+        "variants: [naive, cublas, {name: smem_tile, params: {BLOCKSIZE: 32}}]\n";
+    static const char *lopsided =
+        "name: t\nop: sgemm\nseed: 5\n"
+        "sizes: {mnk: [64, 16384]}\n"
+        "variants: [{name: smem_tile, params: {BLOCKSIZE: [8, 16, 32]}}, cublas]\n";
+    tl_experiment x;
+    tl_plan p;
+    if (load(even, &x, &p, 0)) return 1;
+    unsigned char *mine = calloc((size_t)p.ncases, 2);
+    for (int s = 0; s < 2; s++) CHECK(plan_shard(&p, s, 2, mine + (size_t)s * p.ncases) == 0, "shard %d", s);
+    for (int i = 0; i < p.ncases; i++)
+        CHECK(problem_owners(&p, mine, 2, i) == 1, "case %d: its problem is in %d shares", i, problem_owners(&p, mine, 2, i));
+    int n0 = 0;
+    for (int i = 0; i < p.ncases; i++) n0 += mine[i];
+    CHECK(n0 == 18, "share 0 has %d of the 36 cases", n0);
+    free(mine);
+    unload(&x, &p);
+    if (load(lopsided, &x, &p, 0)) return 1;
+    mine = calloc((size_t)p.ncases, 2);
+    for (int s = 0; s < 2; s++) CHECK(plan_shard(&p, s, 2, mine + (size_t)s * p.ncases) == 0, "shard %d", s);
+    CHECK(problem_owners(&p, mine, 2, p.ncases - 1) == 2, "the 16384^3 problem is in %d shares",
+          problem_owners(&p, mine, 2, p.ncases - 1));
+    /* plan_assign over a subset leaves the rest unowned. */
+    int *owner = calloc((size_t)p.ncases, sizeof *owner);
+    unsigned char *todo = calloc((size_t)p.ncases, 1);
+    todo[1] = todo[2] = todo[5] = 1;
+    CHECK(plan_assign(&p, todo, 2, owner) == 0 && owner[0] == -1 && owner[1] >= 0 && owner[1] == owner[2] &&
+              owner[5] >= 0 && owner[5] != owner[1] && owner[p.ncases - 1] == -1,
+          "subset owners %d %d %d %d", owner[0], owner[1], owner[2], owner[5]);
+    free(owner), free(todo), free(mine);
+    unload(&x, &p);
+    return 3;
 }
 
 int main(void)
@@ -282,5 +374,6 @@ int main(void)
     total += check_duplicates_rejected();
     total += check_tile_constraints();
     total += check_shards();
+    total += check_shards_keep_problems();
     return TEST_REPORT(total);
 }

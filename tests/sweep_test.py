@@ -49,10 +49,33 @@ def summary_ids(path):
         return [text(r["case_id"]) for r in f["summary"][()]]
 
 
+def run_time(a):
+    """One host run at the model's nominal rates (runner/plan.c)."""
+    return max(a["flop"] / 2e9, a["bytes"] / 5e9)
+
+
 def model_cost(a):
     """plan_cost of runner/plan.c for a host case of this protocol."""
-    t = max(a["flop"] / 2e9, a["bytes"] / 5e9)
+    t = run_time(a)
     return 0.05 + max(min((1 + 3 + 1) * t, 0.2 + 2 * t), 0)
+
+
+def setup_cost(a):
+    """plan_setup_cost: making the case's problem (inputs, reference), once per share that has it."""
+    return 0.1 + 2 * run_time(a)
+
+
+def problem(a):
+    """plan_problem_key: what cases share when they share inputs and reference."""
+    return (a["sizes"], a["layouts"], a["dtype"], a["canonical"].split(";args=")[1], a["target"])
+
+
+def load(cs):
+    """A share's model cost: its cases, and one set-up per problem it has."""
+    firsts = {}
+    for a in cs.values():
+        firsts.setdefault(problem(a), a)
+    return sum(model_cost(a) for a in cs.values()) + sum(setup_cost(a) for a in firsts.values())
 
 
 class Sweep(unittest.TestCase):
@@ -84,14 +107,22 @@ class Sweep(unittest.TestCase):
         self.assertEqual(len(seen), 32)
 
     def test_shares_are_balanced_by_expected_cost(self):
-        costs = [sum(model_cost(a) for a in cases(s).values()) for s in self.shards]
-        largest = max(model_cost(a) for a in cases(self.single).values())
-        # Longest-first greedy: no share exceeds another by more than the largest case.
-        self.assertLessEqual(max(costs) - min(costs), largest + 1e-9, costs)
-        # And it is not a split by count: the big cases are spread out.
-        big = sorted(cases(self.single).values(), key=model_cost)[-SHARDS:]
-        owners = {i for i, s in enumerate(self.shards) for b in big if b["case_id"] in cases(s)}
-        self.assertEqual(owners, set(range(SHARDS)))
+        loads = [load(cases(s)) for s in self.shards]
+        problems = {}
+        for c, a in cases(self.single).items():
+            problems.setdefault(problem(a), {})[c] = a
+        largest = max(load(p) for p in problems.values())
+        # Longest first over whole problems: no share exceeds another by more than the largest problem.
+        self.assertLessEqual(max(loads) - min(loads), largest + 1e-9, loads)
+        # A problem's cases stay in one share (none is more than a share), so its inputs and reference
+        # are made once; and it is not a split by count: the biggest problems are spread out.
+        owner = {}
+        for i, s in enumerate(self.shards):
+            for a in cases(s).values():
+                self.assertEqual(owner.setdefault(problem(a), i), i, "problem %s in shards %d and %d" % (
+                    problem(a)[:2], owner[problem(a)], i))
+        big = sorted(problems, key=lambda p: load(problems[p]))[-SHARDS:]
+        self.assertEqual({owner[p] for p in big}, set(range(SHARDS)))
 
     def test_a_dominant_case_gets_a_shard_to_itself(self):
         # Seven small cases and one whose model cost exceeds any two of them: a split by count

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Sweep overhead (issue 16): runs experiments/sweep30.yaml (30 sgemm cases) twice, with an empty
 kernel cache and then a warm one, and prints for each its wall time, the time inside timed regions, their
-ratio and where the rest went (the session's t_<phase>_s attributes, schema 1.5). A benchmark: it prints
-figures and checks nothing.
+ratio and where the rest went (the session's t_<phase>_s attributes, schema 1.5); then the same sweep
+with `--devices all` (warm cache) against the warm run on one GPU, wall clock of the whole command.
+A benchmark: it prints figures and checks nothing.
 
-usage: sweep_overhead.py [RUNNER] [--experiment YAML] [--out DIR] [--compile-jobs N]
-(--compile-jobs passes the runner's option: 0 compiles each kernel when its first case needs it.)
+usage: sweep_overhead.py [RUNNER] [--experiment YAML] [--out DIR] [--compile-jobs N] [--devices SPEC]
+(--compile-jobs passes the runner's option: 0 compiles each kernel when its first case needs it;
+--devices: the devices of the last run, default all, `none` skips it.)
 """
 import argparse
 import os
@@ -13,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import h5py
 
@@ -24,8 +27,10 @@ def one(runner, yaml, out, cache, label, extra=()):
     if os.path.exists(h5):
         os.remove(h5)
     env = dict(os.environ, TILELAB_CACHE_DIR=cache)
+    t0 = time.monotonic()
     p = subprocess.run([runner, yaml, "-o", h5, "-q"] + list(extra), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        env=env)
+    command_s = time.monotonic() - t0
     if p.returncode != 0:
         print(p.stdout[-4000:])
         raise SystemExit("sweep_overhead: the %s run failed (exit %d)" % (label, p.returncode))
@@ -39,7 +44,32 @@ def one(runner, yaml, out, cache, label, extra=()):
     print("%-5s %d cases: wall %.2f s, timed %.2f s, wall / timed %.1f; kernels from the cache %d of %d" % (
         label, n, wall, timed, wall / timed if timed else float("inf"), cached.count(1), n - cached.count(-1)))
     print("      " + ", ".join("%s %.2f" % (k, v) for k, v in parts.items()) + ", other %.2f" % other)
-    return wall, timed
+    print("      the whole command: %.2f s" % command_s)
+    return command_s
+
+
+def on_devices(runner, yaml, out, cache, spec, extra, one_gpu_s):
+    h5 = os.path.join(out, "devices.h5")
+    if os.path.exists(h5):
+        os.remove(h5)
+    env = dict(os.environ, TILELAB_CACHE_DIR=cache)
+    t0 = time.monotonic()
+    p = subprocess.run([runner, yaml, "-o", h5, "-q", "--devices", spec] + list(extra), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, env=env)
+    wall = time.monotonic() - t0
+    if p.returncode != 0:
+        print(p.stdout[-4000:])
+        raise SystemExit("sweep_overhead: the --devices %s run failed (exit %d)" % (spec, p.returncode))
+    with h5py.File(h5, "r") as f:
+        per = {}
+        for g in f["cases"].values():
+            per[int(g.attrs["device"])] = per.get(int(g.attrs["device"]), 0) + 1
+        timed = sum(float(s.attrs["timed_s"]) for s in f["sessions"].values())
+        walls = {int(s["env"].attrs.get("device_ordinal", -1)): float(s.attrs["wall_s"]) for s in f["sessions"].values()}
+    print("--devices %s: %d GPUs (cases per GPU %s): the whole command %.2f s for %.2f s timed; one GPU, warm: "
+          "%.2f s; ratio %.2f" % (spec, len(per), dict(sorted(per.items())), wall, timed, one_gpu_s,
+                                  wall / one_gpu_s if one_gpu_s else float("nan")))
+    print("      each worker's session wall: " + ", ".join("gpu%d %.2f s" % kv for kv in sorted(walls.items())))
 
 
 def main():
@@ -49,6 +79,7 @@ def main():
     ap.add_argument("--experiment", default=os.path.join(root, "experiments", "sweep30.yaml"))
     ap.add_argument("--out", default=None)
     ap.add_argument("--compile-jobs", default=None)
+    ap.add_argument("--devices", default="all")
     args = ap.parse_args()
     extra = ["--compile-jobs", args.compile_jobs] if args.compile_jobs is not None else []
     out = args.out or tempfile.mkdtemp(prefix="tilelab-sweep-")
@@ -56,7 +87,9 @@ def main():
     cache = tempfile.mkdtemp(prefix="tilelab-cache-")
     try:
         one(args.runner, args.experiment, out, cache, "cold", extra)
-        one(args.runner, args.experiment, out, cache, "warm", extra)
+        warm = one(args.runner, args.experiment, out, cache, "warm", extra)
+        if args.devices != "none":
+            on_devices(args.runner, args.experiment, out, cache, args.devices, extra, warm)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     return 0

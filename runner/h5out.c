@@ -216,6 +216,7 @@ static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int 
     if (r->cutlass_version[0]) H5_CHECK(h5_attr_str(g, "cutlass_version", r->cutlass_version));
     /* Schema 1.6: the TMA tensor maps, on cases whose kernels ask for them. */
     if (r->tensor_maps[0]) H5_CHECK(h5_attr_str(g, "tensor_maps", r->tensor_maps));
+    H5_CHECK(h5_attr_i64(g, "device", r->device)); /* schema 1.7 */
     long long grid[3] = {r->grid[0], r->grid[1], r->grid[2]}, block[3] = {r->block[0], r->block[1], r->block[2]};
     H5_CHECK(h5_attr_i64_array(g, "grid", grid, 3));
     H5_CHECK(h5_attr_i64_array(g, "block", block, 3));
@@ -486,6 +487,20 @@ static char *sibling(const char *path, const char *suffix)
     char *out = tl_xasprintf("%s/.%s%s", dirname(d), basename(b), suffix);
     free(d), free(b);
     return out;
+}
+
+int h5out_lock(const char *path, int *fd, tl_err *e)
+{
+    char *lock = sibling(path, ".lock");
+    *fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (*fd < 0) tl_err_set(e, "%s: cannot create the result file here: %s", path, strerror(errno));
+    else if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+        tl_err_set(e, "%s: another runner is writing this file (it holds %s)", path, lock);
+        close(*fd);
+        *fd = -1;
+    }
+    free(lock);
+    return *fd < 0 ? -1 : 0;
 }
 
 static int take_lock(h5out *o, tl_err *e)

@@ -61,6 +61,11 @@ typedef struct {
     int no_exchange;           /* the file system cannot RENAME_EXCHANGE: rename + copy */
 } h5out;
 
+/* Takes the writer's lock of the result file path (the one h5out_open takes) into *fd, for a run that
+ * writes path by other means (several workers' files merged into it); -1 with e when another runner
+ * holds it. close(*fd) drops it. */
+int h5out_lock(const char *path, int *fd, tl_err *e);
+
 /* Opens the result file for this run. A new path is created (never overwriting one); an existing
  * path is an error unless resume, and then must hold the same experiment (config_sha256): *have
  * gets the cases it holds. Errors name the path; nothing is left behind on failure. */

@@ -13,6 +13,7 @@
 #include "runner/cache.h"
 #include "runner/compile.h"
 #include "runner/config.h"
+#include "runner/devices.h"
 #include "runner/env.h"
 #include "runner/execute.h"
 #include "runner/expr.h"
@@ -43,12 +44,16 @@ static const char usage[] =
     "                                           sweep); refuses files of different experiments\n"
     "                                           unless --force; exit 1 if cases are missing or failed\n"
     "  runner submit EXPERIMENT.yaml --shards N [--partition P] [--gres gpu:1] [--time T]\n"
-    "                [--account A] [--max-parallel K] [-o OUT.h5] [--runner PATH] [--dry-run]\n"
+    "                [--account A] [--max-parallel K] [--gpus-per-task G] [-o OUT.h5]\n"
+    "                [--runner PATH] [--dry-run]\n"
     "                                           a Slurm job array (one task per shard, each resuming\n"
     "                                           its own file) and a merge job after it (afterok);\n"
     "                                           writes OUT.sweep/ (scripts, logs, shards) and prints\n"
     "                                           the job ids; --dry-run prints the scripts only.\n"
-    "                                           After a failure, sh OUT.sweep/submit.sh resumes\n"
+    "                                           After a failure, sh OUT.sweep/submit.sh resumes.\n"
+    "                                           --gpus-per-task G: each task asks for G GPUs (gres\n"
+    "                                           gpu:G unless --gres) and runs its shard on all of\n"
+    "                                           them (run --devices all)\n"
     "  runner validate EXPERIMENT.yaml... [--compile [--arch sm_90] [-j N]] [--chip CHIP]\n"
     "                                           check configs and print case counts; runs nothing.\n"
     "                                           --compile also compiles every kernel (NVRTC, no GPU);\n"
@@ -79,6 +84,12 @@ static const char usage[] =
     "                        context, the runner restarts itself this way\n"
     "  --compile-jobs N      threads that compile the run's kernels ahead while the first cases\n"
     "                        run (default: the CPUs, at most 16; 0: each case compiles its own)\n"
+    "  --devices all|0,2,3   run on several GPUs of this machine at once: a worker process per GPU\n"
+    "                        (each case on one GPU, a problem's cases together, shares balanced by\n"
+    "                        expected time), their files in FILE.parts/ merged into FILE at the end;\n"
+    "                        each case names its device. With --resume, goes on after a kill\n"
+    "                        (the workers die with the run; what they wrote is kept)\n"
+    "  --worker-cases IDS    internal: how --devices starts a worker (the case ids it runs)\n"
     "\n"
     "Cases whose variants run on the GPU need a CUDA device; variants of the host target\n"
     "(e.g. experiments/host_smoke.yaml) run anywhere. A variant of your own is declared in the\n"
@@ -101,6 +112,8 @@ static const char usage[] =
     "  TILELAB_TEST_PROBE_SECONDS=N\n"
     "                        tests only: reading a result file gives up after N s (default 30 + its\n"
     "                        size in MiB), for the fuzz triage's files that make HDF5 loop\n"
+    "  TILELAB_TEST_DEVICES=N\n"
+    "                        tests only: --devices sees N devices without CUDA (host-target cases)\n"
     "  TILELAB_TEST_HOST_TIMING=MS:NOISE:SEED\n"
     "                        tests only: host-target times become MS * (1 + NOISE * z), z normal from\n"
     "                        SEED and the case; the variants still run and are verified\n"
@@ -118,6 +131,8 @@ typedef struct {
     char shard_text[32];
     int local_sources;         /* rerun: this runner's kernels, not the file's */
     int compile_jobs;          /* threads compiling ahead; -1: the default */
+    const char *devices;       /* --devices: "all" or "0,2,3"; NULL: one device */
+    const char *worker_cases;  /* a --devices worker: the file of the case ids it runs */
 } run_opts;
 
 /* ---- list ------------------------------------------------------------------------------- */
@@ -295,6 +310,8 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = 1;
         else if (!strcmp(a, "--resume")) o->resume = 1;
         else if (!strcmp(a, "--local-sources")) o->local_sources = 1;
+        else if (!strcmp(a, "--devices") && i + 1 < argc) o->devices = argv[++i];
+        else if (!strcmp(a, "--worker-cases") && i + 1 < argc) o->worker_cases = argv[++i];
         else if (!strcmp(a, "--compile-jobs") && i + 1 < argc) {
             char tail;
             const char *v = argv[++i];
@@ -327,6 +344,10 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
     }
     if (o->resume && !o->output) {
         fprintf(stderr, "runner: --resume continues a file: name it with -o FILE\n");
+        return -1;
+    }
+    if (o->devices && o->worker_cases) {
+        fprintf(stderr, "runner: --worker-cases is how --devices starts its workers; give one or the other\n");
         return -1;
     }
     return 0;
@@ -377,16 +398,50 @@ typedef struct {
     int failed_earlier;  /* of those, verify_failed or error */
 } run_share;
 
-/* The shard's cases (all of them without --shard). */
-static int select_share(const run_opts *o, const tl_plan *p, run_share *sh)
+/* A --devices worker's cases: those of the shard whose ids its file lists. */
+static int worker_share(const char *path, const tl_plan *p, unsigned char *todo, tl_err *e)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        tl_err_set(e, "%s: cannot read the worker's cases: %s", path, strerror(errno));
+        return -1;
+    }
+    unsigned char *listed = tl_xcalloc((size_t)p->ncases + 1, 1);
+    char line[64];
+    int rc = 0, lineno = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\n")] = '\0';
+        int found = -1;
+        for (int i = 0; i < p->ncases && found < 0; i++)
+            if (!strcmp(p->cases[i].id, line)) found = i;
+        if (found < 0 || !todo[found]) {
+            tl_err_set(e, "%s:%d: '%s' is no case of this run's share of the experiment", path, lineno, line);
+            rc = -1;
+        } else {
+            listed[found] = 1;
+        }
+    }
+    fclose(f);
+    for (int i = 0; i < p->ncases; i++) todo[i] = todo[i] && listed[i];
+    free(listed);
+    return rc;
+}
+
+/* The shard's cases (all of them without --shard); a worker's, of those, when it is one. */
+static int select_share(const run_opts *o, const tl_plan *p, run_share *sh, tl_err *e)
 {
     memset(sh, 0, sizeof *sh);
     sh->todo = tl_xcalloc((size_t)p->ncases + 1, 1);
     if (o->shard_count) {
-        if (plan_shard(p, o->shard_index, o->shard_count, sh->todo)) return -1;
+        if (plan_shard(p, o->shard_index, o->shard_count, sh->todo)) {
+            tl_err_set(e, "--shard %s: not a shard", o->shard_text);
+            return -1;
+        }
     } else {
         memset(sh->todo, 1, (size_t)p->ncases);
     }
+    if (o->worker_cases && worker_share(o->worker_cases, p, sh->todo, e)) return -1;
     for (int i = 0; i < p->ncases; i++) sh->nshare += sh->todo[i];
     sh->ntodo = sh->nshare;
     return 0;
@@ -446,7 +501,7 @@ static void reexec_resume(int argc, char **argv, const char *path)
 /* Runs this run's cases; 1 in *lost when a kernel fault lost the CUDA context (the rest is left
  * to a new process). */
 static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, exec_ctx *ex, h5out *out,
-                     tl_result *res, int *nres, int *lost, tl_err *e)
+                     int device, tl_result *res, int *nres, int *lost, tl_err *e)
 {
     double t0 = tl_now_s(), timed = 0;
     int said = 0;
@@ -457,6 +512,7 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
         if (!sh->todo[i]) continue;
         tl_result *r = &res[(*nres)++];
         if (exec_case(ex, &p->cases[i], r, e)) return -1;
+        r->device = device;
         /* A session that could not start was said once already (open_counters). */
         if (!said && r->counters.status && !strcmp(r->counters.status, "not_permitted") && ex->ctr &&
             !ctr_session_why(ex->ctr)) {
@@ -561,6 +617,19 @@ static int open_counters(const tl_experiment *x, const env_info *env, ctr_sessio
     return 0;
 }
 
+/* A --devices run that was stopped left its workers' files beside path: only such a run may go on. */
+static int parts_left(const char *path)
+{
+    struct stat st;
+    char *parts = dev_parts_dir(path);
+    int left = stat(parts, &st) == 0;
+    if (left)
+        fprintf(stderr, "runner: %s holds the workers' files of a --devices run into %s that was stopped; continue it "
+                        "with --devices and --resume -o %s\n", parts, path, path);
+    free(parts);
+    return left;
+}
+
 /* Plans x (again with the device's memory once there is one), runs it, writes the file. */
 static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv, const char *rerun_of)
 {
@@ -610,11 +679,16 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     if (use_gpu && wants_counters(x) && open_counters(x, &env, &ctr)) goto out;
     if (use_gpu && !(cache = cache_dir(why, sizeof why)) && why[0])
         fprintf(stderr, "tilelab: kernel cache not used: %s; compiling every kernel\n", why);
-    if (select_share(o, &p, &sh) || precompile(o, x, &p, &sh, &env, cache, &memo)) goto out;
+    if (select_share(o, &p, &sh, &e)) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        goto out;
+    }
+    if (precompile(o, x, &p, &sh, &env, cache, &memo)) goto out;
     if (!(path = output_path(o, x, &e))) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
     }
+    if (!o->worker_cases && parts_left(path)) goto out;
     if (exec_init(&ex, x, &env, use_gpu, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
@@ -649,7 +723,10 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
                     path, sh.ntodo);
     }
     res = tl_xcalloc((size_t)sh.ntodo + 1, sizeof *res);
-    if (run_cases(o, &p, &sh, &ex, &out, res, &nres, &lost, &e)) {
+    /* The device each case names: this run's GPU; a --devices worker's device even for host cases. */
+    int ran_on = env.have_gpu ? env.device : -1;
+    if (!env.have_gpu && o->worker_cases && getenv("TILELAB_DEVICE")) ran_on = atoi(getenv("TILELAB_DEVICE"));
+    if (run_cases(o, &p, &sh, &ex, &out, ran_on, res, &nres, &lost, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         fprintf(stderr, "runner: continue with: runner run %s -o %s --resume%s%s\n", o->yaml, path,
                 o->shard_count ? " --shard " : "", o->shard_text);
@@ -663,11 +740,13 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
         rc = TL_EXIT_FAILED;
         goto out;
     }
-    if (nres) report_table(stdout, x, res, nres);
-    if (sh.nearlier)
-        printf("and %d cases from earlier sessions (%d failed); `bazel run //analysis:summary -- %s` shows all\n",
-               sh.nearlier, sh.failed_earlier, path);
-    printf("results: %s\n", path);
+    if (!o->worker_cases) { /* a worker's run says it through the run that started it */
+        if (nres) report_table(stdout, x, res, nres);
+        if (sh.nearlier)
+            printf("and %d cases from earlier sessions (%d failed); `bazel run //analysis:summary -- %s` shows all\n",
+                   sh.nearlier, sh.failed_earlier, path);
+        printf("results: %s\n", path);
+    }
     rc = report_failures(res, nres) || sh.failed_earlier ? TL_EXIT_FAILED : TL_EXIT_OK;
 out:
     compile_ahead_stop(ahead); /* before the memo it fills goes */
@@ -686,6 +765,40 @@ out:
     return rc;
 }
 
+/* run --devices: the plan over several GPUs, a worker process each (runner/devices.h). This process
+ * plans (without device facts, as shards do), hands out the cases and merges; it uses no GPU. */
+static int run_on_devices(const run_opts *o, tl_experiment *x, int argc, char **argv)
+{
+    tl_plan p = {0};
+    env_info env = {0};
+    run_share sh = {0};
+    dev_list d;
+    tl_err e;
+    char *path = NULL, *argv_text = NULL;
+    int rc = TL_EXIT_BAD_INPUT;
+    env_host(&env);
+    plan_limits lim = {0, env.host_mem_bytes / 2, NULL};
+    if (plan_expand(x, &lim, &p, &e) || select_share(o, &p, &sh, &e) || dev_parse(o->devices, &d, &e) ||
+        !(path = output_path(o, x, &e))) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        goto out;
+    }
+    if (d.simulated && needs_gpu(&p)) {
+        fprintf(stderr, "runner: TILELAB_TEST_DEVICES simulates devices for host-target cases only; %s has GPU "
+                        "variants\n", o->yaml);
+        goto out;
+    }
+    argv_text = join_argv(argc, argv);
+    dev_opts dopt = {"/proc/self/exe", argv[0], o->yaml, path, o->shard_text, argv_text, o->resume, o->quiet,
+                     o->compile_jobs};
+    rc = dev_run(&dopt, &d, x, &p, sh.todo);
+out:
+    free(sh.todo);
+    plan_free(&p);
+    free(path), free(argv_text);
+    return rc;
+}
+
 static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 {
     run_opts o;
@@ -699,6 +812,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     char *yaml = tl_user_path(o.yaml);
     int rc = TL_EXIT_BAD_INPUT;
     if (config_load(yaml, &x, &e)) fprintf(stderr, "%s\n", e.msg);
+    else if (o.devices) rc = run_on_devices(&o, &x, full_argc, full_argv);
     else rc = run_experiment(&o, &x, full_argc, full_argv, NULL);
     config_free(&x);
     free(yaml);
@@ -766,6 +880,10 @@ static int cmd_rerun(int argc, char **argv, int full_argc, char **full_argv)
     h5in_source src;
     tl_err e;
     if (parse_run_args(argc, argv, &o)) return TL_EXIT_BAD_INPUT;
+    if (o.devices || o.worker_cases) {
+        fprintf(stderr, "runner rerun: --devices belongs to run (`runner extract` writes the file's experiment out)\n");
+        return TL_EXIT_BAD_INPUT;
+    }
     char *h5 = tl_user_path(o.yaml);
     int rc = TL_EXIT_BAD_INPUT;
     hid_t f = h5in_open(h5, &e);
@@ -890,6 +1008,15 @@ static int cmd_submit(int argc, char **argv)
             return rc;
         } else if (!strcmp(a, "--shards")) so.shards = atoi(argv[++i]);
         else if (!strcmp(a, "--max-parallel")) so.max_parallel = atoi(argv[++i]);
+        else if (!strcmp(a, "--gpus-per-task")) {
+            char tail;
+            if (sscanf(argv[++i], "%d%c", &so.gpus_per_task, &tail) != 1 || so.gpus_per_task < 1 ||
+                so.gpus_per_task > DEV_MAX) {
+                fprintf(stderr, "runner submit: --gpus-per-task takes a number of GPUs 1 .. %d, not '%s'\n", DEV_MAX,
+                        argv[i]);
+                return rc;
+            }
+        }
         else if (!strcmp(a, "--partition")) so.partition = argv[++i];
         else if (!strcmp(a, "--gres")) so.gres = argv[++i];
         else if (!strcmp(a, "--time")) so.time = argv[++i];

@@ -284,7 +284,7 @@ int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merg
             for (int j = 0; j < all.n && dup < 0; j++)
                 if (!strcmp(all.v[j].id, c.v[k].id)) dup = j;
             if (dup >= 0) {
-                if (!o->force) {
+                if (!o->force && !o->first_wins) {
                     tl_err_set(e, "case %s is in both %s and %s: the inputs overlap (--force keeps the first)",
                                c.v[k].id, inputs[all.v[dup].input], inputs[i]);
                     free(c.v);

@@ -10,6 +10,7 @@
 
 typedef struct {
     int force;             /* merge files of different experiments (config_sha256), first case wins */
+    int first_wins;        /* a case in several inputs: the first input's copy (same experiment only) */
     const char *argv_text; /* the merge command line, recorded */
 } merge_opts;
 

@@ -40,6 +40,8 @@ typedef struct {
     char *nvrtc_options;      /* NULL when n/a */
     char cutlass_version[32]; /* the CUTLASS headers it compiled with, "" when none */
     char tensor_maps[256];    /* the TMA tensor maps the kernel was given (runner/tma.h), "" when none */
+    int device;               /* CUDA ordinal of the GPU that ran it (a --devices worker's, even for a host
+                               * case); -1 when the run used none */
     unsigned grid[3], block[3]; /* launch geometry; zeros when n/a */
     char *protocol;           /* the measurement protocol, as text */
     const char *verify;       /* off, once or every */

@@ -39,6 +39,7 @@ void submit_render(const tl_experiment *x, const submit_opts *o, submit_scripts 
     if (o->max_parallel > 0) tl_buf_printf(&b, "%%%d", o->max_parallel);
     tl_buf_printf(&b, "\n#SBATCH --output=%s/logs/shard-%%a.out\n", o->dir);
     if (o->gres) tl_buf_printf(&b, "#SBATCH --gres=%s\n", o->gres);
+    else if (o->gpus_per_task) tl_buf_printf(&b, "#SBATCH --gres=gpu:%d\n", o->gpus_per_task);
     common_directives(&b, o);
     tl_buf_printf(&b, "set -euo pipefail\n"
                       "shards=%d\n"
@@ -57,7 +58,7 @@ void submit_render(const tl_experiment *x, const submit_opts *o, submit_scripts 
         sh_quote(&b, exp);
         tl_buf_printf(&b, " --shard \"$i/$shards\" --resume -o ");
         sh_quote(&b, out);
-        tl_buf_printf(&b, "\"$i.h5\"\n");
+        tl_buf_printf(&b, "\"$i.h5\"%s\n", o->gpus_per_task ? " --devices all" : "");
         free(exp), free(out);
     }
     s->array = b.s;

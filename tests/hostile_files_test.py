@@ -152,6 +152,8 @@ ROWS = [
     ("cutlass_version_int", case_attr("cutlass_version", np.int64(4)), "cutlass_version is not a version string"),
     ("cutlass_version_empty", case_attr("cutlass_version", ""), "cutlass_version is not a version string"),
     ("tensor_maps_int", case_attr("tensor_maps", np.int64(1)), "tensor_maps is not a line of text"),
+    ("device_text", case_attr("device", "gpu0"), "device is not a device number"),
+    ("device_huge", case_attr("device", np.int64(1 << 40)), "device is not a device number"),
     ("tensor_maps_huge", case_attr("tensor_maps", "a" * 300), "tensor_maps is not a line of text"),
     ("counters_not_a_table", edit(lambda f: first_case(f).create_dataset("counters", data=np.arange(3.0))),
      "counters is not a list of (name, value, unit)"),

@@ -184,7 +184,7 @@ class Sweep(unittest.TestCase):
                 for c in cases(s):
                     self.assertEqual(f["cases"][c].attrs["session"], k)
             self.assertEqual(text(f.attrs["merged_from"]).split("\n"), self.shards)
-            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.6")
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.7")
 
     def test_merge_refuses_different_experiments_unless_forced(self):
         other_yaml = os.path.join(self.tmp, "other.yaml")
@@ -292,8 +292,21 @@ class Sweep(unittest.TestCase):
             self.assertIn(line, p.stdout)
         self.assertFalse(os.path.exists(os.path.dirname(out)))
 
+    def test_submit_gpus_per_task_runs_each_shard_on_the_tasks_gpus(self):
+        out = os.path.join(self.tmp, "sub2", "x.h5")
+        p = run("submit", self.yaml, "--shards", "2", "--gpus-per-task", "4", "-o", out, "--dry-run")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("#SBATCH --gres=gpu:4", p.stdout)
+        self.assertIn("\"$i.h5\" --devices all\n", p.stdout)
+        p = run("submit", self.yaml, "--shards", "2", "--gpus-per-task", "2", "--gres", "gpu:h100:2", "-o", out,
+                "--dry-run")
+        self.assertIn("#SBATCH --gres=gpu:h100:2", p.stdout)
+        self.assertNotIn("--gres=gpu:2", p.stdout)
+
     def test_submit_refuses_bad_values(self):
         for args, msg in ((["--shards", "0"], "submit EXPERIMENT.yaml --shards N"),
+                          (["--shards", "2", "--gpus-per-task", "0"], "--gpus-per-task takes a number of GPUs"),
+                          (["--shards", "2", "--gpus-per-task", "2x"], "--gpus-per-task takes a number of GPUs"),
                           (["--shards", "2", "--partition", "gpu\n#SBATCH --x"], "letters, digits"),
                           (["--shards", "2", "--time", "1 h"], "letters, digits")):
             p = run("submit", self.yaml, *args, "--dry-run")

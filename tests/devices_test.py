@@ -1,0 +1,226 @@
+"""`run --devices` on the host target with simulated devices (TILELAB_TEST_DEVICES): one result file
+with every case of the plan, each naming its device, a problem's cases on one device; a worker killed
+mid-sweep, and the run itself killed with -9, lose nothing and `--resume` finishes; bad device lists
+are refused with exit 2."""
+import fcntl
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+import h5py
+
+RUNNER = os.path.abspath(os.path.join("runner", "runner"))
+
+SWEEP = """name: devices
+op: sgemm
+seed: 3
+layout: {a: row, b: [row, col]}
+sizes:
+  - {mnk: [8, 16, 24, 32, 48, 64]}
+  - {m: 33, n: 17, k: 45}
+variants:
+  - host_naive
+  - host_ikj
+reference: host
+measure: {warmup: 1, min_reps: 3, max_reps: 5, max_noise: 0.5, max_time_s: 0.2, l2_flush: false}
+"""
+NCASES = 28
+# Slow enough to be killed in the middle: about 0.1 s a case.
+SLOW = SWEEP.replace("[8, 16, 24, 32, 48, 64]", "[160, 168, 176, 184, 192, 200]").replace(
+    "min_reps: 3, max_reps: 5", "min_reps: 8, max_reps: 8")
+PROGRESS = re.compile(r"^sim\d \| \[\s*(\d+)/(\d+)")
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def cases(path):
+    with h5py.File(path, "r") as f:
+        return {n: {k: text(v) for k, v in f["cases"][n].attrs.items()} for n in f["cases"]}
+
+
+def summary_ids(path):
+    with h5py.File(path, "r") as f:
+        return [text(r["case_id"]) for r in f["summary"][()]]
+
+
+def problem(a):
+    return (a["sizes"], a["layouts"], a["dtype"], a["canonical"].split(";args=")[1], a["target"])
+
+
+class Devices(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.yaml = cls.write("devices.yaml", SWEEP)
+        cls.slow = cls.write("slow.yaml", SLOW)
+        cls.single = os.path.join(cls.tmp, "single.h5")
+        p = cls.run_([cls.yaml, "-q", "-o", cls.single])
+        assert p.returncode == 0, p.stderr
+
+    @classmethod
+    def write(cls, name, body):
+        path = os.path.join(cls.tmp, name)
+        with open(path, "w") as f:
+            f.write(body)
+        return path
+
+    @staticmethod
+    def run_(args, devices=3, extra_env=None):
+        env = dict(os.environ, TILELAB_TEST_DEVICES=str(devices), **(extra_env or {}))
+        return subprocess.run([RUNNER, "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env)
+
+    def out(self, name):
+        return os.path.join(self.tmp, name)
+
+    def assert_complete(self, path, devices):
+        """Every case of the plan, in plan order, once; each on one of devices, a problem on one."""
+        self.assertEqual(summary_ids(path), summary_ids(self.single))
+        got = cases(path)
+        self.assertEqual(set(got), set(cases(self.single)))
+        for c, a in got.items():
+            self.assertEqual(a["status"], "ok", c)
+            self.assertIn(a["device"], devices, c)
+        self.assertFalse(os.path.exists(path + ".parts"), "the workers' files are left")
+        return got
+
+    def test_one_file_every_case_each_names_its_device(self):
+        out = self.out("all.h5")
+        p = self.run_([self.yaml, "--devices", "all", "-o", out])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("results: %s: %d of the %d cases (0 failed)" % (out, NCASES, NCASES), p.stdout)
+        got = self.assert_complete(out, {0, 1, 2})
+        self.assertEqual({a["device"] for a in got.values()}, {0, 1, 2}, "every device got work")
+        on = {}
+        for a in got.values():  # a problem's inputs and reference are made on one device
+            self.assertEqual(on.setdefault(problem(a), a["device"]), a["device"], problem(a))
+        # Progress lines say which device they come from; the file keeps each worker's session.
+        self.assertTrue(any(PROGRESS.match(l) for l in p.stderr.splitlines()), p.stderr)
+        with h5py.File(out, "r") as f:
+            argvs = [text(s.attrs["argv"]) for s in f["sessions"].values()]
+        self.assertEqual(len(argvs), 3)
+        self.assertTrue(all("--worker-cases" in a for a in argvs), argvs)
+        # The samples are real runs: same cases, same verification as one process.
+        one = cases(self.single)
+        for c, a in got.items():
+            for k in ("canonical", "params", "sizes", "layouts", "seed", "flop"):
+                self.assertEqual(a[k], one[c][k], (c, k))
+
+    def test_a_device_list(self):
+        out = self.out("list.h5")
+        p = self.run_([self.yaml, "--devices", "0,2", "-o", out, "-q"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = self.assert_complete(out, {0, 2})
+        self.assertEqual({a["device"] for a in got.values()}, {0, 2})
+
+    def test_with_a_shard(self):
+        out = self.out("shard.h5")
+        p = self.run_([self.yaml, "--devices", "all", "--shard", "1/2", "-o", out, "-q"], devices=2)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        alone = self.out("shard-alone.h5")
+        self.assertEqual(self.run_([self.yaml, "--shard", "1/2", "-o", alone, "-q"]).returncode, 0)
+        self.assertEqual(set(cases(out)), set(cases(alone)))
+        with h5py.File(out, "r") as f:
+            self.assertEqual({text(s.attrs["shard"]) for s in f["sessions"].values()}, {"1/2"})
+
+    def test_bad_device_lists_are_refused(self):
+        for devices, want in (("5", "device 5 does not exist here (3 devices: 0 .. 2)"),
+                              ("1,1", "device 1 is listed twice"), ("x", "takes `all` or device numbers"),
+                              ("0,", "takes `all` or device numbers"), ("-1", "device -1 does not exist")):
+            out = self.out("bad.h5")
+            p = self.run_([self.yaml, "--devices", devices, "-o", out])
+            self.assertEqual(p.returncode, 2, (devices, p.stderr))
+            self.assertIn(want, p.stderr)
+            self.assertFalse(os.path.exists(out))
+        gpu = self.write("gpu.yaml", SWEEP.replace("host_naive", "naive"))
+        p = self.run_([gpu, "--devices", "all", "-o", self.out("gpu.h5")])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("host-target cases only", p.stderr)
+
+    def test_an_existing_file_is_never_overwritten(self):
+        out = self.out("exists.h5")
+        self.assertEqual(self.run_([self.yaml, "--devices", "all", "-o", out, "-q"]).returncode, 0)
+        before = os.stat(out).st_mtime_ns
+        p = self.run_([self.yaml, "--devices", "all", "-o", out])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("exists; result files are never overwritten", p.stderr)
+        self.assertEqual(os.stat(out).st_mtime_ns, before)
+        # --resume with nothing left to run keeps every case and says so.
+        p = self.run_([self.yaml, "--devices", "all", "-o", out, "--resume"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("0 of the %d cases to run" % NCASES, p.stderr)
+        self.assert_complete(out, {0, 1, 2})
+
+    def test_a_worker_killed_mid_sweep_loses_nothing(self):
+        out = self.out("crash.h5")
+        # Each worker kills itself (SIGKILL) when it writes its third case.
+        p = self.run_([self.yaml, "--devices", "all", "-o", out, "-q"],
+                      extra_env={"TILELAB_TEST_CRASH_AT": "case_written:3"})
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("was killed by signal 9; the cases it finished are kept", p.stderr)
+        kept = cases(out)
+        self.assertTrue(0 < len(kept) < NCASES, len(kept))
+        with h5py.File(out, "r") as f:
+            first_sessions = len(f["sessions"])
+        self.assertIn("cases are missing; continue with --resume", p.stderr)
+        p = self.run_([self.yaml, "--devices", "all", "-o", out, "--resume", "-q"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = self.assert_complete(out, {0, 1, 2})
+        for c in kept:  # the cases kept were not run again: they are still the first run's
+            self.assertLess(got[c]["session"], first_sessions, c)
+        self.assertTrue(any(a["session"] >= first_sessions for a in got.values()))
+
+    def test_the_run_killed_with_9_loses_nothing(self):
+        out = self.out("kill9.h5")
+        env = dict(os.environ, TILELAB_TEST_DEVICES="2")
+        proc = subprocess.Popen([RUNNER, "run", self.slow, "--devices", "all", "-o", out], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, env=env)
+        done = 0
+        for line in proc.stderr:
+            if PROGRESS.match(line):
+                done += 1
+                if done == 3:
+                    break
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stderr.close()
+        parts = out + ".parts"
+        self.assertTrue(os.path.isdir(parts))
+        self.assertFalse(os.path.exists(out))
+        # The workers die with the run: nobody holds their files' locks.
+        for name in sorted(os.listdir(parts)):
+            if not name.endswith(".lock"):
+                continue
+            for _ in range(100):
+                with open(os.path.join(parts, name)) as f:
+                    try:
+                        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        time.sleep(0.05)
+            else:
+                self.fail("a worker outlived the run (%s held)" % name)
+        held = sum(len(cases(os.path.join(parts, n))) for n in os.listdir(parts) if n.endswith(".h5"))
+        self.assertGreaterEqual(held, 1)
+        # A run of one process into that file is told how to go on, and changes nothing.
+        p = subprocess.run([RUNNER, "run", self.slow, "-o", out, "--resume"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("continue it with --devices and --resume", p.stderr)
+        p = self.run_([self.slow, "--devices", "all", "-o", out, "--resume"], devices=2)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("already in", p.stderr)
+        got = cases(out)
+        self.assertEqual(len(got), NCASES)
+        self.assertTrue(all(a["status"] == "ok" for a in got.values()))
+        self.assertFalse(os.path.exists(parts))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -16,7 +16,13 @@
 //   and full 32-byte sectors (sgemm_tile.cuh);
 // - block rasterization: blocks run in groups of GROUP_M tile rows, so that the A and B tiles that
 //   concurrently resident blocks need overlap and stay in L2;
-// - MINB: __launch_bounds__' minimum resident blocks per SM, which caps registers per thread.
+// - MINB: __launch_bounds__' minimum resident blocks per SM, which caps registers per thread;
+// - SPLITK: for problems with few tiles of C and a long k (512 x 512 x 8192 is 16 tiles for 132 SMs),
+//   SPLITK blocks share a tile, each running a slice of the k tiles; they add their slices into C in
+//   slice order (serial split-k: slice z waits until slice z - 1 has stored, through a per-tile turn
+//   counter), so the result is the same on every run. Slice 0 applies beta. The grid's slices are its
+//   y dimension, dispatched after every block of the slice before: a waiting block never holds the SM
+//   its predecessor needs.
 // Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
 // 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
@@ -55,6 +61,12 @@
 #ifndef SWIZZLE
 #define SWIZZLE 0
 #endif
+#ifndef SPLITK
+#define SPLITK 1
+#endif
+#if SPLITK < 1 || SPLITK > 64
+#error "11_hopper: SPLITK 1 .. 64"
+#endif
 #define PAD (SWIZZLE ? 0 : 4)
 #define NT ((BM / WM) * (BN / WN) * 32)
 #if STAGES < 2 || STAGES > 8 || NT > 1024 || GROUP_M < 1 || MINB < 1
@@ -87,18 +99,20 @@ __device__ __forceinline__ void hopper_load(float *stage, const float *__restric
 
 // The pipelined main loop. Instantiated twice, for interior blocks and for the others: in one loop
 // with both paths the compiler keeps the checked path's addresses live across the FMAs, and spills.
+// k tiles [t0, t1) of the block's tile.
 template <bool INTERIOR>
 __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__restrict__ A, const float *__restrict__ B,
-                                                int M, int N, int K, int row0, int col0, float *acc)
+                                                int M, int N, int K, int row0, int col0, int t0, int t1, float *acc)
 {
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
-    const int ntiles = (K + BK - 1) / BK;
+    const int ntiles = t1 - t0;
     float regM[2][WMITER * TM], regN[2][WNITER * TN];
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < ntiles) hopper_load<INTERIOR>(smem + s * STAGE_FLOATS, A, B, M, N, K, s * BK, row0, col0, tid);
+        if (s < ntiles)
+            hopper_load<INTERIOR>(smem + s * STAGE_FLOATS, A, B, M, N, K, (t0 + s) * BK, row0, col0, tid);
         cp_async_commit();
     }
     for (int t = 0; t < ntiles; ++t) {
@@ -106,7 +120,8 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
         __syncthreads();
         const int next = t + STAGES - 1;
         if (next < ntiles)
-            hopper_load<INTERIOR>(smem + (next % STAGES) * STAGE_FLOATS, A, B, M, N, K, next * BK, row0, col0, tid);
+            hopper_load<INTERIOR>(smem + (next % STAGES) * STAGE_FLOATS, A, B, M, N, K, (t0 + next) * BK, row0, col0,
+                                  tid);
         cp_async_commit();
         const float *As = smem + (t % STAGES) * STAGE_FLOATS, *Bs = As + BK * LDA;
         warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
@@ -120,6 +135,25 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
     }
     cp_async_wait<0>();
 }
+
+#if SPLITK > 1
+// Per tile of C: the slice whose turn it is to add into it. Zero at load; the last slice sets it back
+// to zero, so every launch finds it so (one launch at a time per module: the runner's one stream).
+#define SPLITK_MAX_TILES 65536
+__device__ unsigned int hopper_splitk_turn[SPLITK_MAX_TILES];
+
+__device__ __forceinline__ unsigned int turn_acquire(const unsigned int *p)
+{
+    unsigned int v;
+    asm volatile("ld.global.acquire.gpu.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void turn_release(unsigned int *p, unsigned int v)
+{
+    asm volatile("st.global.release.gpu.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+#endif
 
 extern "C" __global__ void __launch_bounds__(NT, MINB)
 sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B,
@@ -139,7 +173,28 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     // 16-byte copies need 16-byte aligned rows: ld % 4 == 0 for an operand copied along its rows.
     const bool interior = row0 + BM <= M && col0 + BN <= N && K % BK == 0 && (!A_COL || M % 4 == 0) &&
                           (B_COL || N % 4 == 0);
-    if (interior) hopper_mainloop<true>(smem, A, B, M, N, K, row0, col0, acc);
-    else hopper_mainloop<false>(smem, A, B, M, N, K, row0, col0, acc);
+    const int ktiles = (K + BK - 1) / BK;
+#if SPLITK > 1
+    const int z = blockIdx.y, per = (ktiles + SPLITK - 1) / SPLITK;
+    const int t0 = min(z * per, ktiles), t1 = min(t0 + per, ktiles);
+#else
+    const int t0 = 0, t1 = ktiles;
+#endif
+    if (interior) hopper_mainloop<true>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
+    else hopper_mainloop<false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
+#if SPLITK > 1
+    unsigned int *turn = &hopper_splitk_turn[tile_m * tiles_n + tile_n];
+    if (z == 0) {
+        warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
+    } else {
+        if (tid == 0)
+            while (turn_acquire(turn) != (unsigned int)z) __nanosleep(64);
+        __syncthreads();
+        warptile_store<true>(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, 1.0f);
+    }
+    __syncthreads(); // every store of the block is issued before the turn passes on
+    if (tid == 0) turn_release(turn, z + 1 == SPLITK ? 0u : (unsigned int)(z + 1));
+#else
     warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
+#endif
 }

@@ -226,8 +226,9 @@ __device__ __forceinline__ void tile_load_async(float *S, const float *__restric
 // ---- the epilogue: T_TM x T_TN results of one thread -------------------------------------------------
 
 // acc[i * T_ACC_LD + j] is C[row + i][col + j]; columns in groups of 4 go out as 16-byte stores where
-// the row is aligned and in range.
-template <int T_TM, int T_TN, int T_ACC_LD = T_TN>
+// the row is aligned and in range. T_L2: C is read past L1 (ld.global.cg), for C that other blocks
+// wrote during this kernel (L1 is not coherent between SMs).
+template <int T_TM, int T_TN, int T_ACC_LD = T_TN, bool T_L2 = false>
 __device__ __forceinline__ void store_tile(float *__restrict__ C, int M, int N, int row, int col, const float *acc,
                                            float alpha, float beta)
 {
@@ -243,14 +244,17 @@ __device__ __forceinline__ void store_tile(float *__restrict__ C, int M, int N, 
                 const float *a = acc + i * T_ACC_LD + j;
                 float4 v = make_float4(alpha * a[0], alpha * a[1], alpha * a[2], alpha * a[3]);
                 if (beta != 0.0f) {
-                    const float4 o = *reinterpret_cast<const float4 *>(c + cc);
+                    const float4 o = T_L2 ? __ldcg(reinterpret_cast<const float4 *>(c + cc))
+                                          : *reinterpret_cast<const float4 *>(c + cc);
                     v.x += beta * o.x, v.y += beta * o.y, v.z += beta * o.z, v.w += beta * o.w;
                 }
                 *reinterpret_cast<float4 *>(c + cc) = v;
             } else {
 #pragma unroll
                 for (int q = 0; q < 4 && j + q < T_TN; ++q)
-                    if (cc + q < N) c[cc + q] = sgemm_epilogue(acc[i * T_ACC_LD + j + q], alpha, beta, c + cc + q);
+                    if (cc + q < N)
+                        c[cc + q] = T_L2 ? alpha * acc[i * T_ACC_LD + j + q] + beta * __ldcg(c + cc + q)
+                                         : sgemm_epilogue(acc[i * T_ACC_LD + j + q], alpha, beta, c + cc + q);
             }
         }
     }

@@ -50,6 +50,7 @@ __device__ __forceinline__ void warptile_fma(float *acc, const float *regM, cons
         for (int j = 0; j < WNITER * TN; ++j) acc[i * (WNITER * TN) + j] += regM[i] * regN[j];
 }
 
+template <bool L2 = false>
 __device__ __forceinline__ void warptile_store(float *C, int M, int N, int row0, int col0, int wrow, int wcol,
                                                int lrow, int lcol, const float *acc, float alpha, float beta)
 {
@@ -57,7 +58,7 @@ __device__ __forceinline__ void warptile_store(float *C, int M, int N, int row0,
     for (int wm = 0; wm < WMITER; ++wm)
 #pragma unroll
         for (int wn = 0; wn < WNITER; ++wn)
-            store_tile<TM, TN, WNITER * TN>(C, M, N, row0 + wrow * WM + wm * WSUBM + lrow * TM,
+            store_tile<TM, TN, WNITER * TN, L2>(C, M, N, row0 + wrow * WM + wm * WSUBM + lrow * TM,
                                             col0 + wcol * WN + wn * WSUBN + lcol * TN,
                                             acc + (wm * TM) * (WNITER * TN) + wn * TN, alpha, beta);
 }

@@ -63,7 +63,7 @@ def on_devices(runner, yaml, out, cache, spec, extra, one_gpu_s):
     with h5py.File(h5, "r") as f:
         per = {}
         for g in f["cases"].values():
-            per[int(g.attrs["device"])] = per.get(int(g.attrs["device"]), 0) + 1
+            per[int(g.attrs["device_ordinal"])] = per.get(int(g.attrs["device_ordinal"]), 0) + 1
         timed = sum(float(s.attrs["timed_s"]) for s in f["sessions"].values())
         walls = {int(s["env"].attrs.get("device_ordinal", -1)): float(s.attrs["wall_s"]) for s in f["sessions"].values()}
     print("--devices %s: %d GPUs (cases per GPU %s): the whole command %.2f s for %.2f s timed; one GPU, warm: "

@@ -9,7 +9,8 @@
 /* Sizes do not change the code: a kernel is its variant, params and layouts (one dtype per plan). */
 static int same_kernel(const tl_case *a, const tl_case *b)
 {
-    return a->variant == b->variant && !strcmp(a->params_text, b->params_text) &&
+    /* What compiles: a dispatching variant's case compiles the rung its table picked. */
+    return a->run == b->run && !memcmp(a->run_params, b->run_params, sizeof a->run_params) &&
            !strcmp(a->layout_text, b->layout_text) && !strcmp(a->dtype, b->dtype);
 }
 
@@ -18,7 +19,7 @@ void compile_collect(const tl_experiment *x, const tl_plan *p, const unsigned ch
 {
     for (int i = 0; i < p->ncases; i++) {
         const tl_case *c = &p->cases[i];
-        if (c->variant->kind != REG_NVRTC || c->skipped || (mine && !mine[i]) || (only_declared && !c->variant->decl))
+        if (c->run->kind != REG_NVRTC || c->skipped || (mine && !mine[i]) || (only_declared && !c->variant->decl))
             continue;
         int dup = 0;
         for (int j = 0; j < l->n && !dup; j++) dup = same_kernel(l->items[j].c, c);

@@ -11,6 +11,7 @@
 #include <yaml.h>
 
 #include "runner/decl.h"
+#include "runner/dispatch.h"
 
 typedef struct {
     const char *path;
@@ -479,8 +480,44 @@ static int parse_variant_common(cfg_ctx *c, yaml_node_t *n, yaml_node_t *measure
     return 0;
 }
 
-static int parse_registered(cfg_ctx *c, yaml_node_t *name, yaml_node_t *params, const char *field, cfg_variant *cv,
-                            tl_experiment *x)
+/* A dispatching variant's table: the registry's (kernels/), or `table:`, a file of the experiment's
+ * folder. Read through the store, so the result file carries it; so are the rungs it names. */
+static int load_table(cfg_ctx *c, yaml_node_t *node, const char *field, cfg_variant *cv, tl_experiment *x)
+{
+    char f2[80];
+    snprintf(f2, sizeof f2, "%s.table", field);
+    if (node && expect(c, node, YAML_SCALAR_NODE, f2)) return -1;
+    const char *origin = node ? SRC_EXPERIMENT : SRC_TILELAB, *path = node ? scalar(node) : cv->v->table;
+    if (src_resolve(&x->store, origin, path, &cv->src, c->e)) {
+        if (node)
+            tl_err_wrap(c->e, "%s:%lu:%lu: %s", c->path, (unsigned long)node->start_mark.line + 1,
+                        (unsigned long)node->start_mark.column + 1, f2);
+        return -1;
+    }
+    const src_file *f = &x->store.files[cv->src.files[0]];
+    char *name = src_display(&x->store, f);
+    cv->table = tl_xcalloc(1, sizeof *cv->table);
+    int rc = dsp_parse(x->op, name, f->text, f->len, cv->table, c->e);
+    free(name);
+    if (rc && node)
+        tl_err_wrap(c->e, "%s:%lu:%lu: %s", c->path, (unsigned long)node->start_mark.line + 1,
+                    (unsigned long)node->start_mark.column + 1, f2);
+    if (rc) {
+        free(cv->table);
+        cv->table = NULL;
+        return -1;
+    }
+    cv->run_src = tl_xcalloc((size_t)x->op->nvariants, sizeof *cv->run_src);
+    for (int i = 0; i < cv->table->n; i++) {
+        const reg_variant *v = cv->table->rows[i].v;
+        src_set *s = &cv->run_src[v - x->op->variants];
+        if (s->n == 0 && src_resolve(&x->store, SRC_TILELAB, v->source, s, c->e)) return -1;
+    }
+    return 0;
+}
+
+static int parse_registered(cfg_ctx *c, yaml_node_t *name, yaml_node_t *params, yaml_node_t *table, const char *field,
+                            cfg_variant *cv, tl_experiment *x)
 {
     cv->v = reg_find_variant(x->op, scalar(name));
     if (!cv->v) {
@@ -501,6 +538,9 @@ static int parse_registered(cfg_ctx *c, yaml_node_t *name, yaml_node_t *params, 
         snprintf(f2, sizeof f2, "%s.params", field);
         if (parse_params(c, params, f2, cv)) return -1;
     }
+    if (table && !cv->v->table)
+        return fail_at(c, table, field, "table: belongs to a dispatching variant; %s is not one", cv->v->name);
+    if (cv->v->table) return load_table(c, table, field, cv, x);
     if (cv->v->kind == REG_NVRTC && src_resolve(&x->store, SRC_TILELAB, cv->v->source, &cv->src, c->e)) {
         tl_err_wrap(c->e, "%s:%lu: %s", c->path, (unsigned long)name->start_mark.line + 1, field);
         return -1;
@@ -692,20 +732,20 @@ static int parse_declared(cfg_ctx *c, const decl_nodes *dn, const char *field, i
 static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "params", "measure", "counters", "source", "entry", "block", "grid",
-                                        "smem", "requires", NULL};
+                                        "smem", "requires", "table", NULL};
     char field[64];
     snprintf(field, sizeof field, "variants[%d]", index);
     cfg_variant *cv = &x->variants[index];
     cv->line = (int)n->start_mark.line + 1;
     cv->protocol = x->protocol;
     decl_nodes dn = {.name = n};
-    yaml_node_t *measure = NULL, *counters = NULL;
+    yaml_node_t *measure = NULL, *counters = NULL, *table = NULL;
     if (n->type == YAML_MAPPING_NODE) {
-        cfg_pair pr[10];
+        cfg_pair pr[11];
         int np;
-        if (mapping_pairs(c, n, field, keys, pr, 10, &np)) return -1;
+        if (mapping_pairs(c, n, field, keys, pr, 11, &np)) return -1;
         yaml_node_t **slot[] = {&dn.name, &dn.params, &measure, &counters, &dn.source, &dn.entry, &dn.block, &dn.grid,
-                                &dn.smem, &dn.requires};
+                                &dn.smem, &dn.requires, &table};
         dn.name = NULL;
         for (int i = 0; i < np; i++)
             for (int k = 0; keys[k]; k++)
@@ -718,7 +758,9 @@ static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x
     if (!dn.source) {
         yaml_node_t *only = dn.entry ? dn.entry : dn.block ? dn.block : dn.grid ? dn.grid : dn.smem ? dn.smem : dn.requires;
         if (only) return fail_at(c, only, field, "entry, block, grid, smem and requires belong to a variant with `source:`");
-        if (parse_registered(c, dn.name, dn.params, field, cv, x)) return -1;
+        if (parse_registered(c, dn.name, dn.params, table, field, cv, x)) return -1;
+    } else if (table) {
+        return fail_at(c, table, field, "table: belongs to a dispatching variant (e.g. tuned), not one with `source:`");
     } else if (parse_declared(c, &dn, field, index, cv, x)) {
         return -1;
     }
@@ -1047,6 +1089,12 @@ void config_free(tl_experiment *x)
     for (int i = 0; i < x->nvariants; i++) {
         for (int k = 0; k < REG_MAX_PARAMS; k++) free(x->variants[i].values[k]);
         src_set_free(&x->variants[i].src);
+        if (x->variants[i].table) {
+            for (int k = 0; k < x->op->nvariants; k++) src_set_free(&x->variants[i].run_src[k]);
+            dsp_free(x->variants[i].table);
+        }
+        free(x->variants[i].table);
+        free(x->variants[i].run_src);
         ctr_list_free(&x->variants[i].counters);
         owned_free(x->variants[i].own);
     }

@@ -26,6 +26,9 @@ typedef struct {
     const char *origin;     /* where its kernel comes from: SRC_TILELAB (the registry) or SRC_EXPERIMENT (declared
                              * in the experiment file, with `source:`) */
     src_set src;            /* REG_NVRTC: the files its compile reads, main source first */
+    struct dsp_table *table;/* a dispatching variant (reg_variant.table): its table, else NULL */
+    src_set *run_src;       /* a dispatching variant: per variant of the op (registry order), the files its
+                             * compile reads, for the rungs the table names (n 0 for the others) */
     struct cfg_owned *own;  /* declared in the experiment file: v points into it */
 } cfg_variant;
 

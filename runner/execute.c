@@ -76,7 +76,7 @@ static int run_launch(void *ctx, tl_err *e)
 {
     run_ctx *r = ctx;
     const tl_case *tc = r->tc;
-    if (tc->variant->kind != REG_NVRTC) return tc->variant->run(r->prob, tc->params, e);
+    if (tc->run->kind != REG_NVRTC) return tc->run->run(r->prob, tc->run_params, e);
     void *argv[32];
     if (tc->op->kernel_args(r->prob, argv, 32) < 0) {
         tl_err_set(e, "op %s: kernel arguments do not fit", tc->op->name);
@@ -106,7 +106,7 @@ static int sim_timing(run_ctx *rc)
 {
     const char *v = getenv("TILELAB_TEST_HOST_TIMING");
     unsigned long long seed;
-    if (!v || rc->tc->variant->kind != REG_HOST) return 0;
+    if (!v || rc->tc->run->kind != REG_HOST) return 0;
     if (sscanf(v, "%lf:%lf:%llu", &rc->sim_ms, &rc->sim_noise, &seed) != 3 || rc->sim_ms <= 0) return 0;
     rc->sim_seed = seed ^ strtoull(rc->tc->id, NULL, 16);
     return 1;
@@ -184,19 +184,19 @@ static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kerne
 {
     jit_request rq;
     jit_request_of_case(c->x, tc, c->env->cc_major * 10 + c->env->cc_minor, &rq);
-    if (tc->nlaunch < (tc->variant->entry2 ? 2 : 1)) {
+    if (tc->nlaunch < (tc->run->entry2 ? 2 : 1)) {
         tl_err_set(e, "the launch of %s is not known (the plan had no device facts)", tc->variant->name);
         return -1;
     }
     if (jit_compile(&rq, c->cache_dir, &c->memo, cb, e)) return -1;
-    if (jit_load(cb, tc->variant->entry, k, e)) return -1;
+    if (jit_load(cb, tc->run->entry, k, e)) return -1;
     /* TMA tensor maps for kernels that ask for them: they name the problem's buffers (runner/tma.h). */
     if (tma_bind(tc->op, cb, k, rc->prob, r->tensor_maps, sizeof r->tensor_maps, e)) return -1;
     rc->geo = tc->launch[0];
     rc->k = k;
-    if (tc->variant->entry2) {
+    if (tc->run->entry2) {
         char again[sizeof r->tensor_maps];
-        if (jit_load(cb, tc->variant->entry2, k2, e) || tma_bind(tc->op, cb, k2, rc->prob, again, sizeof again, e))
+        if (jit_load(cb, tc->run->entry2, k2, e) || tma_bind(tc->op, cb, k2, rc->prob, again, sizeof again, e))
             return -1;
         rc->geo2 = tc->launch[1];
         rc->k2 = k2;
@@ -232,7 +232,7 @@ static int compare(run_ctx *rc, tl_err *e)
     const tl_case *tc = rc->tc;
     tl_result *r = rc->r;
     reg_verify v;
-    if (tc->variant->kind != REG_HOST) {
+    if (tc->run->kind != REG_HOST) {
         CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)rc->stream));
         CUDA_CHECK(cudaGetLastError());
     }
@@ -291,7 +291,7 @@ fail:
 static int collect_counters(exec_ctx *c, run_ctx *rc, tl_result *r, tl_err *e)
 {
     const tl_case *tc = rc->tc;
-    if (tc->variant->kind == REG_HOST) {
+    if (tc->run->kind == REG_HOST) {
         ctr_result_unavailable(&r->counters, "unavailable", "host target: hardware counters are the GPU's");
         return 0;
     }
@@ -316,7 +316,7 @@ static void finish_stats(tl_result *r)
 int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
 {
     const tl_experiment *x = c->x;
-    int on_device = tc->variant->kind != REG_HOST;
+    int on_device = tc->run->kind != REG_HOST;
     jit_kernel k = {0}, k2 = {0};
     jit_cubin cb = {0};
     run_ctx rc = {.tc = tc, .stream = c->ctx.stream, .r = r, .verify_every = x->verify == CFG_VERIFY_EVERY};
@@ -344,7 +344,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     if (ensure_problem(c, tc, on_device, x->verify == CFG_VERIFY_OFF ? NULL : r->reference, r, e)) goto error;
     rc.prob = c->prob;
     double t0 = tl_now_s();
-    if (tc->variant->kind == REG_NVRTC) {
+    if (tc->run->kind == REG_NVRTC) {
         int bad = prepare_kernel(c, tc, &rc, &k, &k2, &cb, r, e);
         r->phase_s[PH_COMPILE] = tl_now_s() - t0;
         r->compile_cached = cb.cached;

@@ -215,8 +215,14 @@ static int check_case(checker *c, hid_t cases, const char *name)
         free(v);
     }
     long long device;
-    if (!rc && H5Aexists(g, "device") > 0 && (h5_read_i64(g, "device", &device) || device < -1 || device > 1023))
-        rc = bad(c, "/cases/%s: device is not a device number", name); /* schema 1.7 */
+    if (!rc && H5Aexists(g, "device_ordinal") > 0 &&
+        (h5_read_i64(g, "device_ordinal", &device) || device < -1 || device > 1023))
+        rc = bad(c, "/cases/%s: device_ordinal is not a device number", name); /* schema 1.7 */
+    if (!rc && H5Aexists(g, "dispatch") > 0) { /* schema 1.7 */
+        char *v = h5_read_str(g, "dispatch");
+        if (!v || !*v || strlen(v) > 4096) rc = bad(c, "/cases/%s: dispatch is not a line of text", name);
+        free(v);
+    }
     if (!rc && H5Aexists(g, "tensor_maps") > 0) { /* schema 1.6 */
         char *v = h5_read_str(g, "tensor_maps");
         if (!v || !*v || strlen(v) > 255) rc = bad(c, "/cases/%s: tensor_maps is not a line of text", name);

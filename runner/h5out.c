@@ -151,11 +151,12 @@ static int write_kernel_attrs(hid_t g, const char *where, const tl_case *c, cons
 {
     char *text = NULL, hex[65];
     H5_CHECK(h5_attr_str(g, "variant_origin", c->cv->origin));
-    if (c->variant->kind != REG_NVRTC) return 0;
-    text = src_set_text(st, &c->cv->src);
+    if (c->dispatch) H5_CHECK(h5_attr_str(g, "dispatch", c->dispatch)); /* schema 1.7 */
+    if (c->run->kind != REG_NVRTC || !c->run->entry) return 0; /* a dispatch that found no rung has none */
+    text = src_set_text(st, c->run_src);
     tl_sha256_hex(text, strlen(text), hex);
-    H5_CHECK(h5_attr_str(g, "entry", c->variant->entry));
-    if (c->variant->entry2) H5_CHECK(h5_attr_str(g, "entry2", c->variant->entry2));
+    H5_CHECK(h5_attr_str(g, "entry", c->run->entry));
+    if (c->run->entry2) H5_CHECK(h5_attr_str(g, "entry2", c->run->entry2));
     H5_CHECK(h5_attr_str(g, "sources", text));
     H5_CHECK(h5_attr_str(g, "sources_sha256", hex));
     free(text);
@@ -216,7 +217,7 @@ static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int 
     if (r->cutlass_version[0]) H5_CHECK(h5_attr_str(g, "cutlass_version", r->cutlass_version));
     /* Schema 1.6: the TMA tensor maps, on cases whose kernels ask for them. */
     if (r->tensor_maps[0]) H5_CHECK(h5_attr_str(g, "tensor_maps", r->tensor_maps));
-    H5_CHECK(h5_attr_i64(g, "device", r->device)); /* schema 1.7 */
+    H5_CHECK(h5_attr_i64(g, "device_ordinal", r->device)); /* schema 1.7 */
     long long grid[3] = {r->grid[0], r->grid[1], r->grid[2]}, block[3] = {r->block[0], r->block[1], r->block[2]};
     H5_CHECK(h5_attr_i64_array(g, "grid", grid, 3));
     H5_CHECK(h5_attr_i64_array(g, "block", block, 3));

@@ -26,9 +26,9 @@ void jit_nvrtc_version(char out[16])
 
 void jit_request_of_case(const tl_experiment *x, const tl_case *c, int arch, jit_request *rq)
 {
-    const reg_variant *v = c->variant;
-    *rq = (jit_request){.op = c->op, .store = &x->store, .src = &c->cv->src, .entry = v->entry, .entry2 = v->entry2,
-                        .params = v->params, .nparams = v->nparams, .values = c->params, .spec = &c->spec,
+    const reg_variant *v = c->run; /* a dispatching variant's: the rung its table picked */
+    *rq = (jit_request){.op = c->op, .store = &x->store, .src = c->run_src, .entry = v->entry, .entry2 = v->entry2,
+                        .params = v->params, .nparams = v->nparams, .values = c->run_params, .spec = &c->spec,
                         .arch = arch, .arch_specific = v->arch_specific};
 }
 

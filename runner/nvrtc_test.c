@@ -60,9 +60,13 @@ static int compile_experiment(const char *given, char ***done, int *ndone, int *
         /* The registry's kernels are the same in every experiment; declared ones are the experiment's.
          * A CuTe kernel takes about 10 s where the others take 1: it compiles once per layout and dtype
          * (its params only size its templates; the GPU runs compile every shape). */
-        const char *params = c->cv->src.cutlass ? "cute" : c->params_text;
-        char *key = tl_xasprintf("%s|%s|%s|%s|%s", c->variant->decl ? given : "", c->variant->source, params,
-                                 c->layout_text, c->dtype);
+        /* A dispatching variant's case compiles the rung its table picked. */
+        tl_buf run_params = {0};
+        tl_buf_printf(&run_params, "%s", "");
+        for (int k = 0; k < c->run->nparams; k++) tl_buf_printf(&run_params, "%s%ld", k ? "," : "", c->run_params[k]);
+        const char *params = c->run_src->cutlass ? "cute" : run_params.s;
+        char *key = tl_xasprintf("%s|%s|%s|%s|%s", c->variant->decl ? given : "", c->run->source, params, c->layout_text, c->dtype);
+        tl_buf_free(&run_params);
         if (seen(*done, *ndone, key)) {
             free(key);
             continue;
@@ -140,7 +144,7 @@ static int check_registry_defaults(char **done, int ndone)
     for (int i = 0; i < reg_nops; i++)
         for (int j = 0; j < reg_ops[i]->nvariants; j++) {
             const reg_variant *v = &reg_ops[i]->variants[j];
-            if (v->kind != REG_NVRTC || item++ % nshards != shard) continue;
+            if (v->kind != REG_NVRTC || v->table || item++ % nshards != shard) continue;
             long params[REG_MAX_PARAMS] = {0};
             for (int k = 0; k < v->nparams; k++) params[k] = v->params[k].def;
             for (int d = 0; d < reg_ops[i]->ndtypes; d++) {

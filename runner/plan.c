@@ -1,6 +1,7 @@
 #include "runner/plan.h"
 
 #include "runner/decl.h"
+#include "runner/dispatch.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -45,6 +46,12 @@ char *plan_canonical(const tl_case *c)
     for (int a = 0; a < c->op->nargs; a++)
         tl_buf_printf(&b, "%s%s=%.17g", a ? "," : "", c->op->args[a].name, c->spec.args[a]);
     tl_buf_printf(&b, ";seed=%llu;data=%s", (unsigned long long)c->spec.seed, reg_dist_names[c->spec.dist]);
+    /* A dispatching variant is what its table picks: another pick is another case. */
+    if (c->run && c->run != c->variant) {
+        tl_buf_printf(&b, ";runs=%s;run_params=", c->run->name);
+        for (int k = 0; k < c->run->nparams; k++)
+            tl_buf_printf(&b, "%s%s=%ld", k ? "," : "", c->run->params[k].name, c->run_params[k]);
+    }
     return b.s;
 }
 
@@ -67,7 +74,7 @@ static int check_declared(tl_case *c, const plan_limits *lim, tl_err *e)
 static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
 {
     char why[256] = "";
-    const reg_variant *v = c->variant;
+    const reg_variant *v = c->run;
     int on_device = v->kind != REG_HOST;
     uint64_t need = c->op->mem_bytes(&c->spec, on_device);
     uint64_t have = on_device ? lim->device_bytes : lim->host_bytes;
@@ -75,11 +82,11 @@ static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
         c->reason = tl_xstrdup("size arithmetic overflows 64 bits");
     } else if (v->decl) {
         if (check_declared(c, lim, e)) return -1;
-    } else if (v->check && !v->check(c->params, &c->spec, why, sizeof why)) {
+    } else if (v->check && !v->check(c->run_params, &c->spec, why, sizeof why)) {
         c->reason = tl_xstrdup(why[0] ? why : "constraint failed");
     } else if (v->kind == REG_NVRTC) {
-        v->geometry(c->params, &c->spec, &c->launch[0]);
-        if (v->entry2) v->geometry2(c->params, &c->spec, &c->launch[1]);
+        v->geometry(c->run_params, &c->spec, &c->launch[0]);
+        if (v->entry2) v->geometry2(c->run_params, &c->spec, &c->launch[1]);
         c->nlaunch = v->entry2 ? 2 : 1;
     }
     if (!c->reason && have && need > have) {
@@ -108,12 +115,29 @@ static int add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, c
     c->params_text = params_text(cv->v, params);
     c->sizes_text = sizes_text(x->op, spec);
     c->layout_text = layout_text(x->op, spec);
+    c->run = cv->v;
+    memcpy(c->run_params, params, sizeof c->run_params);
+    c->run_src = &cv->src;
+    if (cv->table) {
+        char why[512];
+        int r = dsp_pick(cv->table, x->op, spec, why, sizeof why);
+        if (r < 0) {
+            c->reason = tl_xstrdup(why);
+        } else {
+            const dsp_row *row = &cv->table->rows[r];
+            c->run = row->v;
+            memcpy(c->run_params, row->params, sizeof c->run_params);
+            c->run_src = &cv->run_src[row->v - x->op->variants];
+            c->dispatch = tl_xasprintf("%s (%s:%d)", row->text, cv->table->name, row->line);
+        }
+    }
     c->canonical = plan_canonical(c);
     char hex[65];
     tl_sha256_hex(c->canonical, strlen(c->canonical), hex);
     memcpy(c->id, hex, 16);
     c->id[16] = '\0';
-    if (check_case(c, lim, e)) return -1;
+    if (!c->reason && check_case(c, lim, e)) return -1;
+    c->skipped = c->reason != NULL;
     p->nskipped += c->skipped;
     return 0;
 }
@@ -206,6 +230,7 @@ void plan_free(tl_plan *p)
         free(p->cases[i].sizes_text);
         free(p->cases[i].layout_text);
         free(p->cases[i].reason);
+        free(p->cases[i].dispatch);
     }
     free(p->cases);
     memset(p, 0, sizeof *p);
@@ -253,8 +278,10 @@ double plan_setup_cost(const tl_case *c)
 
 char *plan_problem_key(const tl_case *c)
 {
-    char *args = plan_canonical(c); /* args and seed sit at its end, after ";args=" */
-    char *key = tl_xasprintf("%s|%s|%s|%s|%d", c->sizes_text, c->layout_text, c->dtype, strstr(args, ";args="),
+    char *args = plan_canonical(c); /* args and seed sit at its end, after ";args=" (before a dispatch's ";runs=") */
+    char *tail = strstr(args, ";args="), *runs = strstr(tail, ";runs=");
+    if (runs) *runs = '\0';
+    char *key = tl_xasprintf("%s|%s|%s|%s|%d", c->sizes_text, c->layout_text, c->dtype, tail,
                              c->variant->kind != REG_HOST);
     free(args);
     return key;

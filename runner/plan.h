@@ -24,6 +24,12 @@ typedef struct {
     int undecided;   /* its requires or launch need device facts not known yet (no GPU) */
     reg_launch launch[2]; /* REG_NVRTC, when not skipped or undecided: the kernel's, and entry2's */
     int nlaunch;          /* 0 when unknown */
+    /* What runs: the variant and its params, or for a dispatching variant (its table) the rung and
+     * params the table picked for this problem. */
+    const reg_variant *run;
+    long run_params[REG_MAX_PARAMS];
+    const src_set *run_src; /* REG_NVRTC: the files run's compile reads */
+    char *dispatch;         /* a dispatching variant: "hopper BM=...,... (TABLE:LINE)", else NULL */
 } tl_case;
 
 typedef struct {

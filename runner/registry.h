@@ -107,6 +107,9 @@ typedef struct {
     unsigned dtypes; /* bit d: takes the op's dtype d; 0: only the first (a declared variant takes all) */
     int arch_specific; /* REG_NVRTC: compiled for the device's arch-specific target (sm_90a: wgmma,
                         * setmaxnreg), which runs on that architecture only */
+    /* A dispatching variant (kind REG_NVRTC, no source of its own): the path under kernels/ of its default
+     * table (runner/dispatch.h), which picks the rung and params that run each problem; else NULL. */
+    const char *table;
     /* Declared in an experiment file (its source, launch and requires are the file's), else NULL. */
     const struct decl_variant *decl;
 } reg_variant;

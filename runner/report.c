@@ -128,6 +128,7 @@ void report_progress(FILE *f, int done, int total, const tl_result *r, double el
     else if (r->reason) fprintf(f, " %s", r->reason);
     if (r->local_bytes > 0) fprintf(f, " [spills: %ld B of local memory per thread, %d registers]", r->local_bytes, r->regs);
     if (r->samples.nthrottled) fprintf(f, " [%d of %d samples throttled]", r->samples.nthrottled, r->samples.n);
+    if (c->dispatch) fprintf(f, " [ran %s]", c->dispatch);
     fputc('\n', f);
     fflush(f);
 }

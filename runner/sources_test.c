@@ -128,7 +128,8 @@ static int check_file(const char *h5, tl_experiment *x)
             snprintf(name, sizeof name, "/cases/%s", p.cases[i].id);
             hid_t g = H5Gopen2(f, name, H5P_DEFAULT);
             char *origin = h5_read_str(g, "variant_origin"), *sources = h5_read_str(g, "sources"), *entry = h5_read_str(g, "entry");
-            char *want = p.cases[i].variant->kind == REG_NVRTC ? src_set_text(&x->store, &p.cases[i].cv->src) : NULL;
+            char *want = p.cases[i].run->kind == REG_NVRTC && p.cases[i].run->entry
+                             ? src_set_text(&x->store, p.cases[i].run_src) : NULL;
             CHECK(origin && !strcmp(origin, p.cases[i].cv->origin), "case %s origin %s", p.cases[i].id, origin);
             CHECK(!want || (sources && !strcmp(sources, want)), "case %s sources:\n%s\nwant\n%s", p.cases[i].id, sources, want);
             CHECK(!want || (entry && !strcmp(entry, p.cases[i].variant->entry)), "case %s entry %s", p.cases[i].id, entry);

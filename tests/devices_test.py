@@ -86,7 +86,7 @@ class Devices(unittest.TestCase):
         self.assertEqual(set(got), set(cases(self.single)))
         for c, a in got.items():
             self.assertEqual(a["status"], "ok", c)
-            self.assertIn(a["device"], devices, c)
+            self.assertIn(a["device_ordinal"], devices, c)
         self.assertFalse(os.path.exists(path + ".parts"), "the workers' files are left")
         return got
 
@@ -96,10 +96,10 @@ class Devices(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("results: %s: %d of the %d cases (0 failed)" % (out, NCASES, NCASES), p.stdout)
         got = self.assert_complete(out, {0, 1, 2})
-        self.assertEqual({a["device"] for a in got.values()}, {0, 1, 2}, "every device got work")
+        self.assertEqual({a["device_ordinal"] for a in got.values()}, {0, 1, 2}, "every device got work")
         on = {}
         for a in got.values():  # a problem's inputs and reference are made on one device
-            self.assertEqual(on.setdefault(problem(a), a["device"]), a["device"], problem(a))
+            self.assertEqual(on.setdefault(problem(a), a["device_ordinal"]), a["device_ordinal"], problem(a))
         # Progress lines say which device they come from; the file keeps each worker's session.
         self.assertTrue(any(PROGRESS.match(l) for l in p.stderr.splitlines()), p.stderr)
         with h5py.File(out, "r") as f:
@@ -117,7 +117,7 @@ class Devices(unittest.TestCase):
         p = self.run_([self.yaml, "--devices", "0,2", "-o", out, "-q"])
         self.assertEqual(p.returncode, 0, p.stderr)
         got = self.assert_complete(out, {0, 2})
-        self.assertEqual({a["device"] for a in got.values()}, {0, 2})
+        self.assertEqual({a["device_ordinal"] for a in got.values()}, {0, 2})
 
     def test_with_a_shard(self):
         out = self.out("shard.h5")

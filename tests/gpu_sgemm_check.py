@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """GPU check for the SGEMM ladder (Bazel tag gpu; also runs from the portable bundle).
 
-Runs experiments/sgemm_odd.yaml, sgemm_ladder.yaml, sgemm_layouts.yaml and (with --tune)
-sgemm_tune.yaml, then checks, from the result files only:
-- every case of sgemm_odd.yaml and sgemm_ladder.yaml verifies (every rung, every size, all layouts,
-  sizes that are no tile multiples, alpha and beta);
+Runs experiments/sgemm_odd.yaml, sgemm_ladder.yaml, sgemm_layouts.yaml, sgemm_shapes.yaml and (with
+--tune) sgemm_tune.yaml, then checks, from the result files only:
+- every case of sgemm_odd.yaml, sgemm_ladder.yaml and sgemm_shapes.yaml verifies (every rung, every
+  size, all layouts, sizes that are no tile multiples, alpha and beta);
 - the best rung reaches >= 0.90 x cuBLAS at 4096^3 and >= 0.85 at 2048^3 and 8192^3;
-- every rung's registers, shared memory and spills are in the file.
+- every rung's registers, shared memory and spills are in the file;
+- sgemm_shapes.yaml, printed shape by shape (what `tuned` ran, its speed against cuBLAS in the same
+  run): `tuned` >= 0.85 x cuBLAS on every shape, geometric mean >= 0.95, >= 0.95 at 4096^3 and 8192^3.
 Writes docs-ready markdown with analysis/sgemm_ladder_md.py when --md is given.
 
 usage: gpu_sgemm_check.py [RUNNER] [--out DIR] [--tune] [--md FILE]
 """
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -23,6 +26,32 @@ from gpu_files import cases, run_experiment as run  # noqa: E402
 
 
 
+
+
+def shapes(cs):
+    """The per-shape table of `tuned` against cuBLAS, and the bars it misses."""
+    fails, ratios = [], []
+    print("tuned against cuBLAS, sgemm_shapes.yaml (what ran: the table's pick):")
+    for c in sorted((c for c in cs if c["variant"] == "tuned"), key=lambda c: (c["flop"], c["sizes"], c["layouts"])):
+        cb = [b for b in cs if b["variant"] == "cublas" and b["sizes"] == c["sizes"] and b["layouts"] == c["layouts"]]
+        if c["status"] != "ok" or not cb or cb[0]["status"] != "ok":
+            fails.append("sgemm_shapes: %s %s: tuned %s" % (c["sizes"], c["layouts"], c["status"]))
+            continue
+        r = cb[0]["median"] / c["median"]
+        ratios.append(r)
+        bar = 0.95 if c["sizes"] in ("m=4096,n=4096,k=4096", "m=8192,n=8192,k=8192") else 0.85
+        print("  %-24s %-12s %6.3f  %8.3f ms  %s%s" % (c["sizes"], c["layouts"], r, c["median"],
+                                                    c.get("dispatch", "?").split(" (")[0][:60],
+                                                    "" if r >= bar else "  < %.2f" % bar))
+        if r < bar:
+            fails.append("sgemm_shapes: %s %s: tuned %.3f x cuBLAS, bar %.2f" % (c["sizes"], c["layouts"], r, bar))
+    if ratios:
+        g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print("  %d shapes: geometric mean %.3f x cuBLAS (bar 0.95), lowest %.3f, %d below 0.85" % (
+            len(ratios), g, min(ratios), sum(r < 0.85 for r in ratios)))
+        if g < 0.95:
+            fails.append("sgemm_shapes: geometric mean %.3f x cuBLAS, bar 0.95" % g)
+    return fails
 
 
 def main():
@@ -38,7 +67,7 @@ def main():
     exp = lambda n: os.path.join(root, "experiments", n)
     fails = []
     files = {}
-    for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts"] + (["sgemm_tune"] if args.tune else []):
+    for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts", "sgemm_shapes"] + (["sgemm_tune"] if args.tune else []):
         files[name] = run(args.runner, exp(name + ".yaml"), out)
         for c in cases(files[name]):
             if c["status"] != "ok" and not (name == "sgemm_tune" and c["status"] == "skipped"):
@@ -61,6 +90,7 @@ def main():
                                                                           cb[0]["median"], bar))
         if r < bar:
             fails.append("%s: best rung %s at %.3f x cuBLAS, bar %.2f" % (size, best["variant"], r, bar))
+    fails += shapes(cases(files["sgemm_shapes"]))
     if args.md:
         cmd = [sys.executable, os.path.join(root, "analysis", "sgemm_ladder_md.py"), files["sgemm_ladder"],
                "--layouts", files["sgemm_layouts"], "-o", args.md]

@@ -109,10 +109,14 @@ def _check_case(path, name, g, minor, nsessions):
         v = g.attrs["cutlass_version"]
         if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 31:
             raise SchemaError("%s: /cases/%s: cutlass_version is not a version string" % (path, name))
-    if "device" in g.attrs:  # tilelab/1.7
-        v = g.attrs["device"]
+    if "device_ordinal" in g.attrs:  # tilelab/1.7
+        v = g.attrs["device_ordinal"]
         if not isinstance(v, (int, np.integer)) or not -1 <= v <= 1023:
-            raise SchemaError("%s: /cases/%s: device is not a device number" % (path, name))
+            raise SchemaError("%s: /cases/%s: device_ordinal is not a device number" % (path, name))
+    if "dispatch" in g.attrs:  # tilelab/1.7
+        v = g.attrs["dispatch"]
+        if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 4096:
+            raise SchemaError("%s: /cases/%s: dispatch is not a line of text" % (path, name))
     if "tensor_maps" in g.attrs:  # tilelab/1.6
         v = g.attrs["tensor_maps"]
         if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 255:
@@ -306,7 +310,8 @@ def _read_cases(path):
             a.setdefault("counters_status", "")
             a.setdefault("cutlass_version", "")  # tilelab/1.4: the CUTLASS headers it compiled with
             a.setdefault("tensor_maps", "")  # tilelab/1.6: the TMA tensor maps its kernel was given
-            a.setdefault("device", -2)  # tilelab/1.7: the GPU that ran it (-1 none; -2 not recorded)
+            a.setdefault("dispatch", "")  # tilelab/1.7: what a dispatching variant's table picked
+            a.setdefault("device_ordinal", -2)  # tilelab/1.7: the GPU that ran it (-1 none; -2 not recorded)
             rows.append(a)
     return rows
 

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Writes a dispatch table (runner/dispatch.h) from the result file(s) of a tuning experiment: for each
+problem (sizes, layouts, dtype) the fastest case that verified, among the compiled variants (not the
+library baselines, not a dispatching variant itself), with its speed against the op's library variant
+(cuBLAS) in the same file where there is one. The header says the op, the device and when and from
+what it was measured.
+
+    bazel run //analysis:dispatch_table -- results/sgemm_dispatch_tune-*.h5 -o kernels/sgemm/tuned_h100.table
+
+usage: dispatch_table.py RESULT.h5 [more.h5 ...] [-o TABLE] [--kinds nvrtc[,host]]
+(--kinds: which kinds of variant may be picked; host is for tests on machines without a GPU.)
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from tilelab_analysis.load import SchemaError, load, load_meta  # noqa: E402
+
+
+def table(paths, kinds):
+    df = load(paths)
+    if df.empty:
+        raise SystemExit("dispatch_table: no cases in %s" % ", ".join(paths))
+    ops = sorted(set(df["op"]))
+    if len(ops) != 1:
+        raise SystemExit("dispatch_table: the files hold cases of %s; a table is of one op" % ", ".join(ops))
+    ok = df[(df["status"] == "ok") & df["median_ms"].notna()]
+    lib = ok[ok["kind"] == "library"]
+    pick = ok[ok["kind"].isin(kinds) & (ok["dispatch"] == "") & (ok["variant_origin"] == "tilelab")]
+    meta = [load_meta(p) for p in paths]
+    devices = sorted({env.get("device_name", "") or "host" for _, env in meta})
+    lines = ["# Written by analysis/dispatch_table.py: per problem, the fastest verified compiled case.",
+             "op %s" % ops[0], "device %s" % " + ".join(devices),
+             "measured %s" % "; ".join("%s %s (experiment %s)" % (root.get("created_utc", "?"), p,
+                                                                    root.get("experiment", "?"))
+                                        for p, (root, _) in zip(paths, meta)),
+             "# sizes layouts dtype variant params  measured: median ms, against the library"]
+    rows = []
+    for (sizes, layouts, dtype), g in pick.groupby(["sizes", "layouts", "dtype"], sort=False):
+        best = g.loc[g["median_ms"].idxmin()]
+        base = lib[(lib["sizes"] == sizes) & (lib["layouts"] == layouts) & (lib["dtype"] == dtype)]
+        note = "%.4f ms" % best["median_ms"]
+        if len(base):
+            b = base.iloc[0]
+            note += ", %.3f x %s" % (b["median_ms"] / best["median_ms"], b["variant"])
+        dims = [int(v.split("=")[1]) for v in sizes.split(",")]
+        rows.append((dtype, layouts, dims, "%s %s %s %s %s  # %s" % (
+            sizes, layouts, dtype, best["variant"], best["params"] or "-", note)))
+    if not rows:
+        raise SystemExit("dispatch_table: no verified case of a %s variant to pick" % "/".join(kinds))
+    lines += [r[3] for r in sorted(rows, key=lambda r: (r[0], r[1], r[2]))]
+    return "\n".join(lines) + "\n", len(rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("-o", "--output", help="the table file (default: standard output)")
+    ap.add_argument("--kinds", default="nvrtc", help="kinds of variant that may be picked (default nvrtc)")
+    a = ap.parse_args()
+    try:
+        text, n = table(a.files, a.kinds.split(","))
+    except SchemaError as e:
+        print("dispatch_table: %s" % e, file=sys.stderr)
+        return 2
+    if a.output:
+        tmp = a.output + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, a.output)
+        print("dispatch_table: %d problems -> %s" % (n, a.output))
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

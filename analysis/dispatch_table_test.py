@@ -1,0 +1,90 @@
+"""dispatch_table on a file the runner wrote (host target): one row per problem (sizes, layouts, dtype),
+the fastest verified case of the kinds asked for, in the runner's table format with the file's device
+and provenance; no pickable case, or files of two ops, is an error."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tilelab_analysis.load import load  # noqa: E402
+
+RUNNER = os.path.join("runner", "runner")
+TOOL = os.path.join("analysis", "dispatch_table")
+
+YAML = """name: tune
+op: sgemm
+seed: 3
+dtype: [f32, bf16]
+layout: {a: row, b: [row, col]}
+sizes:
+  - {mnk: 24}
+  - {m: 40, n: 30, k: 21}
+variants: [host_ikj, host_naive]
+reference: host
+measure: {warmup: 0, min_reps: 3, max_reps: 3}
+"""
+ROW = re.compile(r"^(m=\S+) (a=\S+) (\w+) (\w+) (\S+)  # ([0-9.]+) ms$")
+
+
+class DispatchTable(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.h5 = cls.run_yaml("tune", YAML)
+
+    @classmethod
+    def run_yaml(cls, name, text):
+        yaml, h5 = os.path.join(cls.tmp, name + ".yaml"), os.path.join(cls.tmp, name + ".h5")
+        with open(yaml, "w") as f:
+            f.write(text)
+        p = subprocess.run([RUNNER, "run", yaml, "-o", h5, "-q"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        assert p.returncode == 0, p.stdout
+        return h5
+
+    def tool(self, *args):
+        return subprocess.run([TOOL, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def test_one_row_per_problem_the_fastest(self):
+        out = os.path.join(self.tmp, "t.table")
+        p = self.tool(self.h5, "--kinds", "host", "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("8 problems -> %s" % out, p.stdout)
+        with open(out) as f:
+            lines = f.read().splitlines()
+        self.assertIn("op sgemm", lines)
+        self.assertIn("device host", lines)
+        self.assertTrue(any(l.startswith("measured ") and self.h5 in l and "(experiment tune)" in l for l in lines))
+        rows = [ROW.match(l) for l in lines if l.startswith("m=")]
+        self.assertEqual(len(rows), 8)  # 2 sizes x 2 layouts of b x 2 dtypes
+        df = load(self.h5)
+        seen = set()
+        for r in rows:
+            self.assertIsNotNone(r)
+            sizes, layouts, dtype, variant, params, ms = r.groups()
+            g = df[(df["sizes"] == sizes) & (df["layouts"] == layouts) & (df["dtype"] == dtype)]
+            best = g.loc[g["median_ms"].idxmin()]
+            self.assertEqual(variant, best["variant"], (sizes, layouts, dtype))
+            self.assertEqual(params, "-")
+            self.assertAlmostEqual(float(ms), best["median_ms"], delta=0.00006)
+            seen.add((sizes, layouts, dtype))
+        self.assertEqual(len(seen), 8)
+
+    def test_nothing_to_pick_is_an_error(self):
+        p = self.tool(self.h5)  # nvrtc by default: the host file has none
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("no verified case of a nvrtc variant to pick", p.stderr)
+
+    def test_files_of_two_ops_are_refused(self):
+        other = self.run_yaml("copy", "name: c\nop: copy\nseed: 1\nsizes: {n: 1024}\nvariants: [host_memcpy]\n"
+                                      "measure: {warmup: 0, min_reps: 3, max_reps: 3}\n")
+        p = self.tool(self.h5, other, "--kinds", "host")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("a table is of one op", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

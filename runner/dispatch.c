@@ -1,0 +1,231 @@
+#include "runner/dispatch.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DSP_MAX_ROWS 100000
+#define DSP_MAX_LINE 1024
+
+static int line_err(tl_err *e, const char *name, int line, const char *fmt, const char *a, const char *b)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    tl_err_set(e, "%s:%d: %s", name, line, msg);
+    return -1;
+}
+
+/* "m=4096,n=4096,k=4096": every axis once. */
+static int parse_sizes(const reg_op *op, char *f, int64_t *dims, const char **why)
+{
+    int seen[REG_MAX_AXES] = {0};
+    for (char *save = NULL, *item = strtok_r(f, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq) return *why = "sizes are axis=value, comma-separated", -1;
+        *eq = '\0';
+        int a = reg_find_axis(op, item);
+        if (a < 0 || seen[a]) return *why = a < 0 ? "an axis the op does not have" : "an axis given twice", -1;
+        char *end;
+        errno = 0;
+        long long v = strtoll(eq + 1, &end, 10);
+        if (*end || errno || v < 1 || v > (1LL << 40)) return *why = "a size is 1 .. 2^40", -1;
+        dims[a] = v;
+        seen[a] = 1;
+    }
+    for (int a = 0; a < op->naxes; a++)
+        if (!seen[a]) return *why = "an axis of the op is missing", -1;
+    return 0;
+}
+
+/* "a=row,b=col": every operand once. */
+static int parse_layouts(const reg_op *op, char *f, int *layouts, const char **why)
+{
+    int seen[REG_MAX_OPERANDS] = {0};
+    for (char *save = NULL, *item = strtok_r(f, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        int o = -1;
+        if (eq) {
+            *eq = '\0';
+            for (int k = 0; k < op->noperands; k++)
+                if (!strcmp(op->operands[k], item)) o = k;
+        }
+        if (o < 0 || seen[o]) return *why = "layouts are operand=row|col, each operand once", -1;
+        if (strcmp(eq + 1, "row") && strcmp(eq + 1, "col")) return *why = "a layout is row or col", -1;
+        layouts[o] = !strcmp(eq + 1, "col") ? REG_COL : REG_ROW;
+        seen[o] = 1;
+    }
+    for (int k = 0; k < op->noperands; k++)
+        if (!seen[k]) return *why = "an operand's layout is missing", -1;
+    return 0;
+}
+
+static int parse_params(const reg_variant *v, char *f, long *params, const char **why, char *buf, size_t n)
+{
+    for (int k = 0; k < v->nparams; k++) params[k] = v->params[k].def;
+    if (!strcmp(f, "-")) return 0;
+    for (char *save = NULL, *item = strtok_r(f, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq) return *why = "params are NAME=value, comma-separated, or -", -1;
+        *eq = '\0';
+        int k = reg_find_param(v, item);
+        if (k < 0) {
+            snprintf(buf, n, "%s is not a param of %s (see runner list)", item, v->name);
+            return *why = buf, -1;
+        }
+        char *end;
+        errno = 0;
+        long val = strtol(eq + 1, &end, 10);
+        if (*end || errno) return *why = "a param value is an integer", -1;
+        params[k] = val;
+    }
+    return 0;
+}
+
+static int parse_row(const reg_op *op, const char *name, int line, char *s, dsp_row *r, tl_err *e)
+{
+    char *f[5], *save = NULL;
+    int nf = 0;
+    for (char *w = strtok_r(s, " \t", &save); w && nf < 5; w = strtok_r(NULL, " \t", &save)) f[nf++] = w;
+    if (nf < 5) return line_err(e, name, line, "a row is: sizes layouts dtype variant params (then anything)%s%s", "", "");
+    const char *why = NULL;
+    if (parse_sizes(op, f[0], r->dims, &why)) return line_err(e, name, line, "sizes: %s%s", why, "");
+    if (parse_layouts(op, f[1], r->layouts, &why)) return line_err(e, name, line, "layouts: %s%s", why, "");
+    r->dtype = -1;
+    for (int d = 0; d < op->ndtypes; d++)
+        if (!strcmp(op->dtypes[d], f[2])) r->dtype = d;
+    if (r->dtype < 0) return line_err(e, name, line, "dtype '%s' is not one of the op's%s", f[2], "");
+    r->v = reg_find_variant(op, f[3]);
+    if (!r->v || r->v->kind != REG_NVRTC || r->v->table || r->v->test_only)
+        return line_err(e, name, line, "'%s' is not a compiled variant of op %s", f[3], op->name);
+    if (!reg_variant_takes(r->v, r->dtype))
+        return line_err(e, name, line, "variant %s does not take dtype %s", f[3], f[2]);
+    r->text = tl_xasprintf("%s %s", f[3], f[4]);
+    char buf[160];
+    if (parse_params(r->v, f[4], r->params, &why, buf, sizeof buf))
+        return line_err(e, name, line, "params: %s%s", why, "");
+    reg_spec spec = {0};
+    memcpy(spec.dims, r->dims, sizeof spec.dims);
+    memcpy(spec.layouts, r->layouts, sizeof spec.layouts);
+    spec.dtype = r->dtype;
+    char no[256] = "";
+    if (r->v->check && !r->v->check(r->params, &spec, no, sizeof no))
+        return line_err(e, name, line, "the row's rung does not take its own problem: %s%s", no, "");
+    r->line = line;
+    return 0;
+}
+
+int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, dsp_table *t, tl_err *e)
+{
+    memset(t, 0, sizeof *t);
+    t->name = tl_xstrdup(name);
+    t->device = tl_xstrdup("");
+    t->measured = tl_xstrdup("");
+    int line = 0, have_op = 0;
+    for (size_t at = 0; at < len;) {
+        size_t end = at;
+        while (end < len && text[end] != '\n') end++;
+        line++;
+        char buf[DSP_MAX_LINE];
+        if (end - at >= sizeof buf) {
+            line_err(e, name, line, "a line longer than %s%s bytes", "1023", "");
+            goto fail;
+        }
+        memcpy(buf, text + at, end - at);
+        buf[end - at] = '\0';
+        at = end + 1;
+        char *s = buf;
+        while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+        s[strcspn(s, "\r")] = '\0';
+        if (!*s || *s == '#') continue;
+        if (!strncmp(s, "op ", 3) || !strncmp(s, "device ", 7) || !strncmp(s, "measured ", 9)) {
+            char *v = strchr(s, ' ') + 1;
+            while (*v == ' ') v++;
+            if (*s == 'o') {
+                if (strcmp(v, op->name)) {
+                    line_err(e, name, line, "a table of op '%s', not of %s", v, op->name);
+                    goto fail;
+                }
+                have_op = 1;
+            } else {
+                char **slot = *s == 'd' ? &t->device : &t->measured;
+                free(*slot);
+                *slot = tl_xstrdup(v);
+            }
+            continue;
+        }
+        if (t->n == DSP_MAX_ROWS) {
+            line_err(e, name, line, "more than %s%s rows", "100000", "");
+            goto fail;
+        }
+        t->rows = realloc(t->rows, sizeof *t->rows * (size_t)(t->n + 1));
+        if (!t->rows) abort();
+        memset(&t->rows[t->n], 0, sizeof t->rows[t->n]);
+        if (parse_row(op, name, line, s, &t->rows[t->n], e)) {
+            free(t->rows[t->n].text);
+            goto fail;
+        }
+        t->n++;
+    }
+    if (!have_op) {
+        tl_err_set(e, "%s: the table does not say its op (a line `op %s`)", name, op->name);
+        goto fail;
+    }
+    if (t->n == 0) {
+        tl_err_set(e, "%s: the table has no rows", name);
+        goto fail;
+    }
+    return 0;
+fail:
+    dsp_free(t);
+    return -1;
+}
+
+void dsp_free(dsp_table *t)
+{
+    for (int i = 0; i < t->n; i++) free(t->rows[i].text);
+    free(t->rows), free(t->name), free(t->device), free(t->measured);
+    memset(t, 0, sizeof *t);
+}
+
+static double distance(const reg_op *op, const dsp_row *r, const reg_spec *s)
+{
+    double d = 0;
+    for (int a = 0; a < op->naxes; a++) {
+        d += fabs(log((double)s->dims[a] / (double)r->dims[a]));
+        d += (s->dims[a] % 4 == 0) != (r->dims[a] % 4 == 0);
+    }
+    return d;
+}
+
+int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why, size_t whylen)
+{
+    int same_dtype = 0;
+    /* Pass 0: rows of the problem's layouts; pass 1: any layouts. */
+    for (int pass = 0; pass < 2; pass++) {
+        int best = -1;
+        double best_d = 0;
+        unsigned char *tried = tl_xcalloc((size_t)t->n + 1, 1);
+        for (;;) {
+            best = -1;
+            for (int i = 0; i < t->n; i++) {
+                const dsp_row *r = &t->rows[i];
+                if (tried[i] || r->dtype != s->dtype) continue;
+                same_dtype = 1;
+                if (pass == 0 && memcmp(r->layouts, s->layouts, sizeof r->layouts)) continue;
+                double d = distance(op, r, s);
+                if (best < 0 || d < best_d) best = i, best_d = d;
+            }
+            if (best < 0) break;
+            tried[best] = 1;
+            char no[256];
+            if (!t->rows[best].v->check || t->rows[best].v->check(t->rows[best].params, s, no, sizeof no)) break;
+        }
+        free(tried);
+        if (best >= 0) return best;
+    }
+    if (same_dtype) snprintf(why, whylen, "no rung of the table %s takes this problem", t->name);
+    else snprintf(why, whylen, "the table %s has no row of dtype %s", t->name, op->dtypes[s->dtype]);
+    return -1;
+}

@@ -1,0 +1,252 @@
+/* dispatch: tables parse with errors at TABLE:LINE; a problem gets the nearest row of its dtype and
+ * layouts whose rung takes it; `tuned` cases run what the table picked, and the pick is part of the
+ * case's identity; `table:` reads a file of the experiment's folder only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runner/dispatch.h"
+#include "runner/plan.h"
+#include "runner/testutil.h"
+
+static const reg_op *sgemm(void)
+{
+    return reg_find_op("sgemm");
+}
+
+static int check_parse_errors(void)
+{
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"m=64,n=64,k=64 a=row,b=row f32 hopper -\n", "t.table: the table does not say its op (a line `op sgemm`)"},
+        {"op copy\n", "t.table:1: a table of op 'copy', not of sgemm"},
+        {"op sgemm\n", "t.table: the table has no rows"},
+        {"op sgemm\n# c\n\nm=64,n=64 a=row,b=row f32 hopper -\n", "t.table:4: sizes: an axis of the op is missing"},
+        {"op sgemm\nm=64,n=64,k=64,q=3 a=row,b=row f32 hopper -\n", "t.table:2: sizes: an axis the op does not have"},
+        {"op sgemm\nm=0,n=64,k=64 a=row,b=row f32 hopper -\n", "t.table:2: sizes: a size is 1 .. 2^40"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=diag f32 hopper -\n", "t.table:2: layouts: a layout is row or col"},
+        {"op sgemm\nm=64,n=64,k=64 a=row f32 hopper -\n", "t.table:2: layouts: an operand's layout is missing"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f64 hopper -\n", "t.table:2: dtype 'f64' is not one of the op's"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 cublas -\n", "t.table:2: 'cublas' is not a compiled variant of op sgemm"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 tuned -\n", "t.table:2: 'tuned' is not a compiled variant"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 mma_sync -\n", "t.table:2: variant mma_sync does not take dtype f32"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper BX=3\n", "t.table:2: params: BX is not a param of hopper"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper BM=x\n", "t.table:2: params: a param value is an integer"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 smem_tile BLOCKSIZE=33\n",
+         "t.table:2: the row's rung does not take its own problem: BLOCKSIZE"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32\n", "t.table:2: a row is: sizes layouts dtype variant params"},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++, n++) {
+        dsp_table t;
+        tl_err e;
+        int rc = dsp_parse(sgemm(), "t.table", bad[i].text, strlen(bad[i].text), &t, &e);
+        CHECK(rc == -1 && strstr(e.msg, bad[i].want), "table %zu: got '%s', want '%s'", i, rc ? e.msg : "(parsed)",
+              bad[i].want);
+        if (rc == 0) dsp_free(&t);
+    }
+    return n;
+}
+
+static const char *TABLE =
+    "op sgemm\n"
+    "device Test GPU\n"
+    "measured today\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 hopper BM=128,BN=128,WN=32,WNITER=2,STAGES=3  # 0.9 x cublas\n"
+    "m=1024,n=1024,k=1024 a=row,b=row f32 smem_tile BLOCKSIZE=16\n"
+    "m=1000,n=1000,k=777 a=row,b=row f32 double_buffer -\n"
+    "m=64,n=64,k=64 a=row,b=row f32 smem_tile BLOCKSIZE=1\n"
+    "m=4096,n=4096,k=4096 a=col,b=row f32 warptile -\n"
+    "m=4096,n=4096,k=4096 a=row,b=row tf32 mma_sync -\n";
+
+static int pick(const dsp_table *t, long m, long n, long k, int acol, int bcol, int dtype, char *why)
+{
+    reg_spec s = {.dims = {m, n, k}, .layouts = {acol, bcol}, .dtype = dtype};
+    return dsp_pick(t, sgemm(), &s, why, 256);
+}
+
+static int check_pick(void)
+{
+    dsp_table t;
+    tl_err e;
+    char why[256];
+    if (dsp_parse(sgemm(), "t.table", TABLE, strlen(TABLE), &t, &e)) {
+        CHECK(0, "parse: %s", e.msg);
+        return 1;
+    }
+    CHECK(t.n == 6 && !strcmp(t.device, "Test GPU") && !strcmp(t.measured, "today"), "header: %d rows, '%s', '%s'",
+          t.n, t.device, t.measured);
+    const dsp_row *h = &t.rows[0];
+    CHECK(h->params[reg_find_param(h->v, "BN")] == 128 && h->params[reg_find_param(h->v, "BK")] == 16 &&
+              h->params[reg_find_param(h->v, "STAGES")] == 3 && h->line == 4 && strstr(h->text, "hopper BM=128"),
+          "row 0: BN %ld BK %ld line %d '%s'", h->params[1], h->params[2], h->line, h->text);
+    /* The nearest row of the problem's dtype and layouts. */
+    CHECK(pick(&t, 3000, 3000, 3000, 0, 0, 0, why) == 0, "3000^3 row/row: %s", why);
+    CHECK(pick(&t, 8192, 8192, 8192, 0, 0, 0, why) == 0, "8192^3");
+    CHECK(pick(&t, 1100, 1100, 1100, 0, 0, 0, why) == 1, "1100^3");
+    /* k not a multiple of 4 prefers the row measured on such a k, though 1024^3 is as near by size. */
+    CHECK(pick(&t, 1000, 1000, 775, 0, 0, 0, why) == 2, "1000 x 1000 x 775");
+    CHECK(pick(&t, 1000, 1000, 776, 0, 0, 0, why) == 1, "1000 x 1000 x 776");
+    /* The nearest row's rung does not take it (m / 1 > 65535 blocks): the next one does. */
+    CHECK(pick(&t, 70000, 64, 64, 0, 0, 0, why) == 1, "70000 x 64 x 64: %d", pick(&t, 70000, 64, 64, 0, 0, 0, why));
+    CHECK(pick(&t, 64, 64, 64, 0, 0, 0, why) == 3, "64^3");
+    /* Other layouts: their row; none measured: the nearest of any layouts. */
+    CHECK(pick(&t, 4000, 4000, 4000, 1, 0, 0, why) == 4, "col/row");
+    int r = pick(&t, 4096, 4096, 4096, 1, 1, 0, why);
+    CHECK(r == 0 || r == 4, "col/col: row %d", r);
+    CHECK(pick(&t, 4096, 4096, 4096, 0, 0, 1, why) == 5, "tf32");
+    CHECK(pick(&t, 4096, 4096, 4096, 0, 0, 2, why) == -1 && strstr(why, "the table t.table has no row of dtype bf16"),
+          "bf16: %s", why);
+    dsp_free(&t);
+    return 12;
+}
+
+static char *write_folder(const char *table_text)
+{
+    char *dir = tl_xasprintf("%s/dispatch_XXXXXX", getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp");
+    if (!mkdtemp(dir)) abort();
+    char *path = tl_xasprintf("%s/my.table", dir);
+    FILE *f = fopen(path, "w");
+    fputs(table_text, f);
+    fclose(f);
+    free(path);
+    return dir;
+}
+
+static int load_in(const char *dir, const char *yaml, tl_experiment *x, tl_plan *p, tl_err *e)
+{
+    char *path = tl_xasprintf("%s/t.yaml", dir);
+    FILE *f = fopen(path, "w");
+    fputs(yaml, f);
+    fclose(f);
+    plan_limits lim = {0};
+    int rc = config_load(path, x, e);
+    if (rc == 0 && plan_expand(x, &lim, p, e)) {
+        config_free(x);
+        rc = -1;
+    }
+    free(path);
+    return rc;
+}
+
+/* `tuned` with a table of the experiment's folder: each case runs the pick, says so, and is another
+ * case when the pick changes; a problem no rung takes is skipped with the reason. */
+static int check_tuned_cases(void)
+{
+    char *dir = write_folder(TABLE);
+    static const char *yaml = "name: t\nop: sgemm\nseed: 1\nlayout: {a: row, b: row}\ndtype: [f32, bf16]\n"
+                              "sizes: [{mnk: [3000, 1100]}]\n"
+                              "variants: [{name: tuned, table: my.table}, {name: smem_tile, params: {BLOCKSIZE: 16}}]\n";
+    tl_experiment x;
+    tl_plan p;
+    tl_err e;
+    if (load_in(dir, yaml, &x, &p, &e)) {
+        CHECK(0, "%s", e.msg);
+        return 1;
+    }
+    CHECK(p.ncases == 6, "ncases %d", p.ncases);
+    const tl_case *big = &p.cases[0], *small = &p.cases[3], *plain = &p.cases[4], *bf16 = &p.cases[2];
+    CHECK(!strcmp(big->variant->name, "tuned") && !strcmp(big->run->name, "hopper") && !big->skipped &&
+              big->run_params[reg_find_param(big->run, "STAGES")] == 3 && big->run_src->n > 0 &&
+              strstr(big->dispatch, "hopper BM=128,BN=128,WN=32,WNITER=2,STAGES=3 (") && strstr(big->dispatch, "my.table:4)"),
+          "3000^3: runs %s, '%s'", big->run->name, big->dispatch ? big->dispatch : "");
+    CHECK(big->launch[0].block[0] > 0 && big->nlaunch == 1, "the pick's launch");
+    CHECK(!strcmp(small->run->name, "smem_tile") && strstr(small->canonical, ";runs=smem_tile;run_params=BLOCKSIZE=16"),
+          "1100^3: %s", small->canonical);
+    /* The same kernel as the plain smem_tile case, another case, the same problem. */
+    CHECK(strcmp(small->id, plain->id), "tuned and smem_tile share an id");
+    char *k1 = plan_problem_key(small), *k2 = plan_problem_key(plain);
+    CHECK(!strcmp(k1, k2), "problem keys differ: %s / %s", k1, k2);
+    free(k1), free(k2);
+    CHECK(bf16->skipped && strstr(bf16->reason, "has no row of dtype bf16") && !bf16->dispatch, "bf16: %s",
+          bf16->reason ? bf16->reason : "(not skipped)");
+    /* The table is carried: it is a used file of the experiment. */
+    const src_file *f = src_store_find(&x.store, SRC_EXPERIMENT, "my.table");
+    CHECK(f && f->used, "my.table not in the store");
+    char id[17];
+    memcpy(id, big->id, sizeof id);
+    plan_free(&p);
+    config_free(&x);
+    /* Another table that picks another rung for 3000^3: another case id. */
+    char *path = tl_xasprintf("%s/my.table", dir);
+    FILE *t = fopen(path, "w");
+    fputs("op sgemm\nm=4096,n=4096,k=4096 a=row,b=row f32 warptile -\n", t);
+    fclose(t);
+    if (load_in(dir, yaml, &x, &p, &e) == 0) {
+        CHECK(!strcmp(p.cases[0].run->name, "warptile") && strcmp(p.cases[0].id, id), "another pick, same id");
+        plan_free(&p);
+        config_free(&x);
+    } else {
+        CHECK(0, "%s", e.msg);
+    }
+    free(path);
+    free(dir);
+    return 8;
+}
+
+static int check_config_errors(void)
+{
+    char *dir = write_folder("op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper BX=1\n");
+    static const struct {
+        const char *variants, *want;
+    } bad[] = {
+        {"[{name: tuned, table: my.table}]", "t.yaml:5:33: variants[0].table: "},
+        {"[{name: tuned, table: my.table}]", "my.table:2: params: BX is not a param of hopper"},
+        {"[{name: tuned, table: ../x.table}]", "it leaves the experiment's folder"},
+        {"[{name: tuned, table: none.table}]", "none.table"},
+        {"[{name: hopper, table: my.table}]", "table: belongs to a dispatching variant; hopper is not one"},
+        {"[{name: tuned, table: [a]}]", "variants[0].table"},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++, n++) {
+        char *yaml = tl_xasprintf("name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 64}\nvariants: %s\n", bad[i].variants);
+        tl_experiment x;
+        tl_plan p;
+        tl_err e;
+        int rc = load_in(dir, yaml, &x, &p, &e);
+        CHECK(rc == -1 && strstr(e.msg, bad[i].want), "%s: got '%s', want '%s'", bad[i].variants,
+              rc ? e.msg : "(loaded)", bad[i].want);
+        if (rc == 0) plan_free(&p), config_free(&x);
+        free(yaml);
+    }
+    free(dir);
+    return n;
+}
+
+/* The registry's own table (kernels/sgemm/tuned_h100.table) parses, and `tuned` without `table:`
+ * uses it. */
+static int check_default_table(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\nvariants: [tuned]\n";
+    tl_experiment x;
+    tl_plan p;
+    tl_err e;
+    plan_limits lim = {0};
+    if (config_parse("t.yaml", yaml, strlen(yaml), &x, &e) || plan_expand(&x, &lim, &p, &e)) {
+        CHECK(0, "%s", e.msg);
+        return 1;
+    }
+    CHECK(!p.cases[0].skipped && p.cases[0].run != p.cases[0].variant &&
+              strstr(p.cases[0].dispatch, "(kernels/sgemm/tuned_h100.table:"),
+          "4096^3: %s", p.cases[0].dispatch ? p.cases[0].dispatch : p.cases[0].reason);
+    CHECK(x.variants[0].table && x.variants[0].table->n >= 48 && strstr(x.variants[0].table->device, "H100"),
+          "the table: %d rows, device '%s'", x.variants[0].table ? x.variants[0].table->n : 0,
+          x.variants[0].table ? x.variants[0].table->device : "");
+    plan_free(&p);
+    config_free(&x);
+    return 2;
+}
+
+int main(void)
+{
+    int total = 0;
+    total += check_parse_errors();
+    total += check_pick();
+    total += check_tuned_cases();
+    total += check_config_errors();
+    total += check_default_table();
+    return TEST_REPORT(total);
+}

@@ -256,6 +256,7 @@ static void forward(worker *w, int eof)
 static void follow(worker *ws, int n)
 {
     struct pollfd pf[DEV_MAX];
+    if (n < 1 || n > DEV_MAX) return;
     int open_fds = n;
     while (open_fds) {
         for (int i = 0; i < n; i++) pf[i] = (struct pollfd){ws[i].fd, POLLIN, 0};

@@ -22,7 +22,12 @@
 //   slice order (serial split-k: slice z waits until slice z - 1 has stored, through a per-tile turn
 //   counter), so the result is the same on every run. Slice 0 applies beta. The grid's slices are its
 //   y dimension, dispatched after every block of the slice before: a waiting block never holds the SM
-//   its predecessor needs.
+//   its predecessor needs;
+// - ODD = 1: odd sizes at the speed of aligned ones. A block whose tile of C lies inside C runs the
+//   unchecked main loop over the whole k tiles and one checked tile for K's remainder, and copies rows
+//   that are not 16-byte aligned 4 bytes at a time without checks; with ODD = 0 such problems run the
+//   checked loop everywhere. A param, not the default: the extra paths cost the default 128 x 256
+//   tiles registers (255) and 15% at 4096^3 on the H100.
 // Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
 // 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
@@ -64,6 +69,9 @@
 #ifndef SPLITK
 #define SPLITK 1
 #endif
+#ifndef ODD
+#define ODD 0
+#endif
 #if SPLITK < 1 || SPLITK > 64
 #error "11_hopper: SPLITK 1 .. 64"
 #endif
@@ -82,15 +90,16 @@
 #define STAGE_FLOATS (BK * LDA + BK * LDB)
 
 // One operand tile of stage s; INTERIOR: the block's tiles all lie inside the operands (checked once,
-// in the kernel), so no tile needs bounds checks.
-template <bool INTERIOR>
+// in the kernel), so no tile needs bounds checks; VEC16: the rows copied along m or n are 16-byte
+// aligned (else those copies go 4 bytes at a time).
+template <bool INTERIOR, bool VEC16>
 __device__ __forceinline__ void hopper_load(float *stage, const float *__restrict__ A, const float *__restrict__ B,
                                             int M, int N, int K, int k0, int row0, int col0, int tid)
 {
     float *As = stage, *Bs = stage + BK * LDA;
     if (INTERIOR) {
-        tile_load_async_interior<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, k0, row0, tid);
-        tile_load_async_interior<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, k0, col0, tid);
+        tile_load_async_interior<BK, BM, LDA, NT, !A_COL, SWIZZLE, VEC16>(As, A, A_COL ? M : K, k0, row0, tid);
+        tile_load_async_interior<BK, BN, LDB, NT, B_COL, SWIZZLE, VEC16>(Bs, B, B_COL ? K : N, k0, col0, tid);
     } else {
         tile_load_async_checked<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, K, M, k0, row0, tid);
         tile_load_async_checked<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, K, N, k0, col0, tid);
@@ -100,7 +109,7 @@ __device__ __forceinline__ void hopper_load(float *stage, const float *__restric
 // The pipelined main loop. Instantiated twice, for interior blocks and for the others: in one loop
 // with both paths the compiler keeps the checked path's addresses live across the FMAs, and spills.
 // k tiles [t0, t1) of the block's tile.
-template <bool INTERIOR>
+template <bool INTERIOR, bool VEC16>
 __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__restrict__ A, const float *__restrict__ B,
                                                 int M, int N, int K, int row0, int col0, int t0, int t1, float *acc)
 {
@@ -112,7 +121,7 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < ntiles)
-            hopper_load<INTERIOR>(smem + s * STAGE_FLOATS, A, B, M, N, K, (t0 + s) * BK, row0, col0, tid);
+            hopper_load<INTERIOR, VEC16>(smem + s * STAGE_FLOATS, A, B, M, N, K, (t0 + s) * BK, row0, col0, tid);
         cp_async_commit();
     }
     for (int t = 0; t < ntiles; ++t) {
@@ -120,8 +129,8 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
         __syncthreads();
         const int next = t + STAGES - 1;
         if (next < ntiles)
-            hopper_load<INTERIOR>(smem + (next % STAGES) * STAGE_FLOATS, A, B, M, N, K, (t0 + next) * BK, row0, col0,
-                                  tid);
+            hopper_load<INTERIOR, VEC16>(smem + (next % STAGES) * STAGE_FLOATS, A, B, M, N, K, (t0 + next) * BK, row0,
+                                         col0, tid);
         cp_async_commit();
         const float *As = smem + (t % STAGES) * STAGE_FLOATS, *Bs = As + BK * LDA;
         warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
@@ -134,6 +143,27 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
         }
     }
     cp_async_wait<0>();
+}
+
+// The last k tile when K is no multiple of BK, for a block whose main loop ran without checks: one
+// checked tile (zero past K) after the pipeline has drained.
+__device__ __forceinline__ void hopper_tail(float *smem, const float *__restrict__ A, const float *__restrict__ B, int M,
+                                            int N, int K, int row0, int col0, int kt, float *acc)
+{
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
+    float regM[WMITER * TM], regN[WNITER * TN];
+    __syncthreads(); // every warp is done with the stages
+    hopper_load<false, false>(smem, A, B, M, N, K, kt * BK, row0, col0, tid);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+    const float *As = smem, *Bs = As + BK * LDA;
+#pragma unroll 1
+    for (int k = 0; k < BK; ++k) {
+        warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, k, wrow, wcol, lrow, lcol, regM, regN);
+        warptile_fma(acc, regM, regN);
+    }
 }
 
 #if SPLITK > 1
@@ -170,18 +200,30 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     const int row0 = tile_m * BM, col0 = tile_n * BN;
     float acc[WMITER * TM * WNITER * TN] = {0.0f};
 
-    // 16-byte copies need 16-byte aligned rows: ld % 4 == 0 for an operand copied along its rows.
-    const bool interior = row0 + BM <= M && col0 + BN <= N && K % BK == 0 && (!A_COL || M % 4 == 0) &&
-                          (B_COL || N % 4 == 0);
-    const int ktiles = (K + BK - 1) / BK;
+    // A block whose tile of C lies inside C runs the unchecked main loop over the whole k tiles (then
+    // one checked tile for K's remainder); its copies along m or n go 16 bytes at a time where those
+    // rows are 16-byte aligned (ld % 4 == 0), else 4 bytes. Edge blocks run the checked loop.
+    const bool inside = row0 + BM <= M && col0 + BN <= N, vec16 = (!A_COL || M % 4 == 0) && (B_COL || N % 4 == 0);
+    const int ktiles = (K + BK - 1) / BK, kfull = K / BK;
 #if SPLITK > 1
     const int z = blockIdx.y, per = (ktiles + SPLITK - 1) / SPLITK;
     const int t0 = min(z * per, ktiles), t1 = min(t0 + per, ktiles);
 #else
     const int t0 = 0, t1 = ktiles;
 #endif
-    if (interior) hopper_mainloop<true>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
-    else hopper_mainloop<false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
+#if ODD
+    if (inside) {
+        const int tend = min(t1, kfull);
+        if (vec16) hopper_mainloop<true, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
+        else hopper_mainloop<true, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
+        if (t0 <= kfull && t1 > kfull) hopper_tail(smem, A, B, M, N, K, row0, col0, kfull, acc); // the slice has it
+    } else {
+        hopper_mainloop<false, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
+    }
+#else
+    if (inside && vec16 && kfull == ktiles) hopper_mainloop<true, true>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
+    else hopper_mainloop<false, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
+#endif
 #if SPLITK > 1
     unsigned int *turn = &hopper_splitk_turn[tile_m * tiles_n + tile_n];
     if (z == 0) {

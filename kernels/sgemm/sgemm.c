@@ -177,6 +177,7 @@ typedef struct {
     int raster;   /* 1-D grid, rasterized in the kernel */
     long swizzle_param; /* hopper's SWIZZLE as written: must be 0 or 1 */
     long splitk;        /* hopper's SPLITK: blocks per tile of C, each a slice of k (0 or 1: none) */
+    long odd;           /* hopper's ODD: 0 or 1 */
 } tile_shape;
 
 #define SMEM_OPTIN_MAX (227 * 1024) /* the largest per-block opt-in of any GPU so far (sm_90) */
@@ -235,6 +236,7 @@ static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t 
     if (!t->raster && ceil_div(s->dims[M_], t->bm) > 65535)
         return snprintf(why, n, "m / BM needs more than 65535 blocks in y"), 0;
     if (t->raster && (t->splitk < 1 || t->splitk > 64)) return snprintf(why, n, "SPLITK must be 1 .. 64"), 0;
+    if (t->odd < 0 || t->odd > 1) return snprintf(why, n, "ODD must be 0 or 1"), 0;
     if (t->splitk > 1 && (double)ceil_div(s->dims[M_], t->bm) * ceil_div(s->dims[N_], t->bn) > 65536)
         return snprintf(why, n, "SPLITK > 1 takes at most 65536 tiles of C (its turn counters)"), 0;
     return fits_int(s, why, n);
@@ -323,13 +325,14 @@ static const reg_param p11[] = {
     {"THREADS", 0, "threads per block; 0 = derived from the tiles"},
     {"SWIZZLE", 0, "1: XOR-swizzled tiles (08); 0: padded by 4 floats (07)"},
     {"SPLITK", 1, "blocks per tile of C, each a slice of k, added in order (deterministic); 1: none"},
+    {"ODD", 0, "1: blocks inside C run the unchecked loop for any k and row alignment (a checked k tail, 4-byte copies)"},
 };
 static tile_shape shape11(const long *p)
 {
     return (tile_shape){.bm = p[0], .bn = p[1], .bk = p[2], .wm = p[3], .wn = p[4], .wniter = p[5], .tm = p[6],
                         .tn = p[7], .stages = p[8], .group_m = p[9], .minb = p[10], .threads = p[11],
                         .pad = p[12] ? 0 : 4, .vec = 1, .swizzle = p[12] != 0, .warptile = 1, .dynamic = 1,
-                        .raster = 1, .swizzle_param = p[12], .splitk = p[13]};
+                        .raster = 1, .swizzle_param = p[12], .splitk = p[13], .odd = p[14]};
 }
 
 #define TILED_RUNG(id)                                                                                     \
@@ -1093,7 +1096,7 @@ static const reg_variant sgemm_variants[] = {
     {.name = "hopper", .summary = "warptile for sm_90: deep pipeline, fragment double buffering, swizzle, raster",
      .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
      .nparams = NPARAMS(p11), .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB; "
-                    "SPLITK 1 .. 64 (> 1: at most 65536 tiles of C)",
+                    "SPLITK 1 .. 64 (> 1: at most 65536 tiles of C); ODD 0 or 1",
      .check = check11, .geometry = geometry11},
     {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, ldmatrix fragments, cp.async multistage",
      .kind = REG_NVRTC, .source = "sgemm/12_mma_sync.cu", .entry = "sgemm_mma_sync", .params = p12,

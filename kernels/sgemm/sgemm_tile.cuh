@@ -137,14 +137,32 @@ template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile(
 // 32 shared-memory stores, at k * T_LD + x with T_LD = 4 (mod 32), fall in 32 different banks. With 32
 // consecutive k and one x the stores hit 8 banks: 4-way conflicts on every copy.
 //
-// tile_load_async_interior copies a tile that lies wholly inside the operand (and, for 16-byte
-// copies, with ld % 4 == 0), without bounds checks; tile_load_async_checked copies any tile;
+// tile_load_async_interior copies a tile that lies wholly inside the operand, without bounds checks:
+// with T_VEC16 (ld % 4 == 0) rows contiguous in x go 16 bytes at a time, else 4 bytes (consecutive
+// threads on consecutive x, one running address each); tile_load_async_checked copies any tile;
 // tile_load_async picks one of the two.
-template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE>
+template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE, bool T_VEC16 = true>
 __device__ __forceinline__ void tile_load_async_interior(float *S, const float *__restrict__ G, int ld, int k0,
                                                          int x0, int tid)
 {
-    if (!T_CONTIG_K) {
+    if (!T_CONTIG_K && !T_VEC16) {
+        if (T_THREADS % T_COLS == 0 && T_ROWS * T_COLS % T_THREADS == 0) {
+            const int k = tid / T_COLS, x = tid % T_COLS;
+            const float *g = G + (size_t)(k0 + k) * ld + x0 + x;
+            const size_t step = (size_t)(T_THREADS / T_COLS) * ld;
+#pragma unroll
+            for (int j = 0; j < T_ROWS * T_COLS / T_THREADS; ++j, g += step)
+                cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k + j * (T_THREADS / T_COLS), x)], g, true);
+        } else {
+#pragma unroll
+            for (int j = 0; j < tile_trips(T_ROWS * T_COLS, T_THREADS); ++j) {
+                const int i = tid + j * T_THREADS;
+                if (T_ROWS * T_COLS % T_THREADS != 0 && i >= T_ROWS * T_COLS) break;
+                const int k = i / T_COLS, x = i % T_COLS;
+                cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], G + (size_t)(k0 + k) * ld + x0 + x, true);
+            }
+        }
+    } else if (!T_CONTIG_K) {
         constexpr int T_VC = T_COLS / 4;
         if (T_THREADS % T_VC == 0 && T_ROWS * T_VC % T_THREADS == 0) {
             // Every copy of a thread is T_THREADS / T_VC rows below the one before: one running address.

@@ -10,7 +10,7 @@
  *
  * (params `-` when none; what follows the params is a comment). A problem that is not in the table
  * gets the row of the same dtype and layouts nearest to it (distance: the sum over the axes of
- * |ln(size / row's size)|, plus 1 per axis whose size is a multiple of 4 in one and not the other),
+ * |ln(size / row's size)|, plus 3 per axis whose size is a multiple of 4 in one and not the other),
  * the first such row whose rung takes the problem; rows of other layouts only when none does. */
 #ifndef TILELAB_DISPATCH_H
 #define TILELAB_DISPATCH_H

@@ -365,6 +365,13 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
 
     if (h5out_lock(o->out, &lock, &e)) goto bad;
     int out_exists = stat(o->out, &st) == 0, parts_exist = stat(parts, &st) == 0;
+    if (parts_exist && !out_exists) {
+        /* Workers that stopped before writing anything (bad input) leave only their case lists. */
+        list_inputs(o->out, parts, &in, &nin);
+        if (nin == 0 && remove_parts(parts) == 0) parts_exist = 0;
+        free_list(in, nin);
+        in = NULL, nin = 0;
+    }
     if (!o->resume && (out_exists || parts_exist)) {
         tl_err_set(&e, "%s: exists; result files are never overwritten (--resume continues it)",
                    out_exists ? o->out : parts);

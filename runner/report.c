@@ -50,6 +50,7 @@ void report_list_op(FILE *f, const reg_op *op)
         if (v->source)
             fprintf(f, "      source: kernels/%s (%s%s%s)\n", v->source, v->entry, v->entry2 ? ", then " : "",
                     v->entry2 ? v->entry2 : "");
+        if (v->table) fprintf(f, "      table: kernels/%s (the rung and params it runs, per problem)\n", v->table);
         for (int k = 0; k < v->nparams; k++)
             fprintf(f, "      param %-10s default %-6ld %s\n", v->params[k].name, v->params[k].def, v->params[k].doc);
         if (v->constraints) fprintf(f, "      constraints: %s\n", v->constraints);

@@ -157,6 +157,16 @@ class Devices(unittest.TestCase):
         self.assertIn("0 of the %d cases to run" % NCASES, p.stderr)
         self.assert_complete(out, {0, 1, 2})
 
+    def test_parts_without_results_do_not_block_a_new_run(self):
+        # Workers that stopped on bad input leave their case lists and no file: not a run to resume.
+        out = self.out("stale.h5")
+        os.makedirs(out + ".parts")
+        with open(os.path.join(out + ".parts", "device-0.ids"), "w") as f:
+            f.write("0123456789abcdef\n")
+        p = self.run_([self.yaml, "--devices", "all", "-o", out, "-q"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assert_complete(out, {0, 1, 2})
+
     def test_a_worker_killed_mid_sweep_loses_nothing(self):
         out = self.out("crash.h5")
         # Each worker kills itself (SIGKILL) when it writes its third case.

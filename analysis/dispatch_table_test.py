@@ -78,6 +78,21 @@ class DispatchTable(unittest.TestCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("no verified case of a nvrtc variant to pick", p.stderr)
 
+    def test_validate_says_what_tuned_runs(self):
+        # The registry's table, without a GPU: which rung each case of `tuned` would run.
+        y = os.path.join(self.tmp, "tuned.yaml")
+        with open(y, "w") as f:
+            f.write("name: t\nop: sgemm\nseed: 1\nsizes: [{mnk: [1024, 4096]}, {m: 512, n: 512, k: 8192}]\n"
+                    "variants: [tuned]\n")
+        p = subprocess.run([RUNNER, "validate", y], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        m = re.search(r"tuned: table kernels/sgemm/tuned_h100.table \((\d+) rows; device ([^;]+);.*its cases run:(.*)",
+                      p.stdout)
+        self.assertIsNotNone(m, p.stdout)
+        self.assertIn("H100", m.group(2))
+        runs = dict((v, int(n)) for v, n in re.findall(r" (\w+) x (\d+)", m.group(3)))
+        self.assertEqual(sum(runs.values()), 3, runs)
+
     def test_files_of_two_ops_are_refused(self):
         other = self.run_yaml("copy", "name: c\nop: copy\nseed: 1\nsizes: {n: 1024}\nvariants: [host_memcpy]\n"
                                       "measure: {warmup: 0, min_reps: 3, max_reps: 3}\n")

@@ -1,5 +1,7 @@
 #include "runner/report.h"
 
+#include "runner/dispatch.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +80,21 @@ void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl
         fprintf(f, "  %s: %s (entry %s), %d file%s:", cv->v->name, cv->v->source, cv->v->entry, cv->src.n,
                 cv->src.n == 1 ? "" : "s");
         for (int k = 0; k < cv->src.n; k++) fprintf(f, " %s", x->store.files[cv->src.files[k]].path);
+        fputc('\n', f);
+    }
+    /* A dispatching variant: its table, and how many of its cases each rung runs. */
+    for (int v = 0; v < x->nvariants; v++) {
+        const cfg_variant *cv = &x->variants[v];
+        if (!cv->table) continue;
+        fprintf(f, "  %s: table %s (%d rows; device %s; measured %s); its cases run:", cv->v->name, cv->table->name,
+                cv->table->n, cv->table->device[0] ? cv->table->device : "?",
+                cv->table->measured[0] ? cv->table->measured : "?");
+        for (int r = 0; r < x->op->nvariants; r++) {
+            int n = 0;
+            for (int i = 0; i < p->ncases; i++)
+                n += p->cases[i].cv == cv && !p->cases[i].skipped && p->cases[i].run == &x->op->variants[r];
+            if (n) fprintf(f, " %s x %d", x->op->variants[r].name, n);
+        }
         fputc('\n', f);
     }
     if (undecided)

@@ -199,32 +199,42 @@ static double distance(const reg_op *op, const dsp_row *r, const reg_spec *s)
     return d;
 }
 
+typedef struct {
+    double d;
+    int i;
+} ranked;
+
+static int by_distance(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->d != y->d) return x->d < y->d ? -1 : 1;
+    return x->i - y->i;
+}
+
 int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why, size_t whylen)
 {
-    int same_dtype = 0;
-    /* Pass 0: rows of the problem's layouts; pass 1: any layouts. */
-    for (int pass = 0; pass < 2; pass++) {
-        int best = -1;
-        double best_d = 0;
-        unsigned char *tried = tl_xcalloc((size_t)t->n + 1, 1);
-        for (;;) {
-            best = -1;
-            for (int i = 0; i < t->n; i++) {
-                const dsp_row *r = &t->rows[i];
-                if (tried[i] || r->dtype != s->dtype) continue;
-                same_dtype = 1;
-                if (pass == 0 && memcmp(r->layouts, s->layouts, sizeof r->layouts)) continue;
-                double d = distance(op, r, s);
-                if (best < 0 || d < best_d) best = i, best_d = d;
-            }
-            if (best < 0) break;
-            tried[best] = 1;
-            char no[256];
-            if (!t->rows[best].v->check || t->rows[best].v->check(t->rows[best].params, s, no, sizeof no)) break;
+    int same_dtype = 0, pick = -1;
+    ranked *order = tl_xcalloc((size_t)t->n + 1, sizeof *order);
+    /* Pass 0: rows of the problem's layouts; pass 1: any layouts. Nearest first; the first whose rung
+     * takes the problem. */
+    for (int pass = 0; pass < 2 && pick < 0; pass++) {
+        int n = 0;
+        for (int i = 0; i < t->n; i++) {
+            const dsp_row *r = &t->rows[i];
+            if (r->dtype != s->dtype) continue;
+            same_dtype = 1;
+            if (pass == 0 && memcmp(r->layouts, s->layouts, sizeof r->layouts)) continue;
+            order[n++] = (ranked){distance(op, r, s), i};
         }
-        free(tried);
-        if (best >= 0) return best;
+        qsort(order, (size_t)n, sizeof *order, by_distance);
+        for (int k = 0; k < n && pick < 0; k++) {
+            const dsp_row *r = &t->rows[order[k].i];
+            char no[256];
+            if (!r->v->check || r->v->check(r->params, s, no, sizeof no)) pick = order[k].i;
+        }
     }
+    free(order);
+    if (pick >= 0) return pick;
     if (same_dtype) snprintf(why, whylen, "no rung of the table %s takes this problem", t->name);
     else snprintf(why, whylen, "the table %s has no row of dtype %s", t->name, op->dtypes[s->dtype]);
     return -1;

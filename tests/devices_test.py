@@ -7,11 +7,15 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
 
 import h5py
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from host_files import cases, problem, summary_ids, text  # noqa: E402
 
 RUNNER = os.path.abspath(os.path.join("runner", "runner"))
 
@@ -33,24 +37,6 @@ NCASES = 28
 SLOW = SWEEP.replace("[8, 16, 24, 32, 48, 64]", "[160, 168, 176, 184, 192, 200]").replace(
     "min_reps: 3, max_reps: 5", "min_reps: 8, max_reps: 8")
 PROGRESS = re.compile(r"^sim\d \| \[\s*(\d+)/(\d+)")
-
-
-def text(v):
-    return v.decode() if isinstance(v, bytes) else v
-
-
-def cases(path):
-    with h5py.File(path, "r") as f:
-        return {n: {k: text(v) for k, v in f["cases"][n].attrs.items()} for n in f["cases"]}
-
-
-def summary_ids(path):
-    with h5py.File(path, "r") as f:
-        return [text(r["case_id"]) for r in f["summary"][()]]
-
-
-def problem(a):
-    return (a["sizes"], a["layouts"], a["dtype"], a["canonical"].split(";args=")[1], a["target"])
 
 
 class Devices(unittest.TestCase):

@@ -3,11 +3,15 @@ merge makes one file whose cases equal a single run's, in plan order, with each 
 --resume skips what a file holds; mixed or overlapping inputs are refused with a clear error."""
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
 import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from host_files import cases, problem, summary_ids, text  # noqa: E402
 
 RUNNER = os.path.abspath(os.path.join("runner", "runner"))
 
@@ -33,22 +37,6 @@ def run(*args, env=None):
     return subprocess.run([RUNNER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
-def text(v):
-    if isinstance(v, np.ndarray):
-        return v.tolist()
-    return v.decode() if isinstance(v, bytes) else v
-
-
-def cases(path):
-    with h5py.File(path, "r") as f:
-        return {name: {k: text(v) for k, v in f["cases"][name].attrs.items()} for name in f["cases"]}
-
-
-def summary_ids(path):
-    with h5py.File(path, "r") as f:
-        return [text(r["case_id"]) for r in f["summary"][()]]
-
-
 def run_time(a):
     """One host run at the model's nominal rates (runner/plan.c)."""
     return max(a["flop"] / 2e9, a["bytes"] / 5e9)
@@ -63,11 +51,6 @@ def model_cost(a):
 def setup_cost(a):
     """plan_setup_cost: making the case's problem (inputs, reference), once per share that has it."""
     return 0.1 + 2 * run_time(a)
-
-
-def problem(a):
-    """plan_problem_key: what cases share when they share inputs and reference."""
-    return (a["sizes"], a["layouts"], a["dtype"], a["canonical"].split(";args=")[1], a["target"])
 
 
 def load(cs):

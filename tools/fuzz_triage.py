@@ -17,10 +17,15 @@ import tempfile
 
 RUNTIME = re.compile(r"libclang_rt|asan_|__interceptor|__sanitizer|fuzzer::|crtend|libc\.so|libstdc\+\+|"
                      r" in (malloc|calloc|realloc|free|strdup|memcpy|memmove|operator new)\b|memmove-vec|"
-                     r"\(<unknown module>\)")
+                     r"\(<unknown module>\)| in main \(")  # main: libFuzzer's (the harness is LLVMFuzzerTestOneInput)
 
 
 def first_frame(report):
+    # An out-of-memory report's first stack is libFuzzer's own; where the memory went is in the
+    # contexts under "Live Heap Allocations", so those are read first.
+    heap = report.find("Live Heap Allocations")
+    if heap >= 0:
+        report = report[heap:] + "\n" + report[:heap]
     for line in report.splitlines():
         if re.match(r"\s+#\d+ ", line) and not RUNTIME.search(line):
             return line.strip()
@@ -37,7 +42,7 @@ def main():
         p = subprocess.run([target, "-timeout=5", "-rss_limit_mb=2048", r], capture_output=True, text=True,
                            errors="replace", timeout=120)
         frame = first_frame(p.stderr)
-        if "libhdf5" in frame or re.search(r" in H5\w+ ", frame):
+        if "libhdf5" in frame or re.search(r" in H5\w+ ", frame) or (not frame and "libhdf5" in p.stderr):
             hdf5 += 1
         elif "ERROR:" in p.stderr:
             ours.append((r, frame or p.stderr.strip().splitlines()[-1]))

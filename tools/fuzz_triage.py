@@ -2,7 +2,8 @@
 """Sorts the reproducers of a result-file fuzzing run: each is replayed through the fuzz target (its
 sanitizer report says where it failed) and through the real runner (`runner merge`, which reads the
 file as every command does). A finding is ours when the first frame of its report outside the
-sanitizer's and libc's is tilelab code; the HDF5 library's own crashes, hangs and huge allocations on
+sanitizer's and libc's is tilelab code (for an out-of-memory report: when tilelab code allocated one
+of the largest live heap blocks); the HDF5 library's own crashes, hangs and huge allocations on
 crafted files are expected, and the runner must turn each into exit 2 (it reads a file from elsewhere
 in a child process first).
 
@@ -17,19 +18,35 @@ import tempfile
 
 RUNTIME = re.compile(r"libclang_rt|asan_|__interceptor|__sanitizer|fuzzer::|crtend|libc\.so|libstdc\+\+|"
                      r" in (malloc|calloc|realloc|free|strdup|memcpy|memmove|operator new)\b|memmove-vec|"
-                     r"\(<unknown module>\)| in main \(")  # main: libFuzzer's (the harness is LLVMFuzzerTestOneInput)
+                     r"\(<unknown module>\)")
+
+
+# Frames of tilelab's own code: the runner's sources and the fuzz harness, as a symbolized frame
+# (a source path) or a function of the fuzz target itself (not a shared library's, not libFuzzer's main).
+TILELAB = re.compile(r" (runner|fuzz|kernels)/\w+\.c:\d+")
+IN_TARGET = re.compile(r" in ([\w:~<>]+) \(([^()\s]+)\+0x[0-9a-f]+\)")
+
+
+def tilelab_frame(line):
+    if TILELAB.search(line):
+        return True
+    m = IN_TARGET.search(line)
+    return bool(m) and m.group(1) != "main" and ".so" not in m.group(2) and not RUNTIME.search(line)
 
 
 def first_frame(report):
-    # An out-of-memory report's first stack is libFuzzer's own; where the memory went is in the
-    # contexts under "Live Heap Allocations", so those are read first.
-    heap = report.find("Live Heap Allocations")
-    if heap >= 0:
-        report = report[heap:] + "\n" + report[:heap]
     for line in report.splitlines():
         if re.match(r"\s+#\d+ ", line) and not RUNTIME.search(line):
             return line.strip()
     return ""
+
+
+def oom_is_ours(report):
+    """An out-of-memory report (the RSS limit) shows libFuzzer's stack, then the largest live heap
+    contexts. It is tilelab's when one of those contexts was allocated by tilelab code; otherwise the
+    memory went to the library parsing the file (or to memory it freed, which the report cannot show)."""
+    heap = report[report.find("Live Heap Allocations"):]
+    return any(tilelab_frame(line) for line in heap.splitlines() if re.match(r"\s+#\d+ ", line))
 
 
 def main():
@@ -42,7 +59,12 @@ def main():
         p = subprocess.run([target, "-timeout=5", "-rss_limit_mb=2048", r], capture_output=True, text=True,
                            errors="replace", timeout=120)
         frame = first_frame(p.stderr)
-        if "libhdf5" in frame or re.search(r" in H5\w+ ", frame) or (not frame and "libhdf5" in p.stderr):
+        if "libFuzzer: out-of-memory (used:" in p.stderr and "Live Heap Allocations" in p.stderr:
+            if oom_is_ours(p.stderr):
+                ours.append((r, "out of memory, live heap allocated by tilelab code"))
+            else:
+                hdf5 += 1
+        elif "libhdf5" in frame or re.search(r" in H5\w+ ", frame):
             hdf5 += 1
         elif "ERROR:" in p.stderr:
             ours.append((r, frame or p.stderr.strip().splitlines()[-1]))

@@ -23,11 +23,13 @@
 //   counter), so the result is the same on every run. Slice 0 applies beta. The grid's slices are its
 //   y dimension, dispatched after every block of the slice before: a waiting block never holds the SM
 //   its predecessor needs;
-// - ODD = 1: odd sizes at the speed of aligned ones. A block whose tile of C lies inside C runs the
-//   unchecked main loop over the whole k tiles and one checked tile for K's remainder, and copies rows
-//   that are not 16-byte aligned 4 bytes at a time without checks; with ODD = 0 such problems run the
-//   checked loop everywhere. A param, not the default: the extra paths cost the default 128 x 256
-//   tiles registers (255) and 15% at 4096^3 on the H100.
+// - ODD = 1: odd sizes at the speed of aligned ones. Every block runs the unchecked main loop over the
+//   whole k tiles and one checked tile for K's remainder, and copies rows that are not 16-byte aligned
+//   4 bytes at a time without checks; a block on C's right or bottom edge clamps its copies' rows and
+//   columns to the last ones inside A and B (what the clamped ones compute is never stored), so the
+//   edge blocks, which decide the time of a problem of one wave, are as fast as the rest. With ODD = 0
+//   such problems run the checked loop everywhere. A param, not the default: the extra paths cost the
+//   default 128 x 256 tiles registers (255) and 15% at 4096^3 on the H100.
 // Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
 // 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
@@ -89,17 +91,22 @@
 #define LDB (BN + PAD)
 #define STAGE_FLOATS (BK * LDA + BK * LDB)
 
-// One operand tile of stage s; INTERIOR: the block's tiles all lie inside the operands (checked once,
-// in the kernel), so no tile needs bounds checks; VEC16: the rows copied along m or n are 16-byte
+// How a block copies its tiles: every copy checked; none (the block's tiles lie inside the operands,
+// which the kernel checks once); or none along k, with m and n clamped (an edge block of C over whole
+// k tiles: its rows and columns past M or N read the last ones, and their results are not stored).
+enum { LOAD_CHECKED, LOAD_INTERIOR, LOAD_CLAMPED };
+
+// One operand tile of stage s, copied as LOAD says; VEC16: the rows copied along m or n are 16-byte
 // aligned (else those copies go 4 bytes at a time).
-template <bool INTERIOR, bool VEC16>
+template <int LOAD, bool VEC16>
 __device__ __forceinline__ void hopper_load(float *stage, const float *__restrict__ A, const float *__restrict__ B,
                                             int M, int N, int K, int k0, int row0, int col0, int tid)
 {
     float *As = stage, *Bs = stage + BK * LDA;
-    if (INTERIOR) {
-        tile_load_async_interior<BK, BM, LDA, NT, !A_COL, SWIZZLE, VEC16>(As, A, A_COL ? M : K, k0, row0, tid);
-        tile_load_async_interior<BK, BN, LDB, NT, B_COL, SWIZZLE, VEC16>(Bs, B, B_COL ? K : N, k0, col0, tid);
+    if (LOAD != LOAD_CHECKED) {
+        constexpr bool CLAMP = LOAD == LOAD_CLAMPED;
+        tile_load_async_interior<BK, BM, LDA, NT, !A_COL, SWIZZLE, VEC16, CLAMP>(As, A, A_COL ? M : K, k0, row0, tid, M);
+        tile_load_async_interior<BK, BN, LDB, NT, B_COL, SWIZZLE, VEC16, CLAMP>(Bs, B, B_COL ? K : N, k0, col0, tid, N);
     } else {
         tile_load_async_checked<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, K, M, k0, row0, tid);
         tile_load_async_checked<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, K, N, k0, col0, tid);
@@ -109,7 +116,7 @@ __device__ __forceinline__ void hopper_load(float *stage, const float *__restric
 // The pipelined main loop. Instantiated twice, for interior blocks and for the others: in one loop
 // with both paths the compiler keeps the checked path's addresses live across the FMAs, and spills.
 // k tiles [t0, t1) of the block's tile.
-template <bool INTERIOR, bool VEC16>
+template <int LOAD, bool VEC16>
 __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__restrict__ A, const float *__restrict__ B,
                                                 int M, int N, int K, int row0, int col0, int t0, int t1, float *acc)
 {
@@ -121,7 +128,7 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < ntiles)
-            hopper_load<INTERIOR, VEC16>(smem + s * STAGE_FLOATS, A, B, M, N, K, (t0 + s) * BK, row0, col0, tid);
+            hopper_load<LOAD, VEC16>(smem + s * STAGE_FLOATS, A, B, M, N, K, (t0 + s) * BK, row0, col0, tid);
         cp_async_commit();
     }
     for (int t = 0; t < ntiles; ++t) {
@@ -129,7 +136,7 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
         __syncthreads();
         const int next = t + STAGES - 1;
         if (next < ntiles)
-            hopper_load<INTERIOR, VEC16>(smem + (next % STAGES) * STAGE_FLOATS, A, B, M, N, K, (t0 + next) * BK, row0,
+            hopper_load<LOAD, VEC16>(smem + (next % STAGES) * STAGE_FLOATS, A, B, M, N, K, (t0 + next) * BK, row0,
                                          col0, tid);
         cp_async_commit();
         const float *As = smem + (t % STAGES) * STAGE_FLOATS, *Bs = As + BK * LDA;
@@ -154,7 +161,7 @@ __device__ __forceinline__ void hopper_tail(float *smem, const float *__restrict
     const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
     float regM[WMITER * TM], regN[WNITER * TN];
     __syncthreads(); // every warp is done with the stages
-    hopper_load<false, false>(smem, A, B, M, N, K, kt * BK, row0, col0, tid);
+    hopper_load<LOAD_CHECKED, false>(smem, A, B, M, N, K, kt * BK, row0, col0, tid);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
@@ -200,9 +207,10 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     const int row0 = tile_m * BM, col0 = tile_n * BN;
     float acc[WMITER * TM * WNITER * TN] = {0.0f};
 
-    // A block whose tile of C lies inside C runs the unchecked main loop over the whole k tiles (then
-    // one checked tile for K's remainder); its copies along m or n go 16 bytes at a time where those
-    // rows are 16-byte aligned (ld % 4 == 0), else 4 bytes. Edge blocks run the checked loop.
+    // ODD: every block runs an unchecked main loop over the whole k tiles (then one checked tile for K's
+    // remainder): inside C as it is, on C's edge with its copies' m and n clamped; copies along m or n
+    // go 16 bytes at a time where those rows are 16-byte aligned (ld % 4 == 0), else 4 bytes. Without
+    // ODD, only a block inside C of an aligned problem does; the others run the checked loop.
     const bool inside = row0 + BM <= M && col0 + BN <= N, vec16 = (!A_COL || M % 4 == 0) && (B_COL || N % 4 == 0);
     const int ktiles = (K + BK - 1) / BK, kfull = K / BK;
 #if SPLITK > 1
@@ -212,17 +220,19 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     const int t0 = 0, t1 = ktiles;
 #endif
 #if ODD
-    if (inside) {
+    {
         const int tend = min(t1, kfull);
-        if (vec16) hopper_mainloop<true, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
-        else hopper_mainloop<true, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
+        if (inside && vec16) hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
+        else if (inside) hopper_mainloop<LOAD_INTERIOR, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
+        else if (vec16) hopper_mainloop<LOAD_CLAMPED, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
+        else hopper_mainloop<LOAD_CLAMPED, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
         if (t0 <= kfull && t1 > kfull) hopper_tail(smem, A, B, M, N, K, row0, col0, kfull, acc); // the slice has it
-    } else {
-        hopper_mainloop<false, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
     }
 #else
-    if (inside && vec16 && kfull == ktiles) hopper_mainloop<true, true>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
-    else hopper_mainloop<false, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
+    if (inside && vec16 && kfull == ktiles)
+        hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
+    else
+        hopper_mainloop<LOAD_CHECKED, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
 #endif
 #if SPLITK > 1
     unsigned int *turn = &hopper_splitk_turn[tile_m * tiles_n + tile_n];

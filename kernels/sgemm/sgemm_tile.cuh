@@ -137,18 +137,24 @@ template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile(
 // 32 shared-memory stores, at k * T_LD + x with T_LD = 4 (mod 32), fall in 32 different banks. With 32
 // consecutive k and one x the stores hit 8 banks: 4-way conflicts on every copy.
 //
-// tile_load_async_interior copies a tile that lies wholly inside the operand, without bounds checks:
-// with T_VEC16 (ld % 4 == 0) rows contiguous in x go 16 bytes at a time, else 4 bytes (consecutive
+// tile_load_async_interior copies a tile that lies wholly inside the operand (with T_CLAMP: whose k rows
+// do), without bounds checks: with T_VEC16 (ld % 4 == 0) rows contiguous in x go 16 bytes at a time, else 4 bytes (consecutive
 // threads on consecutive x, one running address each); tile_load_async_checked copies any tile;
 // tile_load_async picks one of the two.
-template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE, bool T_VEC16 = true>
+template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS, bool T_CONTIG_K, bool T_SWIZZLE, bool T_VEC16 = true,
+          bool T_CLAMP = false>
 __device__ __forceinline__ void tile_load_async_interior(float *S, const float *__restrict__ G, int ld, int k0,
-                                                         int x0, int tid)
+                                                         int x0, int tid, int xext = 0)
 {
+    // T_CLAMP: the tile's k rows lie inside the operand, its x may run past xext. Those x read the last
+    // one (or, 16 bytes at a time, the last four) instead: what they compute lands in results outside C,
+    // which are never stored, and the copies need no checks, only an address clamped once per copy.
+    const int xlast = T_CLAMP ? xext - (!T_CONTIG_K && T_VEC16 ? 4 : 1) : 0;
+#define TILE_X(gx) (T_CLAMP ? min((gx), xlast) : (gx))
     if (!T_CONTIG_K && !T_VEC16) {
         if (T_THREADS % T_COLS == 0 && T_ROWS * T_COLS % T_THREADS == 0) {
             const int k = tid / T_COLS, x = tid % T_COLS;
-            const float *g = G + (size_t)(k0 + k) * ld + x0 + x;
+            const float *g = G + (size_t)(k0 + k) * ld + TILE_X(x0 + x);
             const size_t step = (size_t)(T_THREADS / T_COLS) * ld;
 #pragma unroll
             for (int j = 0; j < T_ROWS * T_COLS / T_THREADS; ++j, g += step)
@@ -159,7 +165,7 @@ __device__ __forceinline__ void tile_load_async_interior(float *S, const float *
                 const int i = tid + j * T_THREADS;
                 if (T_ROWS * T_COLS % T_THREADS != 0 && i >= T_ROWS * T_COLS) break;
                 const int k = i / T_COLS, x = i % T_COLS;
-                cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], G + (size_t)(k0 + k) * ld + x0 + x, true);
+                cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], G + (size_t)(k0 + k) * ld + TILE_X(x0 + x), true);
             }
         }
     } else if (!T_CONTIG_K) {
@@ -167,7 +173,7 @@ __device__ __forceinline__ void tile_load_async_interior(float *S, const float *
         if (T_THREADS % T_VC == 0 && T_ROWS * T_VC % T_THREADS == 0) {
             // Every copy of a thread is T_THREADS / T_VC rows below the one before: one running address.
             const int k = tid / T_VC, x = (tid % T_VC) * 4;
-            const float *g = G + (size_t)(k0 + k) * ld + x0 + x;
+            const float *g = G + (size_t)(k0 + k) * ld + TILE_X(x0 + x);
             const size_t step = (size_t)(T_THREADS / T_VC) * ld;
 #pragma unroll
             for (int j = 0; j < T_ROWS * T_VC / T_THREADS; ++j, g += step)
@@ -178,7 +184,7 @@ __device__ __forceinline__ void tile_load_async_interior(float *S, const float *
                 const int i = tid + j * T_THREADS;
                 if (T_ROWS * T_VC % T_THREADS != 0 && i >= T_ROWS * T_VC) break;
                 const int k = i / T_VC, x = (i % T_VC) * 4;
-                cp_async16(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], G + (size_t)(k0 + k) * ld + x0 + x, 16);
+                cp_async16(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], G + (size_t)(k0 + k) * ld + TILE_X(x0 + x), 16);
             }
         }
     } else if (T_THREADS % 32 == 0 && T_ROWS % 8 == 0 && T_COLS % 4 == 0 && (T_THREADS / 32) % (T_ROWS / 8) == 0 &&
@@ -187,20 +193,29 @@ __device__ __forceinline__ void tile_load_async_interior(float *S, const float *
         // Blocks of 8 k x 4 x per warp; a warp's next block is T_WARPS / T_KB blocks along x.
         const int lane = tid % 32, warp = tid / 32;
         const int k = (warp % T_KB) * 8 + lane % 8, x = (warp / T_KB) * 4 + lane / 8;
-        const float *g = G + (size_t)(x0 + x) * ld + k0 + k;
-        const size_t step = (size_t)(T_WARPS / T_KB) * 4 * ld;
+        if (T_CLAMP) {
 #pragma unroll
-        for (int j = 0; j < T_BLOCKS / T_WARPS; ++j, g += step)
-            cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x + j * (T_WARPS / T_KB) * 4)], g, true);
+            for (int j = 0; j < T_BLOCKS / T_WARPS; ++j) {
+                const int xj = x + j * (T_WARPS / T_KB) * 4;
+                cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, xj)], G + (size_t)TILE_X(x0 + xj) * ld + k0 + k, true);
+            }
+        } else {
+            const float *g = G + (size_t)(x0 + x) * ld + k0 + k;
+            const size_t step = (size_t)(T_WARPS / T_KB) * 4 * ld;
+#pragma unroll
+            for (int j = 0; j < T_BLOCKS / T_WARPS; ++j, g += step)
+                cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x + j * (T_WARPS / T_KB) * 4)], g, true);
+        }
     } else {
 #pragma unroll
         for (int j = 0; j < tile_trips(T_ROWS * T_COLS, T_THREADS); ++j) {
             const int i = tid + j * T_THREADS;
             if (T_ROWS * T_COLS % T_THREADS != 0 && i >= T_ROWS * T_COLS) break;
             const int k = i % T_ROWS, x = i / T_ROWS;
-            cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], G + (size_t)(x0 + x) * ld + k0 + k, true);
+            cp_async4(&S[tile_at<T_LD, T_SWIZZLE>(k, x)], G + (size_t)TILE_X(x0 + x) * ld + k0 + k, true);
         }
     }
+#undef TILE_X
 }
 
 // Any tile, bounds-checked. The loops stay rolled: edge tiles are few, and unrolled they would hold

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Writes a dispatch table (runner/dispatch.h) from the result file(s) of a tuning experiment: for each
-problem (sizes, layouts, dtype) the fastest case that verified, among the compiled variants (not the
-library baselines, not a dispatching variant itself), with its speed against the op's library variant
-(cuBLAS) in the same file where there is one. The header says the op, the device and when and from
-what it was measured.
+problem (sizes, layouts, dtype) the verified cases among the compiled variants (not the library
+baselines, not a dispatching variant itself), fastest first, each with its time over the fastest
+(rel=, up to REL_KEEP: slower ones are never worth a pick) and its speed against the op's library
+variant (cuBLAS) in the same file where there is one. The runner picks, for a problem, the candidate
+that did best over the measured problems near it. The header says the op, the device and when and
+from what it was measured.
 
     bazel run //analysis:dispatch_table -- results/sgemm_dispatch_tune-*.h5 -o kernels/sgemm/tuned_h100.table
 
@@ -18,6 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from tilelab_analysis.load import SchemaError, load, load_meta  # noqa: E402
 
+REL_KEEP = 1.5  # candidates slower than this over a problem's fastest are left out of its rows
+
 
 def table(paths, kinds):
     df = load(paths)
@@ -31,27 +35,37 @@ def table(paths, kinds):
     pick = ok[ok["kind"].isin(kinds) & (ok["dispatch"] == "") & (ok["variant_origin"] == "tilelab")]
     meta = [load_meta(p) for p in paths]
     devices = sorted({env.get("device_name", "") or "host" for _, env in meta})
-    lines = ["# Written by analysis/dispatch_table.py: per problem, the fastest verified compiled case.",
+    lines = ["# Written by analysis/dispatch_table.py: per problem, the verified compiled cases within %.2f x "
+             "the fastest." % REL_KEEP,
              "op %s" % ops[0], "device %s" % " + ".join(devices),
              "measured %s" % "; ".join("%s %s (experiment %s)" % (root.get("created_utc", "?"), p,
                                                                     root.get("experiment", "?"))
                                         for p, (root, _) in zip(paths, meta)),
-             "# sizes layouts dtype variant params  measured: median ms, against the library"]
-    rows = []
+             "# sizes layouts dtype variant params rel  measured: median ms, against the library"]
+    problems = []
     for (sizes, layouts, dtype), g in pick.groupby(["sizes", "layouts", "dtype"], sort=False):
-        best = g.loc[g["median_ms"].idxmin()]
+        # One row per candidate (a rung run twice with the same params in one file: its faster run).
+        g = g.sort_values("median_ms").drop_duplicates(["variant", "params"])
+        fastest = g["median_ms"].iloc[0]
         base = lib[(lib["sizes"] == sizes) & (lib["layouts"] == layouts) & (lib["dtype"] == dtype)]
-        note = "%.4f ms" % best["median_ms"]
-        if len(base):
-            b = base.iloc[0]
-            note += ", %.3f x %s" % (b["median_ms"] / best["median_ms"], b["variant"])
+        rows = []
+        for _, c in g.iterrows():
+            rel = c["median_ms"] / fastest
+            if rel > REL_KEEP:
+                break
+            note = "%.4f ms" % c["median_ms"]
+            if len(base):
+                b = base.iloc[0]
+                note += ", %.3f x %s" % (b["median_ms"] / c["median_ms"], b["variant"])
+            rows.append("%s %s %s %s %s rel=%.3f  # %s" % (sizes, layouts, dtype, c["variant"], c["params"] or "-",
+                                                          rel, note))
         dims = [int(v.split("=")[1]) for v in sizes.split(",")]
-        rows.append((dtype, layouts, dims, "%s %s %s %s %s  # %s" % (
-            sizes, layouts, dtype, best["variant"], best["params"] or "-", note)))
-    if not rows:
+        problems.append((dtype, layouts, dims, rows))
+    if not problems:
         raise SystemExit("dispatch_table: no verified case of a %s variant to pick" % "/".join(kinds))
-    lines += [r[3] for r in sorted(rows, key=lambda r: (r[0], r[1], r[2]))]
-    return "\n".join(lines) + "\n", len(rows)
+    for p in sorted(problems, key=lambda p: (p[0], p[1], p[2])):
+        lines += p[3]
+    return "\n".join(lines) + "\n", len(problems), sum(len(p[3]) for p in problems)
 
 
 def main():
@@ -61,7 +75,7 @@ def main():
     ap.add_argument("--kinds", default="nvrtc", help="kinds of variant that may be picked (default nvrtc)")
     a = ap.parse_args()
     try:
-        text, n = table(a.files, a.kinds.split(","))
+        text, n, nrows = table(a.files, a.kinds.split(","))
     except SchemaError as e:
         print("dispatch_table: %s" % e, file=sys.stderr)
         return 2
@@ -70,7 +84,7 @@ def main():
         with open(tmp, "w") as f:
             f.write(text)
         os.replace(tmp, a.output)
-        print("dispatch_table: %d problems -> %s" % (n, a.output))
+        print("dispatch_table: %d problems, %d rows -> %s" % (n, nrows, a.output))
     else:
         sys.stdout.write(text)
     return 0

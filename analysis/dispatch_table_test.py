@@ -1,6 +1,7 @@
-"""dispatch_table on a file the runner wrote (host target): one row per problem (sizes, layouts, dtype),
-the fastest verified case of the kinds asked for, in the runner's table format with the file's device
-and provenance; no pickable case, or files of two ops, is an error."""
+"""dispatch_table on a file the runner wrote (host target): per problem (sizes, layouts, dtype) the
+verified cases of the kinds asked for, fastest first, each with its time over the fastest (rel=, those
+within REL_KEEP), in the runner's table format with the file's device and provenance; no pickable
+case, or files of two ops, is an error."""
 import os
 import re
 import subprocess
@@ -9,6 +10,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dispatch_table as dt  # noqa: E402
 from tilelab_analysis.load import load  # noqa: E402
 
 RUNNER = os.path.join("runner", "runner")
@@ -26,7 +28,7 @@ variants: [host_ikj, host_naive]
 reference: host
 measure: {warmup: 0, min_reps: 3, max_reps: 3}
 """
-ROW = re.compile(r"^(m=\S+) (a=\S+) (\w+) (\w+) (\S+)  # ([0-9.]+) ms$")
+ROW = re.compile(r"^(m=\S+) (a=\S+) (\w+) (\w+) (\S+) rel=([0-9.]+)  # ([0-9.]+) ms$")
 
 
 class DispatchTable(unittest.TestCase):
@@ -48,30 +50,59 @@ class DispatchTable(unittest.TestCase):
     def tool(self, *args):
         return subprocess.run([TOOL, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-    def test_one_row_per_problem_the_fastest(self):
+    def test_rows_per_problem_fastest_first(self):
         out = os.path.join(self.tmp, "t.table")
         p = self.tool(self.h5, "--kinds", "host", "-o", out)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("8 problems -> %s" % out, p.stdout)
+        self.assertRegex(p.stdout, r"8 problems, \d+ rows -> %s" % re.escape(out))
         with open(out) as f:
             lines = f.read().splitlines()
         self.assertIn("op sgemm", lines)
         self.assertIn("device host", lines)
         self.assertTrue(any(l.startswith("measured ") and self.h5 in l and "(experiment tune)" in l for l in lines))
         rows = [ROW.match(l) for l in lines if l.startswith("m=")]
-        self.assertEqual(len(rows), 8)  # 2 sizes x 2 layouts of b x 2 dtypes
+        self.assertTrue(all(rows), [l for l in lines if l.startswith("m=") and not ROW.match(l)])
         df = load(self.h5)
-        seen = set()
+        by_problem = {}
         for r in rows:
-            self.assertIsNotNone(r)
-            sizes, layouts, dtype, variant, params, ms = r.groups()
-            g = df[(df["sizes"] == sizes) & (df["layouts"] == layouts) & (df["dtype"] == dtype)]
-            best = g.loc[g["median_ms"].idxmin()]
-            self.assertEqual(variant, best["variant"], (sizes, layouts, dtype))
+            sizes, layouts, dtype, variant, params, rel, ms = r.groups()
             self.assertEqual(params, "-")
-            self.assertAlmostEqual(float(ms), best["median_ms"], delta=0.00006)
-            seen.add((sizes, layouts, dtype))
-        self.assertEqual(len(seen), 8)
+            by_problem.setdefault((sizes, layouts, dtype), []).append((variant, float(rel), float(ms)))
+        self.assertEqual(len(by_problem), 8)  # 2 sizes x 2 layouts of b x 2 dtypes
+        for (sizes, layouts, dtype), got in by_problem.items():
+            g = df[(df["sizes"] == sizes) & (df["layouts"] == layouts) & (df["dtype"] == dtype)]
+            best = g["median_ms"].min()
+            want = sorted((m, v) for v, m in zip(g["variant"], g["median_ms"]) if m / best <= dt.REL_KEEP)
+            self.assertEqual([v for v, _, _ in got], [v for _, v in want], (sizes, layouts, dtype))
+            self.assertEqual(got[0][1], 1.0)
+            for (variant, rel, ms), (m, _) in zip(got, want):
+                self.assertAlmostEqual(ms, m, delta=0.00006)
+                self.assertAlmostEqual(rel, m / best, delta=0.0006)
+
+    def test_the_runner_reads_the_table(self):
+        # The tool's format is the runner's: its f32 rows, with the host rungs renamed to compiled ones
+        # (a table names compiled rungs), are what `tuned` runs in a validate of another folder's
+        # experiment.
+        out = os.path.join(self.tmp, "r.table")
+        self.assertEqual(self.tool(self.h5, "--kinds", "host", "-o", out).returncode, 0)
+        with open(out) as f:
+            lines = [l.replace(" host_ikj ", " naive ").replace(" host_naive ", " gmem_coalesced ")
+                     for l in f.read().splitlines() if not l.startswith("m=") or " f32 " in l]
+        folder = tempfile.mkdtemp(dir=self.tmp)
+        with open(os.path.join(folder, "mine.table"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        y = os.path.join(folder, "t.yaml")
+        with open(y, "w") as f:
+            f.write("name: t\nop: sgemm\nseed: 1\nsizes: [{mnk: [24, 30]}, {m: 40, n: 30, k: 21}]\n"
+                    "layout: {a: row, b: col}\nvariants: [{name: tuned, table: mine.table}]\n")
+        p = subprocess.run([RUNNER, "validate", y], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        m = re.search(r"tuned: table \S*mine.table \((\d+) rows;.*its cases run:(.*)", p.stdout)
+        self.assertIsNotNone(m, p.stdout)
+        self.assertEqual(int(m.group(1)), sum(1 for l in lines if l.startswith("m=")))
+        runs = dict((v, int(n)) for v, n in re.findall(r" (\w+) x (\d+)", m.group(2)))
+        self.assertEqual(sum(runs.values()), 3, runs)
+        self.assertLessEqual(set(runs), {"naive", "gmem_coalesced"})
 
     def test_nothing_to_pick_is_an_error(self):
         p = self.tool(self.h5)  # nvrtc by default: the host file has none

@@ -85,10 +85,19 @@ static int parse_params(const reg_variant *v, char *f, long *params, const char 
 
 static int parse_row(const reg_op *op, const char *name, int line, char *s, dsp_row *r, tl_err *e)
 {
-    char *f[5], *save = NULL;
+    char *f[6], *save = NULL;
     int nf = 0;
-    for (char *w = strtok_r(s, " \t", &save); w && nf < 5; w = strtok_r(NULL, " \t", &save)) f[nf++] = w;
-    if (nf < 5) return line_err(e, name, line, "a row is: sizes layouts dtype variant params (then anything)%s%s", "", "");
+    for (char *w = strtok_r(s, " \t", &save); w && nf < 6; w = strtok_r(NULL, " \t", &save)) f[nf++] = w;
+    if (nf < 5)
+        return line_err(e, name, line, "a row is: sizes layouts dtype variant params [rel=R] (then anything)%s%s", "", "");
+    r->rel = 1.0;
+    if (nf == 6 && !strncmp(f[5], "rel=", 4)) {
+        char *end;
+        errno = 0;
+        r->rel = strtod(f[5] + 4, &end);
+        if (*end || errno || !(r->rel >= 1.0 && r->rel <= 1e6))
+            return line_err(e, name, line, "rel: '%s' is not a number from 1 to 1e6 (time over the fastest)%s", f[5] + 4, "");
+    }
     const char *why = NULL;
     if (parse_sizes(op, f[0], r->dims, &why)) return line_err(e, name, line, "sizes: %s%s", why, "");
     if (parse_layouts(op, f[1], r->layouts, &why)) return line_err(e, name, line, "layouts: %s%s", why, "");
@@ -114,6 +123,17 @@ static int parse_row(const reg_op *op, const char *name, int line, char *s, dsp_
         return line_err(e, name, line, "the row's rung does not take its own problem: %s%s", no, "");
     r->line = line;
     return 0;
+}
+
+static int same_problem(const dsp_row *a, const dsp_row *b)
+{
+    return !memcmp(a->dims, b->dims, sizeof a->dims) && !memcmp(a->layouts, b->layouts, sizeof a->layouts) &&
+           a->dtype == b->dtype;
+}
+
+static int same_candidate(const dsp_row *a, const dsp_row *b)
+{
+    return a->v == b->v && !memcmp(a->params, b->params, sizeof(long) * (size_t)a->v->nparams);
 }
 
 int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, dsp_table *t, tl_err *e)
@@ -176,6 +196,21 @@ int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, 
         tl_err_set(e, "%s: the table has no rows", name);
         goto fail;
     }
+    for (int i = 0; i < t->n; i++) {
+        dsp_row *r = &t->rows[i];
+        r->prob = r->cand = -1;
+        for (int j = 0; j <= i && (r->prob < 0 || r->cand < 0); j++) {
+            if (r->prob < 0 && same_problem(r, &t->rows[j])) r->prob = j;
+            if (r->cand < 0 && same_candidate(r, &t->rows[j])) r->cand = j;
+        }
+        for (int j = r->prob; j < i; j++)
+            if (t->rows[j].prob == r->prob && t->rows[j].cand == r->cand) {
+                char at[32];
+                snprintf(at, sizeof at, "%d", t->rows[j].line);
+                line_err(e, name, r->line, "the same rung and params for the same problem as line %s%s", at, "");
+                goto fail;
+            }
+    }
     return 0;
 fail:
     dsp_free(t);
@@ -199,41 +234,59 @@ static double distance(const reg_op *op, const dsp_row *r, const reg_spec *s)
     return d;
 }
 
-typedef struct {
-    double d;
-    int i;
-} ranked;
-
-static int by_distance(const void *a, const void *b)
+/* The pick among the rows with use[i] (spec's dtype and maybe layouts); -1 when no row's rung takes
+ * spec. */
+static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, const char *use)
 {
-    const ranked *x = a, *y = b;
-    if (x->d != y->d) return x->d < y->d ? -1 : 1;
-    return x->i - y->i;
+    int n = t->n, best = -1;
+    double dmin = HUGE_VAL, wsum = 0, best_score = HUGE_VAL, best_d = HUGE_VAL;
+    double *d = tl_xcalloc((size_t)n + 1, sizeof *d), *w = tl_xcalloc((size_t)n + 1, sizeof *w);
+    double *score = tl_xcalloc((size_t)n + 1, sizeof *score), *rd = tl_xcalloc((size_t)n + 1, sizeof *rd);
+    int *row = tl_xcalloc((size_t)n + 1, sizeof *row);
+    for (int i = 0; i < n; i++) {
+        rd[i] = HUGE_VAL;
+        if (use[i] && (d[i] = distance(op, &t->rows[i], s)) < dmin) dmin = d[i];
+    }
+    /* w[p]: the weight of problem p (its first row), 0 when it is not near. */
+    for (int i = 0; i < n; i++)
+        if (use[i] && t->rows[i].prob == i && d[i] <= dmin + DSP_NEAR) wsum += w[i] = exp(-(d[i] - dmin));
+    /* score[c] = sum over near p of w[p] (rel of c at p - DSP_REL_ABSENT), so that DSP_REL_ABSENT +
+     * score[c] / wsum is the weighted mean; row[c], rd[c]: c's row at its nearest problem. */
+    for (int i = 0; i < n; i++) {
+        if (!use[i]) continue;
+        const dsp_row *r = &t->rows[i];
+        score[r->cand] += w[r->prob] * (r->rel - DSP_REL_ABSENT);
+        if (d[i] < rd[r->cand]) rd[r->cand] = d[i], row[r->cand] = i;
+    }
+    for (int c = 0; c < n; c++) {
+        if (rd[c] == HUGE_VAL) continue; /* not a candidate of these rows */
+        const dsp_row *r = &t->rows[c];
+        char no[256];
+        if (r->v->check && !r->v->check(r->params, s, no, sizeof no)) continue;
+        double sc = DSP_REL_ABSENT + score[c] / wsum;
+        if (sc < best_score - 1e-9 || (sc <= best_score + 1e-9 && rd[c] < best_d))
+            best_score = sc, best_d = rd[c], best = row[c];
+    }
+    free(d), free(w), free(score), free(rd), free(row);
+    return best;
 }
 
 int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why, size_t whylen)
 {
     int same_dtype = 0, pick = -1;
-    ranked *order = tl_xcalloc((size_t)t->n + 1, sizeof *order);
-    /* Pass 0: rows of the problem's layouts; pass 1: any layouts. Nearest first; the first whose rung
-     * takes the problem. */
+    char *use = tl_xcalloc((size_t)t->n + 1, 1);
+    /* Pass 0: rows of the problem's layouts; pass 1: any layouts. */
     for (int pass = 0; pass < 2 && pick < 0; pass++) {
-        int n = 0;
+        int any = 0;
         for (int i = 0; i < t->n; i++) {
             const dsp_row *r = &t->rows[i];
-            if (r->dtype != s->dtype) continue;
-            same_dtype = 1;
-            if (pass == 0 && memcmp(r->layouts, s->layouts, sizeof r->layouts)) continue;
-            order[n++] = (ranked){distance(op, r, s), i};
+            use[i] = r->dtype == s->dtype && (pass == 1 || !memcmp(r->layouts, s->layouts, sizeof r->layouts));
+            same_dtype |= r->dtype == s->dtype;
+            any |= use[i];
         }
-        qsort(order, (size_t)n, sizeof *order, by_distance);
-        for (int k = 0; k < n && pick < 0; k++) {
-            const dsp_row *r = &t->rows[order[k].i];
-            char no[256];
-            if (!r->v->check || r->v->check(r->params, s, no, sizeof no)) pick = order[k].i;
-        }
+        if (any) pick = pick_among(t, op, s, use);
     }
-    free(order);
+    free(use);
     if (pick >= 0) return pick;
     if (same_dtype) snprintf(why, whylen, "no rung of the table %s takes this problem", t->name);
     else snprintf(why, whylen, "the table %s has no row of dtype %s", t->name, op->dtypes[s->dtype]);

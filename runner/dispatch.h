@@ -1,17 +1,22 @@
-/* dispatch: the table of a dispatching variant (e.g. sgemm `tuned`): per measured problem, the rung
- * and params that were fastest there. A table is text, written by tools/dispatch_table.py from a
- * result file of a tuning experiment, one line a problem:
+/* dispatch: the table of a dispatching variant (e.g. sgemm `tuned`): per measured problem, the rungs
+ * and params that were measured there and how they did. A table is text, written by
+ * analysis/dispatch_table.py from a result file of a tuning experiment, one line a candidate:
  *
  *   op sgemm
  *   device NVIDIA H100 80GB HBM3
  *   measured 2026-11-23T14:02:11Z results/tune.h5 (experiment sgemm_dispatch_tune)
- *   # sizes                 layouts      dtype  variant  params                          measured
- *   m=4096,n=4096,k=4096    a=row,b=row  f32    hopper   BM=128,BN=256,BK=16,...         0.917 x cublas
+ *   # sizes                 layouts      dtype  variant  params                  rel        measured
+ *   m=4096,n=4096,k=4096    a=row,b=row  f32    hopper   BM=128,BN=256,BK=16,... rel=1.000  # 0.917 x cublas
+ *   m=4096,n=4096,k=4096    a=row,b=row  f32    warptile -                       rel=1.043
  *
- * (params `-` when none; what follows the params is a comment). A problem that is not in the table
- * gets the row of the same dtype and layouts nearest to it (distance: the sum over the axes of
- * |ln(size / row's size)|, plus 3 per axis whose size is a multiple of 4 in one and not the other),
- * the first such row whose rung takes the problem; rows of other layouts only when none does. */
+ * (params `-` when none; rel=R, optional: the candidate's time over the fastest of its problem, 1
+ * when absent; what follows is a comment). A problem gets the candidate that did best near it:
+ * among the measured problems of its dtype and layouts, the nearest (distance: the sum over the axes
+ * of |ln(size / problem's size)|, plus 3 per axis whose size is a multiple of 4 in one and not the
+ * other) and those at most DSP_NEAR farther, each weighted by exp(-(its distance - the nearest's));
+ * each candidate whose rung takes the problem scores the weighted mean of its rel there (DSP_REL_ABSENT
+ * where a problem has no row of it); the lowest score wins, ties to the candidate with the nearer row,
+ * then the earlier. Rows of other layouts only when no candidate of the problem's layouts takes it. */
 #ifndef TILELAB_DISPATCH_H
 #define TILELAB_DISPATCH_H
 
@@ -24,6 +29,8 @@ typedef struct {
     const reg_variant *v;
     long params[REG_MAX_PARAMS]; /* registry order; the defaults where the row names none */
     char *text;                  /* "hopper BM=128,..." as the row says it */
+    double rel;                  /* time over the fastest of the problem's candidates (>= 1) */
+    int prob, cand;              /* the table's first row of the same problem, of the same candidate */
     int line;
 } dsp_row;
 
@@ -40,7 +47,11 @@ typedef struct dsp_table {
 int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, dsp_table *t, tl_err *e);
 void dsp_free(dsp_table *t);
 
-/* The row for spec: its index, or -1 with why (no row of the dtype, no rung that takes it). */
+#define DSP_NEAR 1.0       /* how much farther than the nearest a measured problem still counts */
+#define DSP_REL_ABSENT 2.0 /* a candidate's rel at a problem that has no row of it */
+
+/* The row for spec (the picked candidate's row at the nearest problem that has one): its index, or -1
+ * with why (no row of the dtype, no rung that takes it). */
 int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why, size_t whylen);
 
 #endif

@@ -38,6 +38,14 @@ static int check_parse_errors(void)
         {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 smem_tile BLOCKSIZE=33\n",
          "t.table:2: the row's rung does not take its own problem: BLOCKSIZE"},
         {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32\n", "t.table:2: a row is: sizes layouts dtype variant params"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper - rel=0.9\n",
+         "t.table:2: rel: '0.9' is not a number from 1 to 1e6"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper - rel=fast\n", "t.table:2: rel: 'fast' is not a number"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper BM=128 rel=1\n"
+         "m=64,n=64,k=64 a=row,b=col f32 hopper BM=128 rel=1\n"
+         "m=64,n=64,k=64 a=row,b=row f32 warptile - rel=1.2\n"
+         "m=64,n=64,k=64 a=row,b=row f32 hopper BN=256,BM=128 rel=1.1\n",
+         "t.table:5: the same rung and params for the same problem as line 2"},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++, n++) {
@@ -102,6 +110,45 @@ static int check_pick(void)
           "bf16: %s", why);
     dsp_free(&t);
     return 12;
+}
+
+/* Several candidates a problem, with rel: the pick is the one that did best over the near problems,
+ * not the winner of the nearest alone. */
+static const char *CONSENSUS =
+    "op sgemm\n"
+    "m=1024,n=1024,k=4096 a=row,b=row f32 hopper SPLITK=4 rel=1  # winner on a small C\n"
+    "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1.06\n"
+    "m=1024,n=1024,k=4096 a=row,b=row f32 cute_pipeline - rel=1.5\n"
+    "m=8192,n=8192,k=4096 a=row,b=row f32 cute_pipeline - rel=1  # winner on a large C\n"
+    "m=8192,n=8192,k=4096 a=row,b=row f32 warptile - rel=1.04\n"
+    "m=8192,n=8192,k=4096 a=row,b=row f32 hopper SPLITK=4 rel=1.9\n"
+    "m=40000,n=40000,k=64 a=row,b=row f32 naive - rel=1\n";
+
+static int check_consensus(void)
+{
+    dsp_table t;
+    tl_err e;
+    char why[256];
+    if (dsp_parse(sgemm(), "t.table", CONSENSUS, strlen(CONSENSUS), &t, &e)) {
+        CHECK(0, "parse: %s", e.msg);
+        return 1;
+    }
+    CHECK(t.rows[1].rel == 1.06 && t.rows[0].rel == 1 && t.rows[1].prob == 0 && t.rows[4].prob == 3 &&
+              t.rows[4].cand == 1 && t.rows[5].cand == 0,
+          "rel and grouping: %g, prob %d cand %d", t.rows[1].rel, t.rows[4].prob, t.rows[4].cand);
+    /* Half way (in log size) between the two: warptile, within 6% of both winners, though neither's. */
+    CHECK(pick(&t, 2896, 2896, 4096, 0, 0, 0, why) == 1, "half way: row %d (warptile's row at the nearer problem)",
+          pick(&t, 2896, 2896, 4096, 0, 0, 0, why));
+    CHECK(pick(&t, 2900, 2900, 4096, 0, 0, 0, why) == 4, "half way, a little nearer the large C: row %d",
+          pick(&t, 2900, 2900, 4096, 0, 0, 0, why));
+    /* Near one of them, the other farther than DSP_NEAR: that one's winner. */
+    CHECK(pick(&t, 1100, 1100, 4096, 0, 0, 0, why) == 0, "near the small C: %d", pick(&t, 1100, 1100, 4096, 0, 0, 0, why));
+    CHECK(pick(&t, 7000, 7000, 4096, 0, 0, 0, why) == 3, "near the large C: %d", pick(&t, 7000, 7000, 4096, 0, 0, 0, why));
+    /* Near naive's problem alone: naive, the only candidate measured there; the others score
+     * DSP_REL_ABSENT. */
+    CHECK(pick(&t, 30000, 30000, 64, 0, 0, 0, why) == 6, "near naive's problem: %d", pick(&t, 30000, 30000, 64, 0, 0, 0, why));
+    dsp_free(&t);
+    return 6;
 }
 
 static char *write_folder(const char *table_text)
@@ -245,6 +292,7 @@ int main(void)
     int total = 0;
     total += check_parse_errors();
     total += check_pick();
+    total += check_consensus();
     total += check_tuned_cases();
     total += check_config_errors();
     total += check_default_table();

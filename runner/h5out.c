@@ -392,7 +392,7 @@ static int shadow_in_use(const h5out *o)
 
 /* Brings the shadow up to date (this run's session, every case, totals), then makes it `path`.
  * On failure path is as it was, and the shadow is made again from it by the next commit. */
-static int commit(h5out *o, tl_err *e)
+static int commit(h5out *o, const tl_result *const *results, int nresults, int finished, tl_err *e)
 {
     const char *where = o->shadow;
     h5out_copy *c = &o->at_shadow;
@@ -417,11 +417,11 @@ static int commit(h5out *o, tl_err *e)
     }
     /* A resumed file gets this run's session, and its sources if it was written without them. */
     if (!c->has_session && (write_session(o, f, e) || h5src_add_store(f, where, &o->x->store, e))) goto fail;
-    for (int i = c->ncases; i < o->nresults; i++) {
-        if (write_case(f, where, o->results[i], o->session, &o->x->store, e)) goto fail;
+    for (int i = c->ncases; i < nresults; i++) {
+        if (write_case(f, where, results[i], o->session, &o->x->store, e)) goto fail;
         crash_point("case_written");
     }
-    if (o->finished && !c->finished) {
+    if (finished && !c->finished) {
         char name[64];
         hid_t g = -1;
         snprintf(name, sizeof name, "/sessions/%d", o->session);
@@ -444,7 +444,7 @@ static int commit(h5out *o, tl_err *e)
     H5_CHECK(closed);
     crash_point("shadow_closed");
     if (h5_fsync_path(o->shadow, e) || exchange(o, &gone, e)) goto fail;
-    h5out_copy now = {o->nresults, 1, o->finished};
+    h5out_copy now = {nresults, 1, finished};
     o->at_shadow = gone ? (h5out_copy){-1, 0, 0} : o->at_path;
     o->at_path = now;
     crash_point("exchanged");
@@ -455,15 +455,121 @@ fail:
     return -1;
 }
 
+/* The writer thread: commits the queued cases one at a time, in order (a kill -9 between a commit
+ * and its `saved` leaves one case more in the file than reported, never fewer), then the totals. */
+static void *writer_main(void *arg)
+{
+    h5out *o = arg;
+    const tl_result **mine = NULL;
+    int cap = 0;
+    pthread_mutex_lock(&o->w.mu);
+    for (;;) {
+        while (!o->w.failed && o->w.committed == o->nresults && !(o->w.finish && !o->w.done) && !o->w.stop)
+            pthread_cond_wait(&o->w.cv, &o->w.mu);
+        if (o->w.failed) break;
+        int n = o->w.committed < o->nresults ? o->w.committed + 1 : o->nresults;
+        int fin = n == o->nresults && o->w.finish && !o->w.done;
+        if (n == o->w.committed && !fin) break; /* stop, and nothing is queued */
+        if (n > cap) {
+            cap = n > 2 * cap ? n : 2 * cap;
+            mine = realloc(mine, sizeof *mine * (size_t)cap);
+            if (!mine) abort();
+        }
+        memcpy(mine, o->results, sizeof *mine * (size_t)n); /* main may grow results meanwhile */
+        if (fin) o->finished = 1;
+        pthread_mutex_unlock(&o->w.mu);
+        tl_err e;
+        int rc = commit(o, mine, n, fin, &e);
+        if (rc == 0 && n > o->w.committed && o->w.saved) o->w.saved(o->w.ctx, n - 1, mine[n - 1]);
+        pthread_mutex_lock(&o->w.mu);
+        if (rc) {
+            if (fin) o->finished = 0;
+            o->w.failed = 1;
+            o->w.err = e;
+            tl_err_wrap(&o->w.err, "%s keeps the cases before case %d of this run", o->path, o->w.committed + 1);
+            o->w.reported = 0;
+        } else {
+            o->w.committed = n;
+            o->w.done |= fin;
+        }
+        pthread_cond_broadcast(&o->w.cv);
+    }
+    pthread_cond_broadcast(&o->w.cv);
+    pthread_mutex_unlock(&o->w.mu);
+    free(mine);
+    return NULL;
+}
+
+int h5out_start_writer(h5out *o, void (*saved)(void *ctx, int index, const tl_result *r), void *ctx, tl_err *e)
+{
+    if (o->w.on) return 0;
+    o->w.committed = o->nresults;
+    o->w.finish = o->w.stop = o->w.failed = o->w.done = o->w.reported = 0;
+    o->w.saved = saved;
+    o->w.ctx = ctx;
+    if (pthread_mutex_init(&o->w.mu, NULL) || pthread_cond_init(&o->w.cv, NULL)) {
+        tl_err_set(e, "%s: cannot make the writer thread's lock", o->path);
+        return -1;
+    }
+    int rc = pthread_create(&o->w.thread, NULL, writer_main, o);
+    if (rc) {
+        pthread_cond_destroy(&o->w.cv);
+        pthread_mutex_destroy(&o->w.mu);
+        tl_err_set(e, "%s: cannot start the writer thread: %s", o->path, strerror(rc));
+        return -1;
+    }
+    o->w.on = 1;
+    return 0;
+}
+
+/* Ends the writer thread after it committed what was queued; -1 with e if a commit failed. */
+static int stop_writer(h5out *o, tl_err *e)
+{
+    if (!o->w.on) return 0;
+    pthread_mutex_lock(&o->w.mu);
+    o->w.stop = 1;
+    pthread_cond_broadcast(&o->w.cv);
+    pthread_mutex_unlock(&o->w.mu);
+    pthread_join(o->w.thread, NULL);
+    o->w.on = 0;
+    pthread_cond_destroy(&o->w.cv);
+    pthread_mutex_destroy(&o->w.mu);
+    if (o->w.failed) {
+        if (e) *e = o->w.err;
+        return -1;
+    }
+    return 0;
+}
+
+/* h5out_close: a failed commit that no call has reported yet (the run stopped for another reason). */
+static void stop_writer_quietly(h5out *o)
+{
+    int reported = o->w.reported;
+    tl_err e;
+    if (stop_writer(o, &e) && !reported) fprintf(stderr, "runner: %s\n", e.msg);
+}
+
 int h5out_write_case(h5out *o, const tl_result *r, tl_err *e)
 {
+    if (o->w.on) pthread_mutex_lock(&o->w.mu);
+    if (o->w.on && o->w.failed) {
+        *e = o->w.err;
+        o->w.reported = 1;
+        pthread_mutex_unlock(&o->w.mu);
+        return -1;
+    }
     if (o->nresults == o->cap) {
         o->cap = o->cap ? 2 * o->cap : 64;
         o->results = realloc(o->results, sizeof *o->results * (size_t)o->cap);
         if (!o->results) abort();
     }
     o->results[o->nresults++] = r;
-    if (commit(o, e)) {
+    if (o->w.on) {
+        pthread_cond_broadcast(&o->w.cv);
+        pthread_mutex_unlock(&o->w.mu);
+        return 0;
+    }
+    if (commit(o, o->results, o->nresults, o->finished, e)) {
         o->nresults--;
         tl_err_wrap(e, "%s keeps the cases before this one", o->path);
         return -1;
@@ -471,12 +577,34 @@ int h5out_write_case(h5out *o, const tl_result *r, tl_err *e)
     return 0;
 }
 
+int h5out_drain(h5out *o, tl_err *e)
+{
+    if (!o->w.on) return 0;
+    pthread_mutex_lock(&o->w.mu);
+    while (!o->w.failed && o->w.committed < o->nresults) pthread_cond_wait(&o->w.cv, &o->w.mu);
+    int rc = o->w.failed ? -1 : 0;
+    if (rc) *e = o->w.err, o->w.reported = 1;
+    pthread_mutex_unlock(&o->w.mu);
+    return rc;
+}
+
 int h5out_finish(h5out *o, double wall_s, double timed_s, tl_err *e)
 {
+    if (!o->w.on) {
+        o->wall_s = wall_s;
+        o->timed_s = timed_s;
+        o->finished = 1;
+        return commit(o, o->results, o->nresults, 1, e);
+    }
+    pthread_mutex_lock(&o->w.mu);
     o->wall_s = wall_s;
     o->timed_s = timed_s;
-    o->finished = 1;
-    return commit(o, e);
+    o->w.finish = 1;
+    pthread_cond_broadcast(&o->w.cv);
+    while (!o->w.failed && !o->w.done) pthread_cond_wait(&o->w.cv, &o->w.mu);
+    o->w.reported |= o->w.failed;
+    pthread_mutex_unlock(&o->w.mu);
+    return stop_writer(o, e);
 }
 
 /* ---- open and close ---------------------------------------------------------------------------- */
@@ -635,7 +763,7 @@ int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_inf
     /* A shadow left by a killed run may be half-written: start it afresh. */
     o->at_path = (h5out_copy){0, 0, 0};
     o->at_shadow = (h5out_copy){-1, 0, 0};
-    if (commit(o, e)) goto fail;
+    if (commit(o, o->results, o->nresults, 0, e)) goto fail;
     return 0;
 fail:
     h5out_existing_free(have);
@@ -645,6 +773,7 @@ fail:
 
 void h5out_close(h5out *o)
 {
+    stop_writer_quietly(o);
     /* Only the lock's holder removes the shadow: another runner may be writing this file. */
     if (o->lock_fd >= 0) {
         unlink(o->shadow);

@@ -6,9 +6,16 @@
  * catches up by the cases it lacks, so each case is written twice, never the whole file again.
  * A kill -9 at any moment leaves `path` holding every case committed before it; the shadow (and the
  * lock file .NAME.lock) may be left behind, and `--resume` starts from `path` again. A reader
- * that still has an old `path` open is never written under: the shadow is then made afresh. */
+ * that still has an old `path` open is never written under: the shadow is then made afresh.
+ *
+ * With a writer thread (h5out_start_writer), the commits run beside the next case instead of before
+ * it: h5out_write_case queues the case and returns; the thread commits the cases one by one, in order,
+ * and calls `saved` for each once it is in `path` (the progress line: a case reported is a case kept).
+ * Only that thread calls HDF5 while it runs. A failed commit stops it; the next call says why. */
 #ifndef TILELAB_H5OUT_H
 #define TILELAB_H5OUT_H
+
+#include <pthread.h>
 
 #include "runner/config.h"
 #include "runner/env.h"
@@ -59,6 +66,23 @@ typedef struct {
     double write_s;            /* this session's seconds in the writer */
     int finished;
     int no_exchange;           /* the file system cannot RENAME_EXCHANGE: rename + copy */
+    /* The writer thread (h5out_start_writer); mu guards what follows and results, nresults, cap,
+     * finished, wall_s and timed_s while it runs. */
+    struct {
+        int on;                /* started, not yet joined */
+        pthread_t thread;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;     /* signalled on queueing, on each commit, on failure, on stop */
+        int committed;         /* results[0, committed) are in path */
+        int finish;            /* h5out_finish asked for the totals' commit */
+        int done;              /* and it is in path */
+        int stop;              /* commit what is queued, then end */
+        int failed;            /* a commit failed: err says why; nothing more is committed */
+        int reported;          /* a call returned err to the caller */
+        tl_err err;
+        void (*saved)(void *ctx, int index, const tl_result *r);
+        void *ctx;
+    } w;
 } h5out;
 
 /* Takes the writer's lock of the result file path (the one h5out_open takes) into *fd, for a run that
@@ -71,11 +95,19 @@ int h5out_lock(const char *path, int *fd, tl_err *e);
  * gets the cases it holds. Errors name the path; nothing is left behind on failure. */
 int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_info *env, const h5out_session *s,
                int resume, h5out_existing *have, tl_err *e);
-/* Appends r (kept by pointer until close) and commits: when it returns 0, r is in `path`. */
+/* From here on, cases are committed by a thread of their own (see above); saved (may be NULL) is
+ * called on that thread with each case's index among this run's cases once it is in `path`. */
+int h5out_start_writer(h5out *o, void (*saved)(void *ctx, int index, const tl_result *r), void *ctx, tl_err *e);
+/* Appends r (kept by pointer until close) and commits: when it returns 0, r is in `path`; with the
+ * writer thread, r is queued (-1: an earlier commit failed, e says which cases the file keeps). */
 int h5out_write_case(h5out *o, const tl_result *r, tl_err *e);
-/* Run totals (overhead: wall time against the sum of timed regions), committed. */
+/* Waits until every queued case is in `path` (at once without the writer thread); -1 with e when a
+ * commit failed. */
+int h5out_drain(h5out *o, tl_err *e);
+/* Run totals (overhead: wall time against the sum of timed regions), committed (after every case). */
 int h5out_finish(h5out *o, double wall_s, double timed_s, tl_err *e);
-/* Releases the lock and removes the shadow; `path` stays as last committed. */
+/* Commits what is queued, ends the writer thread, releases the lock and removes the shadow; `path`
+ * stays as last committed. */
 void h5out_close(h5out *o);
 
 void h5out_existing_free(h5out_existing *h);

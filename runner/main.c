@@ -498,8 +498,23 @@ static void reexec_resume(int argc, char **argv, const char *path)
     free(nv);
 }
 
+/* The progress line of a case, once the writer thread has it in the file. */
+typedef struct {
+    int quiet, nearlier, nshare;
+    double t0;
+} progress_ctx;
+
+static void case_saved(void *ctx, int index, const tl_result *r)
+{
+    const progress_ctx *pc = ctx;
+    if (pc->quiet) return;
+    flockfile(stderr); /* one whole line, whatever the main thread prints meanwhile */
+    report_progress(stderr, pc->nearlier + index + 1, pc->nshare, r, tl_now_s() - pc->t0);
+    funlockfile(stderr);
+}
+
 /* Runs this run's cases; 1 in *lost when a kernel fault lost the CUDA context (the rest is left
- * to a new process). */
+ * to a new process). Each case is committed by the writer thread while the next one runs. */
 static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, exec_ctx *ex, h5out *out,
                      int device, tl_result *res, int *nres, int *lost, tl_err *e)
 {
@@ -508,6 +523,9 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
     memset(out->phase_s, 0, sizeof out->phase_s);
     out->write_s = 0;
     *nres = *lost = 0;
+    static progress_ctx pc; /* lives as long as the writer thread (joined in h5out_finish or h5out_close) */
+    pc = (progress_ctx){o->quiet, sh->nearlier, sh->nshare, t0};
+    if (h5out_start_writer(out, case_saved, &pc, e)) return -1;
     for (int i = 0; i < p->ncases && !*lost; i++) {
         if (!sh->todo[i]) continue;
         tl_result *r = &res[(*nres)++];
@@ -525,8 +543,11 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
         out->write_s += tl_now_s() - tw;
         for (int k = 0; k < PH_N; k++) out->phase_s[k] += r->phase_s[k];
         timed += r->samples.timed_s;
-        if (!o->quiet) report_progress(stderr, sh->nearlier + *nres, sh->nshare, r, tl_now_s() - t0);
     }
+    /* The wall time ends when the last case is in the file. */
+    double tw = tl_now_s();
+    if (h5out_drain(out, e)) return -1;
+    out->write_s += tl_now_s() - tw;
     double wall = tl_now_s() - t0;
     if (h5out_finish(out, wall, timed, e)) return -1;
     fprintf(stderr, "tilelab: overhead: %.2f s wall for %.2f s inside timed regions (%.1f%%)\n", wall, timed,

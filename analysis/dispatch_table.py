@@ -4,8 +4,9 @@ problem (sizes, layouts, dtype) the verified cases among the compiled variants (
 baselines, not a dispatching variant itself), fastest first, each with its time over the fastest
 (rel=, up to REL_KEEP: slower ones are never worth a pick) and its speed against the op's library
 variant (cuBLAS) in the same file where there is one. The runner picks, for a problem, the candidate
-that did best over the measured problems near it. The header says the op, the device and when and
-from what it was measured.
+that did best over the measured problems near it, each time scaled by the op's model of what the shape
+costs it (blocks over the device's SMs, tiles past the matrix).
+The header says the op, the device (and its SM count) and when and from what it was measured.
 
     bazel run //analysis:dispatch_table -- results/sgemm_dispatch_tune-*.h5 -o kernels/sgemm/tuned_h100.table
 
@@ -21,8 +22,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tilelab_analysis.load import SchemaError, load, load_meta  # noqa: E402
 
 REL_KEEP = 1.5  # candidates slower than this over a problem's fastest are left out of its rows
-
-
 def table(paths, kinds):
     df = load(paths)
     if df.empty:
@@ -35,6 +34,7 @@ def table(paths, kinds):
     pick = ok[ok["kind"].isin(kinds) & (ok["dispatch"] == "") & (ok["variant_origin"] == "tilelab")]
     meta = [load_meta(p) for p in paths]
     devices = sorted({env.get("device_name", "") or "host" for _, env in meta})
+    sms = sorted({int(env.get("sms", 0) or 0) for _, env in meta})
     lines = ["# Written by analysis/dispatch_table.py: per problem, the verified compiled cases within %.2f x "
              "the fastest." % REL_KEEP,
              "op %s" % ops[0], "device %s" % " + ".join(devices),
@@ -42,6 +42,8 @@ def table(paths, kinds):
                                                                     root.get("experiment", "?"))
                                         for p, (root, _) in zip(paths, meta)),
              "# sizes layouts dtype variant params rel  measured: median ms, against the library"]
+    if len(sms) == 1 and sms[0] > 0:
+        lines.insert(3, "sms %d" % sms[0])
     problems = []
     for (sizes, layouts, dtype), g in pick.groupby(["sizes", "layouts", "dtype"], sort=False):
         # One row per candidate (a rung run twice with the same params in one file: its faster run).

@@ -83,13 +83,23 @@ static int parse_params(const reg_variant *v, char *f, long *params, const char 
     return 0;
 }
 
+static reg_spec row_spec(const dsp_row *r)
+{
+    reg_spec s = {0};
+    memcpy(s.dims, r->dims, sizeof s.dims);
+    memcpy(s.layouts, r->layouts, sizeof s.layouts);
+    s.dtype = r->dtype;
+    return s;
+}
+
 static int parse_row(const reg_op *op, const char *name, int line, char *s, dsp_row *r, tl_err *e)
 {
     char *f[6], *save = NULL;
     int nf = 0;
     for (char *w = strtok_r(s, " \t", &save); w && nf < 6; w = strtok_r(NULL, " \t", &save)) f[nf++] = w;
     if (nf < 5)
-        return line_err(e, name, line, "a row is: sizes layouts dtype variant params [rel=R] (then anything)%s%s", "", "");
+        return line_err(e, name, line,
+                        "a row is: sizes layouts dtype variant params [rel=R] (then anything)%s%s", "", "");
     r->rel = 1.0;
     if (nf == 6 && !strncmp(f[5], "rel=", 4)) {
         char *end;
@@ -114,10 +124,7 @@ static int parse_row(const reg_op *op, const char *name, int line, char *s, dsp_
     char buf[160];
     if (parse_params(r->v, f[4], r->params, &why, buf, sizeof buf))
         return line_err(e, name, line, "params: %s%s", why, "");
-    reg_spec spec = {0};
-    memcpy(spec.dims, r->dims, sizeof spec.dims);
-    memcpy(spec.layouts, r->layouts, sizeof spec.layouts);
-    spec.dtype = r->dtype;
+    reg_spec spec = row_spec(r);
     char no[256] = "";
     if (r->v->check && !r->v->check(r->params, &spec, no, sizeof no))
         return line_err(e, name, line, "the row's rung does not take its own problem: %s%s", no, "");
@@ -159,6 +166,18 @@ int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, 
         while (*s == ' ' || *s == '\t' || *s == '\r') s++;
         s[strcspn(s, "\r")] = '\0';
         if (!*s || *s == '#') continue;
+        if (!strncmp(s, "sms ", 4)) {
+            char *end;
+            errno = 0;
+            long v = strtol(s + 4, &end, 10);
+            while (*end == ' ' || *end == '\t') end++;
+            if (*end || errno || v < 1 || v > 100000) {
+                line_err(e, name, line, "sms: '%s' is not a count of SMs%s", s + 4, "");
+                goto fail;
+            }
+            t->sms = (int)v;
+            continue;
+        }
         if (!strncmp(s, "op ", 3) || !strncmp(s, "device ", 7) || !strncmp(s, "measured ", 9)) {
             char *v = strchr(s, ' ') + 1;
             while (*v == ' ') v++;
@@ -234,6 +253,14 @@ static double distance(const reg_op *op, const dsp_row *r, const reg_spec *s)
     return d;
 }
 
+/* The op's overhead for row r's candidate on spec (1 without a model). */
+static double overhead(const dsp_table *t, const reg_op *op, const dsp_row *r, const reg_spec *s)
+{
+    if (!op->dispatch_overhead) return 1.0;
+    double f = op->dispatch_overhead(r->v, r->params, s, t->sms);
+    return f >= 1.0 && f < 1e6 ? f : 1.0;
+}
+
 /* The pick among the rows with use[i] (spec's dtype and maybe layouts); -1 when no row's rung takes
  * spec. */
 static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, const char *use)
@@ -242,20 +269,32 @@ static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
     double dmin = HUGE_VAL, wsum = 0, best_score = HUGE_VAL, best_d = HUGE_VAL;
     double *d = tl_xcalloc((size_t)n + 1, sizeof *d), *w = tl_xcalloc((size_t)n + 1, sizeof *w);
     double *score = tl_xcalloc((size_t)n + 1, sizeof *score), *rd = tl_xcalloc((size_t)n + 1, sizeof *rd);
+    double *here = tl_xcalloc((size_t)n + 1, sizeof *here);
     int *row = tl_xcalloc((size_t)n + 1, sizeof *row);
     for (int i = 0; i < n; i++) {
         rd[i] = HUGE_VAL;
         if (use[i] && (d[i] = distance(op, &t->rows[i], s)) < dmin) dmin = d[i];
     }
-    /* w[p]: the weight of problem p (its first row), 0 when it is not near. */
+    /* w[p]: the weight of problem p (its first row), 0 when it is not near. A problem the table
+     * measured is decided by its own rows. */
+    double near = dmin == 0 ? 0 : DSP_NEAR;
     for (int i = 0; i < n; i++)
-        if (use[i] && t->rows[i].prob == i && d[i] <= dmin + DSP_NEAR) wsum += w[i] = exp(-(d[i] - dmin));
-    /* score[c] = sum over near p of w[p] (rel of c at p - DSP_REL_ABSENT), so that DSP_REL_ABSENT +
-     * score[c] / wsum is the weighted mean; row[c], rd[c]: c's row at its nearest problem. */
+        if (use[i] && t->rows[i].prob == i && d[i] <= dmin + near) wsum += w[i] = exp(-(d[i] - dmin) / DSP_SCALE);
+    /* here[c]: candidate c's overhead on spec. */
+    for (int i = 0; i < n; i++)
+        if (use[i] && t->rows[i].cand == i) here[i] = overhead(t, op, &t->rows[i], s);
+    for (int i = 0; i < n; i++)
+        if (use[i] && !here[t->rows[i].cand]) here[t->rows[i].cand] = overhead(t, op, &t->rows[i], s);
+    /* score[c] = sum over near p of w[p] (c's rel at p, scaled to spec, - DSP_REL_ABSENT), so that
+     * DSP_REL_ABSENT + score[c] / wsum is the weighted mean; row[c], rd[c]: c's row at its nearest
+     * problem. */
     for (int i = 0; i < n; i++) {
         if (!use[i]) continue;
         const dsp_row *r = &t->rows[i];
-        score[r->cand] += w[r->prob] * (r->rel - DSP_REL_ABSENT);
+        if (w[r->prob] > 0) {
+            reg_spec at = row_spec(r);
+            score[r->cand] += w[r->prob] * (r->rel * here[r->cand] / overhead(t, op, r, &at) - DSP_REL_ABSENT);
+        }
         if (d[i] < rd[r->cand]) rd[r->cand] = d[i], row[r->cand] = i;
     }
     for (int c = 0; c < n; c++) {
@@ -267,7 +306,7 @@ static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
         if (sc < best_score - 1e-9 || (sc <= best_score + 1e-9 && rd[c] < best_d))
             best_score = sc, best_d = rd[c], best = row[c];
     }
-    free(d), free(w), free(score), free(rd), free(row);
+    free(d), free(w), free(score), free(rd), free(row), free(here);
     return best;
 }
 

@@ -4,19 +4,22 @@
  *
  *   op sgemm
  *   device NVIDIA H100 80GB HBM3
+ *   sms 132
  *   measured 2026-11-23T14:02:11Z results/tune.h5 (experiment sgemm_dispatch_tune)
  *   # sizes                 layouts      dtype  variant  params                  rel        measured
  *   m=4096,n=4096,k=4096    a=row,b=row  f32    hopper   BM=128,BN=256,BK=16,... rel=1.000  # 0.917 x cublas
  *   m=4096,n=4096,k=4096    a=row,b=row  f32    warptile -                       rel=1.043
  *
  * (params `-` when none; rel=R, optional: the candidate's time over the fastest of its problem, 1
- * when absent; what follows is a comment). A problem gets the candidate that did best near it:
- * among the measured problems of its dtype and layouts, the nearest (distance: the sum over the axes
- * of |ln(size / problem's size)|, plus 3 per axis whose size is a multiple of 4 in one and not the
- * other) and those at most DSP_NEAR farther, each weighted by exp(-(its distance - the nearest's));
- * each candidate whose rung takes the problem scores the weighted mean of its rel there (DSP_REL_ABSENT
- * where a problem has no row of it); the lowest score wins, ties to the candidate with the nearer row,
- * then the earlier. Rows of other layouts only when no candidate of the problem's layouts takes it. */
+ * when absent; `sms`: the device's SM count, optional; what follows is a comment). A problem gets the candidate that did best near it: among the measured problems of
+ * its dtype and layouts, the nearest (distance: the sum over the axes of |ln(size / problem's size)|,
+ * plus 3 per axis whose size is a multiple of 4 in one and not the other) and those at most DSP_NEAR
+ * farther, each weighted by exp(-(its distance - the nearest's) / DSP_SCALE); each candidate whose
+ * rung takes the problem scores the weighted mean of its rel there, each scaled by the op's
+ * dispatch_overhead on the problem over that on the measured one (blocks over the SMs, padded tiles), and
+ * DSP_REL_ABSENT where a problem has no row of it; the lowest score wins, ties to the candidate with
+ * the nearer row, then the earlier. A problem the table measured (distance 0) counts alone. Rows of
+ * other layouts only when no candidate of the problem's layouts takes it. */
 #ifndef TILELAB_DISPATCH_H
 #define TILELAB_DISPATCH_H
 
@@ -38,6 +41,7 @@ typedef struct dsp_table {
     char *name;     /* how messages name the table: "kernels/sgemm/tuned_h100.table" */
     char *device;   /* what the header says ("" when it says nothing) */
     char *measured;
+    int sms;        /* the device's SMs, 0 when the table does not say */
     dsp_row *rows;
     int n;
 } dsp_table;
@@ -47,7 +51,8 @@ typedef struct dsp_table {
 int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, dsp_table *t, tl_err *e);
 void dsp_free(dsp_table *t);
 
-#define DSP_NEAR 1.0       /* how much farther than the nearest a measured problem still counts */
+#define DSP_NEAR 2.0       /* how much farther than the nearest a measured problem still counts */
+#define DSP_SCALE 0.5      /* the distance over which its weight falls by e */
 #define DSP_REL_ABSENT 2.0 /* a candidate's rel at a problem that has no row of it */
 
 /* The row for spec (the picked candidate's row at the nearest problem that has one): its index, or -1

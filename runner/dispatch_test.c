@@ -41,6 +41,7 @@ static int check_parse_errors(void)
         {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper - rel=0.9\n",
          "t.table:2: rel: '0.9' is not a number from 1 to 1e6"},
         {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper - rel=fast\n", "t.table:2: rel: 'fast' is not a number"},
+        {"op sgemm\nsms many\n", "t.table:2: sms: 'many' is not a count of SMs"},
         {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper BM=128 rel=1\n"
          "m=64,n=64,k=64 a=row,b=col f32 hopper BM=128 rel=1\n"
          "m=64,n=64,k=64 a=row,b=row f32 warptile - rel=1.2\n"
@@ -141,6 +142,7 @@ static int check_consensus(void)
           pick(&t, 2896, 2896, 4096, 0, 0, 0, why));
     CHECK(pick(&t, 2900, 2900, 4096, 0, 0, 0, why) == 4, "half way, a little nearer the large C: row %d",
           pick(&t, 2900, 2900, 4096, 0, 0, 0, why));
+
     /* Near one of them, the other farther than DSP_NEAR: that one's winner. */
     CHECK(pick(&t, 1100, 1100, 4096, 0, 0, 0, why) == 0, "near the small C: %d", pick(&t, 1100, 1100, 4096, 0, 0, 0, why));
     CHECK(pick(&t, 7000, 7000, 4096, 0, 0, 0, why) == 3, "near the large C: %d", pick(&t, 7000, 7000, 4096, 0, 0, 0, why));
@@ -148,7 +150,53 @@ static int check_consensus(void)
      * DSP_REL_ABSENT. */
     CHECK(pick(&t, 30000, 30000, 64, 0, 0, 0, why) == 6, "near naive's problem: %d", pick(&t, 30000, 30000, 64, 0, 0, 0, why));
     dsp_free(&t);
-    return 6;
+    /* A measured problem is decided by its own rows, however its neighbours voted. */
+    static const char *EXACT = "op sgemm\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1.04\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 warptile - rel=1\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 cute_pipeline - rel=1.3\n";
+    if (dsp_parse(sgemm(), "t.table", EXACT, strlen(EXACT), &t, &e)) {
+        CHECK(0, "parse: %s", e.msg);
+        return 1;
+    }
+    CHECK(pick(&t, 1024, 1024, 4096, 0, 0, 0, why) == 0, "measured: %d", pick(&t, 1024, 1024, 4096, 0, 0, 0, why));
+    CHECK(pick(&t, 1020, 1020, 4096, 0, 0, 0, why) == 1, "beside it, the neighbours' vote: %d",
+          pick(&t, 1020, 1020, 4096, 0, 0, 0, why));
+    dsp_free(&t);
+    return 8;
+}
+
+/* The op's overhead model carries a time from one problem to another: on 64 SMs, 128 x 128 tiles
+ * give each SM one block at 1024 x 1024, and at 1152 x 1024 (72 tiles) 8 SMs a second while the rest
+ * wait; 64 x 128 tiles (2 blocks an SM at 1024, 144 = 3 on some at 1152) lose less. */
+#define T128 "hopper BM=128,BN=128,BK=16,WM=64,WN=32,WNITER=2,TM=8,TN=4,STAGES=3,MINB=2"
+#define T64 "hopper BM=64,BN=128,BK=16,WM=32,WN=64,WNITER=2,TM=8,TN=4,STAGES=3,MINB=2"
+static const char *WAVES = "op sgemm\nsms 64\n"
+                           "m=1024,n=1024,k=4096 a=row,b=row f32 " T128 " rel=1\n"
+                           "m=1024,n=1024,k=4096 a=row,b=row f32 " T64 " rel=1.1  # two blocks an SM\n";
+
+static int check_waves(void)
+{
+    dsp_table t;
+    tl_err e;
+    char why[256];
+    if (dsp_parse(sgemm(), "t.table", WAVES, strlen(WAVES), &t, &e)) {
+        CHECK(0, "parse: %s", e.msg);
+        return 1;
+    }
+    CHECK(t.sms == 64 && t.rows[1].rel == 1.1, "sms %d", t.sms);
+    CHECK(pick(&t, 1024, 1024, 4096, 0, 0, 0, why) == 0, "where it was measured: the fastest there");
+    /* 72 tiles: 2 rounds for 1.125 of work (x 1.78); 144: 3 rounds for 2.25 (x 1.33): 1.78 > 1.1 x 1.33. */
+    CHECK(pick(&t, 1152, 1024, 4096, 0, 0, 0, why) == 1, "1152 x 1024: row %d", pick(&t, 1152, 1024, 4096, 0, 0, 0, why));
+    /* 1040 x 1024: the same blocks, and 128 x 128 tiles cover 1152 rows for 1040 (x 1.11), 64 x 128 1088. */
+    CHECK(pick(&t, 1040, 1024, 4096, 0, 0, 0, why) == 1, "1040 x 1024 with sms");
+    /* Without the SM count only the padding counts: 1152 is 9 tiles of 128 and 18 of 64, no waste. */
+    t.sms = 0;
+    CHECK(pick(&t, 1152, 1024, 4096, 0, 0, 0, why) == 0, "1152 x 1024 without the SM count: row %d",
+          pick(&t, 1152, 1024, 4096, 0, 0, 0, why));
+    dsp_free(&t);
+    return 5;
 }
 
 static char *write_folder(const char *table_text)
@@ -293,6 +341,7 @@ int main(void)
     total += check_parse_errors();
     total += check_pick();
     total += check_consensus();
+    total += check_waves();
     total += check_tuned_cases();
     total += check_config_errors();
     total += check_default_table();

@@ -175,6 +175,11 @@ typedef struct {
     /* Operand i (in `operands` order) as the device holds it; -1 when there is none such. NULL: the
      * op's kernels cannot ask for tensor maps. */
     int (*operand_tensor)(const reg_problem *p, int i, reg_tensor *t);
+    /* Optional, for dispatch tables (runner/dispatch.h): how much longer than its work alone compiled
+     * variant v with params takes on spec, on a device of sms SMs (0: unknown): the SMs idle while the
+     * last blocks run, the tiles past the matrix; >= 1. NULL: a time measured on one problem carries
+     * over to another as it is. */
+    double (*dispatch_overhead)(const reg_variant *v, const long *params, const reg_spec *s, int sms);
 } reg_op;
 
 extern const reg_op *const reg_ops[];

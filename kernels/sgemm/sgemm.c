@@ -1196,6 +1196,28 @@ static const reg_karg sgemm_kargs[] = {
     "and -DNAME=value per param; M, N, K "                                                                 \
     "are any sizes >= 1, so a kernel checks its edges (kernels/sgemm/sgemm_common.cuh shows A_AT and B_AT)"
 
+/* What a shape costs a tiled rung beyond its flops: the blocks (split-k slices included) dealt out over
+ * the SMs, whose busiest SM sets the time (an SM's throughput is shared by the blocks it holds, so it
+ * is the count over the SMs that matters, not over the resident slots: the better model on the H100
+ * table's problems, each left out and predicted from the others); and the tiles BM x BN past the
+ * matrix, where the rung has those params. */
+static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, const reg_spec *s, int sms)
+{
+    double f = 1.0;
+    int bm = reg_find_param(v, "BM"), bn = reg_find_param(v, "BN");
+    if (bm >= 0 && bn >= 0 && params[bm] > 0 && params[bn] > 0) {
+        double m = (double)s->dims[M_], n = (double)s->dims[N_];
+        f *= ceil(m / params[bm]) * params[bm] * ceil(n / params[bn]) * params[bn] / (m * n);
+    }
+    if (v->geometry && sms > 0) {
+        reg_launch l;
+        v->geometry(params, s, &l);
+        double blocks = (double)l.grid[0] * l.grid[1] * l.grid[2];
+        if (blocks > 0) f *= ceil(blocks / sms) * sms / blocks;
+    }
+    return f;
+}
+
 const reg_op sgemm_op = {
     .name = "sgemm",
     .summary = "C = alpha A B + beta C, FP32 accumulation (f32, tf32 or bf16 inputs); C row-major, A and B row- or "
@@ -1218,4 +1240,5 @@ const reg_op sgemm_op = {
     .reference = sgemm_reference, .reset_output = sgemm_reset_output,
     .kernel_args = sgemm_kernel_args, .check_output = sgemm_check_output,
     .operand_tensor = sgemm_operand_tensor,
+    .dispatch_overhead = sgemm_dispatch_overhead,
 };

@@ -103,6 +103,18 @@ class DispatchTable(unittest.TestCase):
         runs = dict((v, int(n)) for v, n in re.findall(r" (\w+) x (\d+)", m.group(2)))
         self.assertEqual(sum(runs.values()), 3, runs)
         self.assertLessEqual(set(runs), {"naive", "gmem_coalesced"})
+        # And table-check predicts each of its problems from the others.
+        p = subprocess.run([RUNNER, "table-check", os.path.join(folder, "mine.table")], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("mine.table: 4 measured problems (op sgemm; device host;", p.stdout)
+        picks = re.findall(r"^  m=\S+ +a=row,b=(?:row|col) +f32 +([0-9.]+|> 1.5) +(naive|gmem_coalesced) ", p.stdout, re.M)
+        self.assertEqual(len(picks), 4, p.stdout)
+        self.assertRegex(p.stdout, r"geometric mean [0-9.]+ x the fastest .*; \d+ of 4 above 1.2")
+        bad = subprocess.run([RUNNER, "table-check", os.path.join(folder, "t.yaml")], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("does not name an op of this runner", bad.stderr)
 
     def test_nothing_to_pick_is_an_error(self):
         p = self.tool(self.h5)  # nvrtc by default: the host file has none

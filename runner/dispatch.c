@@ -331,3 +331,31 @@ int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why,
     else snprintf(why, whylen, "the table %s has no row of dtype %s", t->name, op->dtypes[s->dtype]);
     return -1;
 }
+
+int dsp_leave_one_out(const dsp_table *t, const reg_op *op, dsp_check **out)
+{
+    char *use = tl_xcalloc((size_t)t->n + 1, 1);
+    dsp_check *c = tl_xcalloc((size_t)t->n + 1, sizeof *c);
+    int n = 0;
+    for (int p = 0; p < t->n; p++) {
+        const dsp_row *r = &t->rows[p];
+        if (r->prob != p) continue;
+        int any = 0;
+        for (int i = 0; i < t->n; i++) {
+            const dsp_row *q = &t->rows[i];
+            use[i] = q->prob != p && q->dtype == r->dtype && !memcmp(q->layouts, r->layouts, sizeof q->layouts);
+            any |= use[i];
+        }
+        reg_spec s = row_spec(r);
+        dsp_check *k = &c[n++];
+        k->prob = p;
+        k->pick = any ? pick_among(t, op, &s, use) : -1;
+        k->rel = 0;
+        if (k->pick >= 0)
+            for (int i = p; i < t->n; i++)
+                if (t->rows[i].prob == p && t->rows[i].cand == t->rows[k->pick].cand) k->rel = t->rows[i].rel;
+    }
+    free(use);
+    *out = c;
+    return n;
+}

@@ -59,4 +59,16 @@ void dsp_free(dsp_table *t);
  * with why (no row of the dtype, no rung that takes it). */
 int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why, size_t whylen);
 
+/* How well the table predicts itself: for each measured problem, the pick from its other problems
+ * (of the same dtype and layouts), as if it had not been measured, and the pick's rel there. */
+typedef struct {
+    int prob;   /* the problem's first row */
+    int pick;   /* the row picked without it, -1 when none takes it */
+    double rel; /* the pick's rel at the problem; 0 when the problem has no row of it (slower than the
+                 * table kept, or not measured) */
+} dsp_check;
+
+/* One dsp_check per measured problem, in table order, into *out (free() it); their count. */
+int dsp_leave_one_out(const dsp_table *t, const reg_op *op, dsp_check **out);
+
 #endif

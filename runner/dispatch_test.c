@@ -161,10 +161,18 @@ static int check_consensus(void)
         return 1;
     }
     CHECK(pick(&t, 1024, 1024, 4096, 0, 0, 0, why) == 0, "measured: %d", pick(&t, 1024, 1024, 4096, 0, 0, 0, why));
+    /* Each problem predicted from the other: 1024^2 gets warptile (the fastest at 1200^2; 1.04 at
+     * 1024^2), 1200^2 gets cute_pipeline (1.3 there). */
+    dsp_check *lo = NULL;
+    int nlo = dsp_leave_one_out(&t, sgemm(), &lo);
+    CHECK(nlo == 2 && lo[0].prob == 0 && lo[0].pick == 2 && lo[0].rel == 1.04 && lo[1].prob == 2 && lo[1].pick == 0 &&
+              lo[1].rel == 1.3,
+          "leave one out: %d problems, pick %d rel %g, pick %d rel %g", nlo, lo[0].pick, lo[0].rel, lo[1].pick, lo[1].rel);
+    free(lo);
     CHECK(pick(&t, 1020, 1020, 4096, 0, 0, 0, why) == 1, "beside it, the neighbours' vote: %d",
           pick(&t, 1020, 1020, 4096, 0, 0, 0, why));
     dsp_free(&t);
-    return 8;
+    return 9;
 }
 
 /* The op's overhead model carries a time from one problem to another: on 64 SMs, 128 x 128 tiles

@@ -14,6 +14,7 @@
 #include "runner/compile.h"
 #include "runner/config.h"
 #include "runner/devices.h"
+#include "runner/dispatch.h"
 #include "runner/env.h"
 #include "runner/execute.h"
 #include "runner/expr.h"
@@ -60,6 +61,10 @@ static const char usage[] =
     "                                           --chip GH100 checks counter names against that chip's\n"
     "                                           metric list (CUPTI's host library, no GPU; `run`\n"
     "                                           checks them against its GPU's)\n"
+    "  runner table-check TABLE                 how well a dispatch table (e.g. kernels/sgemm/\n"
+    "                                           tuned_h100.table) predicts itself: each measured\n"
+    "                                           problem picked from the others, and how that pick did\n"
+    "                                           there against the fastest (no GPU)\n"
     "  runner list [OP]                         ops, the kernel signature of each, variants, params,\n"
     "                                           defaults and constraints\n"
     "  runner list counters                     the counter sets (memory, smem, occupancy, roofline):\n"
@@ -990,6 +995,92 @@ static int cmd_extract(int argc, char **argv)
     return rc;
 }
 
+/* ---- table-check ------------------------------------------------------------------------- */
+
+/* The op a table names in its `op NAME` line, or NULL. */
+static const reg_op *table_op(const char *text, size_t len)
+{
+    for (size_t at = 0; at < len;) {
+        size_t end = at;
+        while (end < len && text[end] != '\n') end++;
+        char line[256];
+        size_t n = end - at < sizeof line - 1 ? end - at : sizeof line - 1;
+        memcpy(line, text + at, n);
+        line[n] = '\0';
+        at = end + 1;
+        char *v = line + strspn(line, " \t");
+        if (strncmp(v, "op ", 3)) continue;
+        v += 3 + strspn(v + 3, " \t");
+        v[strcspn(v, " \t\r")] = '\0';
+        return reg_find_op(v);
+    }
+    return NULL;
+}
+
+static int cmd_table_check(int argc, char **argv)
+{
+    if (argc != 1 || argv[0][0] == '-') {
+        fprintf(stderr, "runner table-check: usage: table-check TABLE (a dispatch table, e.g. "
+                        "kernels/sgemm/tuned_h100.table)\n");
+        return TL_EXIT_BAD_INPUT;
+    }
+    char *path = tl_user_path(argv[0]);
+    tl_err e;
+    size_t len = 0;
+    char *text = tl_read_file(path, &len, &e);
+    int rc = TL_EXIT_BAD_INPUT;
+    dsp_table t = {0};
+    dsp_check *c = NULL;
+    if (!text) {
+        fprintf(stderr, "runner table-check: %s\n", e.msg);
+        goto out;
+    }
+    const reg_op *op = table_op(text, len);
+    if (!op) {
+        fprintf(stderr, "runner table-check: %s: the table does not name an op of this runner (a line `op NAME`; "
+                        "see runner list)\n", argv[0]);
+        goto out;
+    }
+    if (dsp_parse(op, argv[0], text, len, &t, &e)) {
+        fprintf(stderr, "runner table-check: %s\n", e.msg);
+        goto out;
+    }
+    int n = dsp_leave_one_out(&t, op, &c), over = 0, missing = 0;
+    printf("%s: %d measured problems (op %s; device %s; %d SMs), each predicted from the others as if it had not "
+           "been measured:\nthe pick, and its time there over the fastest measured there\n",
+           argv[0], n, op->name, t.device[0] ? t.device : "not said", t.sms);
+    double logs = 0;
+    for (int i = 0; i < n; i++) {
+        const dsp_row *p = &t.rows[c[i].prob];
+        char sizes[160] = "", lay[64] = "";
+        for (int a = 0; a < op->naxes; a++)
+            snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%s=%lld", a ? "," : "", op->axes[a],
+                     (long long)p->dims[a]);
+        for (int k = 0; k < op->noperands; k++)
+            snprintf(lay + strlen(lay), sizeof lay - strlen(lay), "%s%s=%s", k ? "," : "", op->operands[k],
+                     p->layouts[k] == REG_COL ? "col" : "row");
+        double rel = c[i].rel > 0 ? c[i].rel : 1.5;
+        logs += log(rel);
+        over += rel > 1.2;
+        missing += c[i].pick >= 0 && c[i].rel == 0;
+        if (c[i].pick < 0) printf("  %-28s %-12s %-5s  none: no other problem's rung takes it\n", sizes, lay, op->dtypes[p->dtype]);
+        else if (c[i].rel == 0)
+            printf("  %-28s %-12s %-5s  > 1.5  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], t.rows[c[i].pick].text,
+                   t.rows[c[i].pick].line);
+        else
+            printf("  %-28s %-12s %-5s  %5.3f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], c[i].rel,
+                   t.rows[c[i].pick].text, t.rows[c[i].pick].line);
+    }
+    printf("geometric mean %.3f x the fastest (%d picks the table has no row of there counted at 1.5); %d of %d "
+           "above 1.2\n", n ? exp(logs / n) : 1.0, missing, over, n);
+    rc = TL_EXIT_OK;
+out:
+    free(c);
+    if (t.name) dsp_free(&t);
+    free(text), free(path);
+    return rc;
+}
+
 /* ---- submit ------------------------------------------------------------------------------ */
 
 /* An absolute version of a user path (relative to where the user stands). */
@@ -1182,6 +1273,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "validate") || !strcmp(cmd, "compile")) return cmd_check(cmd, argc - 2, argv + 2);
     if (!strcmp(cmd, "extract")) return cmd_extract(argc - 2, argv + 2);
+    if (!strcmp(cmd, "table-check")) return cmd_table_check(argc - 2, argv + 2);
     if (!strcmp(cmd, "cache")) return cmd_cache(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2, argc, argv);
     if (!strcmp(cmd, "rerun")) return cmd_rerun(argc - 2, argv + 2, argc, argv);

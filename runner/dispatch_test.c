@@ -77,15 +77,20 @@ static int pick(const dsp_table *t, long m, long n, long k, int acol, int bcol, 
     return dsp_pick(t, sgemm(), &s, why, 256);
 }
 
+/* Parses a table that must parse; 0 when it did (else the failure is counted). */
+static int parse_ok(const char *text, dsp_table *t)
+{
+    tl_err e;
+    if (dsp_parse(sgemm(), "t.table", text, strlen(text), t, &e) == 0) return 0;
+    CHECK(0, "parse: %s", e.msg);
+    return -1;
+}
+
 static int check_pick(void)
 {
     dsp_table t;
-    tl_err e;
     char why[256];
-    if (dsp_parse(sgemm(), "t.table", TABLE, strlen(TABLE), &t, &e)) {
-        CHECK(0, "parse: %s", e.msg);
-        return 1;
-    }
+    if (parse_ok(TABLE, &t)) return 1;
     CHECK(t.n == 6 && !strcmp(t.device, "Test GPU") && !strcmp(t.measured, "today"), "header: %d rows, '%s', '%s'",
           t.n, t.device, t.measured);
     const dsp_row *h = &t.rows[0];
@@ -128,12 +133,8 @@ static const char *CONSENSUS =
 static int check_consensus(void)
 {
     dsp_table t;
-    tl_err e;
     char why[256];
-    if (dsp_parse(sgemm(), "t.table", CONSENSUS, strlen(CONSENSUS), &t, &e)) {
-        CHECK(0, "parse: %s", e.msg);
-        return 1;
-    }
+    if (parse_ok(CONSENSUS, &t)) return 1;
     CHECK(t.rows[1].rel == 1.06 && t.rows[0].rel == 1 && t.rows[1].prob == 0 && t.rows[4].prob == 3 &&
               t.rows[4].cand == 1 && t.rows[5].cand == 0,
           "rel and grouping: %g, prob %d cand %d", t.rows[1].rel, t.rows[4].prob, t.rows[4].cand);
@@ -156,10 +157,7 @@ static int check_consensus(void)
                                "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1.04\n"
                                "m=1200,n=1200,k=4096 a=row,b=row f32 warptile - rel=1\n"
                                "m=1200,n=1200,k=4096 a=row,b=row f32 cute_pipeline - rel=1.3\n";
-    if (dsp_parse(sgemm(), "t.table", EXACT, strlen(EXACT), &t, &e)) {
-        CHECK(0, "parse: %s", e.msg);
-        return 1;
-    }
+    if (parse_ok(EXACT, &t)) return 1;
     CHECK(pick(&t, 1024, 1024, 4096, 0, 0, 0, why) == 0, "measured: %d", pick(&t, 1024, 1024, 4096, 0, 0, 0, why));
     /* Each problem predicted from the other: 1024^2 gets warptile (the fastest at 1200^2; 1.04 at
      * 1024^2), 1200^2 gets cute_pipeline (1.3 there). */
@@ -187,12 +185,8 @@ static const char *WAVES = "op sgemm\nsms 64\n"
 static int check_waves(void)
 {
     dsp_table t;
-    tl_err e;
     char why[256];
-    if (dsp_parse(sgemm(), "t.table", WAVES, strlen(WAVES), &t, &e)) {
-        CHECK(0, "parse: %s", e.msg);
-        return 1;
-    }
+    if (parse_ok(WAVES, &t)) return 1;
     CHECK(t.sms == 64 && t.rows[1].rel == 1.1, "sms %d", t.sms);
     CHECK(pick(&t, 1024, 1024, 4096, 0, 0, 0, why) == 0, "where it was measured: the fastest there");
     /* 72 tiles: 2 rounds for 1.125 of work (x 1.78); 144: 3 rounds for 2.25 (x 1.33): 1.78 > 1.1 x 1.33. */

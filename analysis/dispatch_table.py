@@ -22,6 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tilelab_analysis.load import SchemaError, load, load_meta  # noqa: E402
 
 REL_KEEP = 1.5  # candidates slower than this over a problem's fastest are left out of its rows
+
+
 def table(paths, kinds):
     df = load(paths)
     if df.empty:

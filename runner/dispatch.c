@@ -280,9 +280,7 @@ static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
     double near = dmin == 0 ? 0 : DSP_NEAR;
     for (int i = 0; i < n; i++)
         if (use[i] && t->rows[i].prob == i && d[i] <= dmin + near) wsum += w[i] = exp(-(d[i] - dmin) / DSP_SCALE);
-    /* here[c]: candidate c's overhead on spec. */
-    for (int i = 0; i < n; i++)
-        if (use[i] && t->rows[i].cand == i) here[i] = overhead(t, op, &t->rows[i], s);
+    /* here[c]: candidate c's overhead on spec (>= 1, so 0 is not yet known). */
     for (int i = 0; i < n; i++)
         if (use[i] && !here[t->rows[i].cand]) here[t->rows[i].cand] = overhead(t, op, &t->rows[i], s);
     /* score[c] = sum over near p of w[p] (c's rel at p, scaled to spec, - DSP_REL_ABSENT), so that
@@ -358,4 +356,35 @@ int dsp_leave_one_out(const dsp_table *t, const reg_op *op, dsp_check **out)
     free(use);
     *out = c;
     return n;
+}
+
+const reg_op *dsp_table_op(const char *text, size_t len)
+{
+    for (size_t at = 0; at < len;) {
+        size_t end = at;
+        while (end < len && text[end] != '\n') end++;
+        char line[256];
+        size_t n = end - at < sizeof line - 1 ? end - at : sizeof line - 1;
+        memcpy(line, text + at, n);
+        line[n] = '\0';
+        at = end + 1;
+        char *v = line + strspn(line, " \t");
+        if (strncmp(v, "op ", 3)) continue;
+        v += 3 + strspn(v + 3, " \t");
+        v[strcspn(v, " \t\r")] = '\0';
+        return reg_find_op(v);
+    }
+    return NULL;
+}
+
+void dsp_problem_text(const reg_op *op, const dsp_row *r, char *sizes, size_t nsizes, char *layouts, size_t nlayouts)
+{
+    size_t at = 0;
+    sizes[0] = layouts[0] = '\0';
+    for (int a = 0; a < op->naxes && at < nsizes; a++)
+        at += (size_t)snprintf(sizes + at, nsizes - at, "%s%s=%lld", a ? "," : "", op->axes[a], (long long)r->dims[a]);
+    at = 0;
+    for (int k = 0; k < op->noperands && at < nlayouts; k++)
+        at += (size_t)snprintf(layouts + at, nlayouts - at, "%s%s=%s", k ? "," : "", op->operands[k],
+                               r->layouts[k] == REG_COL ? "col" : "row");
 }

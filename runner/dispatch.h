@@ -59,6 +59,15 @@ void dsp_free(dsp_table *t);
  * with why (no row of the dtype, no rung that takes it). */
 int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why, size_t whylen);
 
+/* The op a table's text names in its `op NAME` line (NULL: none, or not an op of this runner), for a
+ * reader that is not told the op (runner table-check). */
+const reg_op *dsp_table_op(const char *text, size_t len);
+
+/* Row r's problem as the table writes it: "m=4096,n=4096,k=4096" and "a=row,b=col". */
+void dsp_problem_text(const reg_op *op, const dsp_row *r, char *sizes, size_t nsizes, char *layouts, size_t nlayouts);
+
+#define DSP_REL_KEPT 1.5 /* analysis/dispatch_table.py's REL_KEEP: slower candidates have no row */
+
 /* How well the table predicts itself: for each measured problem, the pick from its other problems
  * (of the same dtype and layouts), as if it had not been measured, and the pick's rel there. */
 typedef struct {

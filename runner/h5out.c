@@ -476,14 +476,12 @@ static void *writer_main(void *arg)
             if (!mine) abort();
         }
         memcpy(mine, o->results, sizeof *mine * (size_t)n); /* main may grow results meanwhile */
-        if (fin) o->finished = 1;
         pthread_mutex_unlock(&o->w.mu);
         tl_err e;
         int rc = commit(o, mine, n, fin, &e);
         if (rc == 0 && n > o->w.committed && o->w.saved) o->w.saved(o->w.ctx, n - 1, mine[n - 1]);
         pthread_mutex_lock(&o->w.mu);
         if (rc) {
-            if (fin) o->finished = 0;
             o->w.failed = 1;
             o->w.err = e;
             tl_err_wrap(&o->w.err, "%s keeps the cases before case %d of this run", o->path, o->w.committed + 1);

@@ -997,26 +997,6 @@ static int cmd_extract(int argc, char **argv)
 
 /* ---- table-check ------------------------------------------------------------------------- */
 
-/* The op a table names in its `op NAME` line, or NULL. */
-static const reg_op *table_op(const char *text, size_t len)
-{
-    for (size_t at = 0; at < len;) {
-        size_t end = at;
-        while (end < len && text[end] != '\n') end++;
-        char line[256];
-        size_t n = end - at < sizeof line - 1 ? end - at : sizeof line - 1;
-        memcpy(line, text + at, n);
-        line[n] = '\0';
-        at = end + 1;
-        char *v = line + strspn(line, " \t");
-        if (strncmp(v, "op ", 3)) continue;
-        v += 3 + strspn(v + 3, " \t");
-        v[strcspn(v, " \t\r")] = '\0';
-        return reg_find_op(v);
-    }
-    return NULL;
-}
-
 static int cmd_table_check(int argc, char **argv)
 {
     if (argc != 1 || argv[0][0] == '-') {
@@ -1035,7 +1015,7 @@ static int cmd_table_check(int argc, char **argv)
         fprintf(stderr, "runner table-check: %s\n", e.msg);
         goto out;
     }
-    const reg_op *op = table_op(text, len);
+    const reg_op *op = dsp_table_op(text, len);
     if (!op) {
         fprintf(stderr, "runner table-check: %s: the table does not name an op of this runner (a line `op NAME`; "
                         "see runner list)\n", argv[0]);
@@ -1052,27 +1032,22 @@ static int cmd_table_check(int argc, char **argv)
     double logs = 0;
     for (int i = 0; i < n; i++) {
         const dsp_row *p = &t.rows[c[i].prob];
-        char sizes[160] = "", lay[64] = "";
-        for (int a = 0; a < op->naxes; a++)
-            snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%s=%lld", a ? "," : "", op->axes[a],
-                     (long long)p->dims[a]);
-        for (int k = 0; k < op->noperands; k++)
-            snprintf(lay + strlen(lay), sizeof lay - strlen(lay), "%s%s=%s", k ? "," : "", op->operands[k],
-                     p->layouts[k] == REG_COL ? "col" : "row");
-        double rel = c[i].rel > 0 ? c[i].rel : 1.5;
+        char sizes[160], lay[64];
+        dsp_problem_text(op, p, sizes, sizeof sizes, lay, sizeof lay);
+        double rel = c[i].rel > 0 ? c[i].rel : DSP_REL_KEPT; /* at least */
         logs += log(rel);
         over += rel > 1.2;
         missing += c[i].pick >= 0 && c[i].rel == 0;
         if (c[i].pick < 0) printf("  %-28s %-12s %-5s  none: no other problem's rung takes it\n", sizes, lay, op->dtypes[p->dtype]);
         else if (c[i].rel == 0)
-            printf("  %-28s %-12s %-5s  > 1.5  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], t.rows[c[i].pick].text,
-                   t.rows[c[i].pick].line);
+            printf("  %-28s %-12s %-5s  > %.1f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], DSP_REL_KEPT,
+                   t.rows[c[i].pick].text, t.rows[c[i].pick].line);
         else
             printf("  %-28s %-12s %-5s  %5.3f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], c[i].rel,
                    t.rows[c[i].pick].text, t.rows[c[i].pick].line);
     }
-    printf("geometric mean %.3f x the fastest (%d picks the table has no row of there counted at 1.5); %d of %d "
-           "above 1.2\n", n ? exp(logs / n) : 1.0, missing, over, n);
+    printf("geometric mean %.3f x the fastest (%d picks the table has no row of there counted at %.1f); %d of %d "
+           "above 1.2\n", n ? exp(logs / n) : 1.0, missing, DSP_REL_KEPT, over, n);
     rc = TL_EXIT_OK;
 out:
     free(c);

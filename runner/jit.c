@@ -128,7 +128,8 @@ static int build_options(const jit_request *rq, char **opts)
 {
     int n = 0;
     const reg_op *op = rq->op;
-    opts[n++] = tl_xasprintf("--gpu-architecture=sm_%d%s", rq->arch, rq->arch_specific ? "a" : "");
+    opts[n++] = tl_xasprintf("--gpu-architecture=%s_%d%s", rq->ptx_only ? "compute" : "sm", rq->arch,
+                             rq->arch_specific ? "a" : "");
     opts[n++] = tl_xstrdup("-std=c++17");
     if (rq->src->angle) {
         /* The toolkit's headers include their siblings by quoted name, which needs the including
@@ -329,9 +330,15 @@ static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, 
         compile_error(rq, out->log, rc, e);
         goto fail;
     }
-    NVRTC_CHECK(nvrtcGetCUBINSize(prog, &out->cubin_len));
-    out->cubin = tl_xmalloc(out->cubin_len);
-    NVRTC_CHECK(nvrtcGetCUBIN(prog, out->cubin));
+    if (rq->ptx_only) {
+        NVRTC_CHECK(nvrtcGetPTXSize(prog, &out->cubin_len));
+        out->cubin = tl_xmalloc(out->cubin_len);
+        NVRTC_CHECK(nvrtcGetPTX(prog, out->cubin));
+    } else {
+        NVRTC_CHECK(nvrtcGetCUBINSize(prog, &out->cubin_len));
+        out->cubin = tl_xmalloc(out->cubin_len);
+        NVRTC_CHECK(nvrtcGetCUBIN(prog, out->cubin));
+    }
     nvrtcDestroyProgram(&prog);
     free(texts);
     return 0;
@@ -341,11 +348,21 @@ fail:
     return -1;
 }
 
-/* Both entries are extern "C" kernels of the cubin. */
+/* Both entries are extern "C" kernels of the cubin (of the PTX: an .entry of that name). */
 static int check_entries(const jit_request *rq, const jit_cubin *cb, tl_err *e)
 {
     const char *entries[2] = {rq->entry, rq->entry2};
     for (int i = 0; i < 2 && entries[i]; i++) {
+        if (rq->ptx_only) {
+            char *decl = tl_xasprintf(".entry %s(", entries[i]);
+            int found = strstr(cb->cubin, decl) != NULL;
+            free(decl);
+            if (found) continue;
+            char *shown = src_display(rq->store, &rq->store->files[rq->src->files[0]]);
+            tl_err_set(e, "%s: '%s' is not an extern \"C\" __global__ function of the compiled PTX", shown, entries[i]);
+            free(shown);
+            return -1;
+        }
         char kernels[512];
         int rc = jit_cubin_has_kernel(cb->cubin, cb->cubin_len, entries[i], kernels, sizeof kernels);
         if (rc == 1) continue;
@@ -446,6 +463,7 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
     }
     if (cutlass_needed(rq, e)) return -1;
     if (rq->src->cutlass) snprintf(out->cutlass_version, sizeof out->cutlass_version, "%s", jit_cutlass_version());
+    if (rq->ptx_only) cache_dir = NULL, memo = NULL; /* PTX is never a cubin of the cache or the memo */
     int nopts = build_options(rq, opts);
     tl_buf ob = {0};
     for (int i = 0; i < nopts; i++) tl_buf_printf(&ob, "%s%s", i ? " " : "", opts[i]);

@@ -51,6 +51,8 @@ typedef struct {
     const reg_spec *spec;  /* layouts and dtype (-D macros) */
     int arch;              /* 90 for sm_90 */
     int arch_specific;     /* 1: sm_90a rather than sm_90 */
+    int ptx_only;          /* tests: stop at PTX for compute_<arch> (no ptxas, no disk cache): the C++
+                            * and its #if checks in about two thirds of the time; out holds the PTX */
 } jit_request;
 
 typedef struct {

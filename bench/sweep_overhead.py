@@ -38,13 +38,15 @@ def one(runner, yaml, out, cache, label, extra=()):
         s = f["sessions/0"].attrs
         wall, timed = float(s["wall_s"]), float(s["timed_s"])
         parts = {k: float(s.get("t_%s_s" % k, 0.0)) for k in PHASES}
+        start = [float(s.get(k, -1)) for k in ("t_start_s", "t_start_cuda_s", "t_start_libs_s")]
         cached = [int(g.attrs.get("compile_cached", -1)) for g in f["cases"].values()]
         n = len(f["cases"])
     other = max(0.0, wall - sum(parts.values()))
     print("%-5s %d cases: wall %.2f s, timed %.2f s, wall / timed %.1f; kernels from the cache %d of %d" % (
         label, n, wall, timed, wall / timed if timed else float("inf"), cached.count(1), n - cached.count(-1)))
     print("      " + ", ".join("%s %.2f" % (k, v) for k, v in parts.items()) + ", other %.2f" % other)
-    print("      the whole command: %.2f s" % command_s)
+    print("      the whole command: %.2f s: %.2f s before the first case (CUDA context %.2f, GPU set-up %.2f), "
+          "%.2f s after the last one" % (command_s, start[0], start[1], start[2], command_s - start[0] - wall))
     return command_s
 
 
@@ -66,10 +68,14 @@ def on_devices(runner, yaml, out, cache, spec, extra, one_gpu_s):
             per[int(g.attrs["device_ordinal"])] = per.get(int(g.attrs["device_ordinal"]), 0) + 1
         timed = sum(float(s.attrs["timed_s"]) for s in f["sessions"].values())
         walls = {int(s["env"].attrs.get("device_ordinal", -1)): float(s.attrs["wall_s"]) for s in f["sessions"].values()}
+        starts = {int(s["env"].attrs.get("device_ordinal", -1)): float(s.attrs.get("t_start_s", -1))
+                  for s in f["sessions"].values()}
     print("--devices %s: %d GPUs (cases per GPU %s): the whole command %.2f s for %.2f s timed; one GPU, warm: "
           "%.2f s; ratio %.2f" % (spec, len(per), dict(sorted(per.items())), wall, timed, one_gpu_s,
                                   wall / one_gpu_s if one_gpu_s else float("nan")))
-    print("      each worker's session wall: " + ", ".join("gpu%d %.2f s" % kv for kv in sorted(walls.items())))
+    print("      each worker's session wall: " + ", ".join("gpu%d %.2f s" % kv for kv in sorted(walls.items())) +
+          "; its start-up before the first case: " + ", ".join("gpu%d %.2f s" % kv for kv in sorted(starts.items())))
+    print("      " + "\n      ".join(l for l in p.stdout.splitlines() if l.startswith("tilelab: ") and "workers" in l))
 
 
 def main():

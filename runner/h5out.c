@@ -434,6 +434,9 @@ static int commit(h5out *o, const tl_result *const *results, int nresults, int f
             rc |= h5_attr_f64(g, name, o->phase_s[p]);
         }
         rc |= h5_attr_f64(g, "t_write_s", o->write_s);
+        /* Schema 1.8: the process's start-up before the first case, outside wall_s. */
+        rc |= h5_attr_f64(g, "t_start_s", o->start_s) | h5_attr_f64(g, "t_start_cuda_s", o->start_cuda_s) |
+              h5_attr_f64(g, "t_start_libs_s", o->start_libs_s);
         H5Gclose(g);
         H5_CHECK(rc);
         H5_CHECK(h5_attr_f64(f, "wall_s", o->prior_wall_s + o->wall_s));

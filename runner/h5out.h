@@ -64,6 +64,9 @@ typedef struct {
     double wall_s, timed_s;
     double phase_s[PH_N];      /* this session's seconds per phase (the cases'), for its group */
     double write_s;            /* this session's seconds in the writer */
+    double start_s;            /* (1.8) from the process's start to the first case, s (-1 unknown) */
+    double start_cuda_s;       /* of it, the CUDA context (0 for a host run) */
+    double start_libs_s;       /* of it, the run's GPU set-up: cuBLAS, streams, buffers, NVML */
     int finished;
     int no_exchange;           /* the file system cannot RENAME_EXCHANGE: rename + copy */
     /* The writer thread (h5out_start_writer); mu guards what follows and results, nresults, cap,

@@ -558,6 +558,11 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
     fprintf(stderr, "tilelab: overhead: %.2f s wall for %.2f s inside timed regions (%.1f%%)\n", wall, timed,
             wall > 0 ? 100.0 * timed / wall : 0.0);
     report_phases(stderr, out->phase_s, out->write_s, wall, res, *nres);
+    if (out->start_s >= 0 && out->start_cuda_s > 0)
+        fprintf(stderr, "tilelab: before the first case: %.2f s from the runner's start (CUDA context %.2f, GPU set-up "
+                        "%.2f: cuBLAS, streams, buffers, NVML)\n", out->start_s, out->start_cuda_s, out->start_libs_s);
+    else if (out->start_s >= 0)
+        fprintf(stderr, "tilelab: before the first case: %.2f s from the runner's start\n", out->start_s);
     return 0;
 }
 
@@ -672,6 +677,7 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     tl_err e;
     char *path = NULL, *argv_text = NULL, *cache = NULL, why[512];
     int rc = TL_EXIT_BAD_INPUT, have_exec = 0, have_out = 0, nres = 0, lost = 0;
+    double start_cuda_s = 0, start_libs_s = 0, t;
 
     env_host(&env);
     plan_limits lim = {0, env.host_mem_bytes / 2, NULL};
@@ -682,7 +688,10 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     int use_gpu = needs_gpu(&p);
     int64_t device[EXPR_NDEVICE];
     if (use_gpu) {
-        if (env_gpu(&env, &e)) {
+        t = tl_now_s();
+        int failed = env_gpu(&env, &e);
+        start_cuda_s = tl_now_s() - t;
+        if (failed) {
             if (rerun_of)
                 fprintf(stderr, "runner rerun: %s: %s; `runner extract %s DIR` writes its experiment out\n", o->yaml,
                         e.msg, o->yaml);
@@ -715,10 +724,12 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
         goto out;
     }
     if (!o->worker_cases && parts_left(path)) goto out;
+    t = tl_now_s();
     if (exec_init(&ex, x, &env, use_gpu, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
     }
+    start_libs_s = tl_now_s() - t;
     have_exec = 1;
     ex.memo = memo; /* the cubins compiled ahead */
     memset(&memo, 0, sizeof memo);
@@ -752,6 +763,9 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     /* The device each case names: this run's GPU; a --devices worker's device even for host cases. */
     int ran_on = env.have_gpu ? env.device : -1;
     if (!env.have_gpu && o->worker_cases && getenv("TILELAB_DEVICE")) ran_on = atoi(getenv("TILELAB_DEVICE"));
+    out.start_s = tl_process_age_s();
+    out.start_cuda_s = start_cuda_s;
+    out.start_libs_s = start_libs_s;
     if (run_cases(o, &p, &sh, &ex, &out, ran_on, res, &nres, &lost, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         fprintf(stderr, "runner: continue with: runner run %s -o %s --resume%s%s\n", o->yaml, path,

@@ -52,6 +52,8 @@ int tl_add_u64(uint64_t a, uint64_t b, uint64_t *out);
 
 /* Monotonic clock, seconds. */
 double tl_now_s(void);
+/* Seconds since this process started (exec; /proc's clock ticks, 10 ms steps), or -1 when unknown. */
+double tl_process_age_s(void);
 /* UTC time as 20261122T103457Z (for file names) or ISO 8601 (for attributes). */
 void tl_utc_stamp(char out[32], int iso);
 

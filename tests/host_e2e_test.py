@@ -38,7 +38,7 @@ class HostSmoke(unittest.TestCase):
             raw = f.read()
         with h5py.File(self.path, "r") as f:
             a = {k: text(v) for k, v in f.attrs.items()}
-        self.assertEqual(a["schema"], "tilelab/1.7")
+        self.assertEqual(a["schema"], "tilelab/1.8")
         self.assertEqual(a["experiment"], "host_smoke")
         self.assertEqual(a["config_yaml"], raw.decode())
         self.assertEqual(a["config_sha256"], hashlib.sha256(raw).hexdigest())
@@ -211,10 +211,18 @@ class Phases(unittest.TestCase):
         self.assertEqual(len(line), 1, p.stderr)
         for k in self.PHASES + ("write", "other"):
             self.assertRegex(line[0], r"\b%s [0-9]+\.[0-9]{2}\b" % k)
+        start = [l for l in p.stderr.splitlines() if l.startswith("tilelab: before the first case: ")]
+        self.assertEqual(len(start), 1, p.stderr)
         with h5py.File(out, "r") as f:
             s = f["sessions/0"].attrs
             total = sum(float(s["t_%s_s" % k]) for k in self.PHASES) + float(s["t_write_s"])
             self.assertLessEqual(total, float(s["wall_s"]) + 1e-6)
+            # The start-up before the first case: some time since exec, and on the host no CUDA context.
+            self.assertGreater(float(s["t_start_s"]), 0.0)
+            self.assertLess(float(s["t_start_s"]), 60.0)
+            self.assertIn("%.2f s from the runner's start" % float(s["t_start_s"]), start[0])
+            self.assertEqual(float(s["t_start_cuda_s"]), 0.0)
+            self.assertGreaterEqual(float(s["t_start_libs_s"]), 0.0)
             self.assertAlmostEqual(float(s["t_timed_s"]), float(s["timed_s"]), places=9)
             sums = dict.fromkeys(self.PHASES, 0.0)
             problems = set()
@@ -317,7 +325,7 @@ class BadInput(unittest.TestCase):
         p = run(exp, "-o", out)
         self.assertEqual(p.returncode, 0, p.stderr)
         with h5py.File(out, "r") as f:
-            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.7")
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.8")
             for g in f["cases"].values():
                 self.assertEqual(text(g.attrs["status"]), "ok")
                 self.assertEqual(text(g.attrs["counters_status"]), "unavailable")

@@ -121,9 +121,10 @@ static int compile_experiment(const char *given, char ***done, int *ndone, int *
     return 1;
 }
 
-/* A registry variant compiled outside any experiment: its sources resolved from this runner's kernels. */
+/* A registry variant compiled outside any experiment: its sources resolved from this runner's kernels
+ * (ptx_only: to PTX, see jit_request). */
 static int compile_registry_for(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s,
-                                int arch, const char *cache, jit_cubin *cb, tl_err *e, int *cute)
+                                int arch, int ptx_only, const char *cache, jit_cubin *cb, tl_err *e, int *cute)
 {
     src_store st;
     src_set set;
@@ -132,7 +133,7 @@ static int compile_registry_for(const reg_op *op, const reg_variant *v, const lo
     if (rc == 0) {
         jit_request rq = {.op = op, .store = &st, .src = &set, .entry = v->entry, .entry2 = v->entry2,
                           .params = v->params, .nparams = v->nparams, .values = params, .spec = s, .arch = arch,
-                          .arch_specific = v->arch_specific};
+                          .arch_specific = v->arch_specific, .ptx_only = ptx_only};
         if (cute) *cute = set.cutlass != NULL;
         rc = jit_compile(&rq, cache, NULL, cb, e);
         src_set_free(&set);
@@ -144,7 +145,7 @@ static int compile_registry_for(const reg_op *op, const reg_variant *v, const lo
 static int compile_registry(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s,
                             const char *cache, jit_cubin *cb, tl_err *e)
 {
-    return compile_registry_for(op, v, params, s, ARCH, cache, cb, e, NULL);
+    return compile_registry_for(op, v, params, s, ARCH, 0, cache, cb, e, NULL);
 }
 
 /* Bypassing the registry's check, a bad BLOCKSIZE hits the kernel's #error. */
@@ -185,13 +186,13 @@ static int check_registry_defaults(char **done, int ndone)
                 int cute = seen(done, ndone, key), rc = 0;
                 free(key);
                 if (!cute) {
-                    rc = compile_registry_for(reg_ops[i], v, params, &s, ARCH, NULL, &cb, &e, &cute);
+                    rc = compile_registry_for(reg_ops[i], v, params, &s, ARCH, 0, NULL, &cb, &e, &cute);
                     CHECK(rc == 0, "%s/%s with defaults, %s: %s", reg_ops[i]->name, v->name, reg_ops[i]->dtypes[d], e.msg);
                     if (rc == 0) jit_cubin_free(&cb);
                 }
                 /* The CuTe and tensor-core kernels that need no sm_90a target Ampere (sm_80) too. */
                 if (v->arch_specific || !(cute || d > 0) || strcmp(reg_ops[i]->name, "sgemm")) continue;
-                rc = compile_registry_for(reg_ops[i], v, params, &s, 80, NULL, &cb, &e, NULL);
+                rc = compile_registry_for(reg_ops[i], v, params, &s, 80, 0, NULL, &cb, &e, NULL);
                 CHECK(rc == 0, "%s/%s with defaults, %s, sm_80: %s", reg_ops[i]->name, v->name, reg_ops[i]->dtypes[d],
                       e.msg);
                 if (rc == 0) {
@@ -210,31 +211,28 @@ static int check_ptx_only(void)
     const reg_variant *v = reg_find_variant(op, "smem_tile");
     long params[REG_MAX_PARAMS] = {32};
     reg_spec s = {.dims = {64, 64, 64}};
-    src_store st;
-    src_set set;
-    tl_err e;
-    src_store_init(&st, "registry.yaml");
-    CHECK(src_resolve(&st, SRC_TILELAB, v->source, &set, &e) == 0, "%s", e.msg);
-    jit_request rq = {.op = op, .store = &st, .src = &set, .entry = v->entry, .params = v->params,
-                      .nparams = v->nparams, .values = params, .spec = &s, .arch = ARCH, .ptx_only = 1};
     jit_cubin cb;
-    CHECK(jit_compile(&rq, NULL, NULL, &cb, &e) == 0, "%s", e.msg);
-    char *entry = tl_xasprintf(".entry %s(", v->entry);
-    CHECK(strstr(cb.options, "--gpu-architecture=compute_90 ") && strstr(cb.cubin, ".target sm_90") &&
-              strstr(cb.cubin, entry),
-          "not PTX for compute_90 with %s: %s", entry, cb.options);
-    free(entry);
-    jit_cubin_free(&cb);
-    src_set_free(&set);
-    src_store_free(&st);
+    tl_err e;
+    int rc = compile_registry_for(op, v, params, &s, ARCH, 1, NULL, &cb, &e, NULL);
+    CHECK(rc == 0, "%s", e.msg);
+    if (rc == 0) {
+        char *entry = tl_xasprintf(".entry %s(", v->entry);
+        CHECK(strstr(cb.options, "--gpu-architecture=compute_90 ") && strstr(cb.cubin, ".target sm_90") &&
+                  strstr(cb.cubin, entry),
+              "not PTX for compute_90 with %s: %s", entry, cb.options);
+        free(entry);
+        jit_cubin_free(&cb);
+    }
     /* A kernel with a C++ name: the PTX declares _Z1kPKfPfx, not k. */
     static const char cpp[] = "__global__ void k(const float *x, float *y, long long n) { y[0] = x[0]; }\n";
     const reg_op *copy = reg_find_op("copy");
+    src_store st;
+    src_set set;
     src_store_init_preloaded(&st, "t.yaml", 0);
     CHECK(src_store_add(&st, SRC_EXPERIMENT, "k.cu", cpp, sizeof cpp - 1, &e) == 0, "%s", e.msg);
     CHECK(src_resolve(&st, SRC_EXPERIMENT, "k.cu", &set, &e) == 0, "%s", e.msg);
     reg_spec cs = {.dims = {1024}};
-    rq = (jit_request){.op = copy, .store = &st, .src = &set, .entry = "k", .spec = &cs, .arch = ARCH, .ptx_only = 1};
+    jit_request rq = {.op = copy, .store = &st, .src = &set, .entry = "k", .spec = &cs, .arch = ARCH, .ptx_only = 1};
     CHECK(jit_compile(&rq, NULL, NULL, &cb, &e) != 0 && strstr(e.msg, "'k' is not an extern \"C\" __global__ function"),
           "a C++ kernel name: %s", e.msg);
     src_set_free(&set);

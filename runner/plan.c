@@ -13,11 +13,22 @@ static const char *layout_name(int l)
     return l == REG_COL ? "col" : "row";
 }
 
+/* NAME=value for each param of v, comma-separated; one after v's nid_params only when not at its default. */
+static void params_append(tl_buf *b, const reg_variant *v, const long *params)
+{
+    int first = 1;
+    for (int k = 0; k < v->nparams; k++) {
+        if (v->nid_params && k >= v->nid_params && params[k] == v->params[k].def) continue;
+        tl_buf_printf(b, "%s%s=%ld", first ? "" : ",", v->params[k].name, params[k]);
+        first = 0;
+    }
+}
+
 static char *params_text(const reg_variant *v, const long *params)
 {
     tl_buf b = {0};
     tl_buf_printf(&b, "%s", "");
-    for (int k = 0; k < v->nparams; k++) tl_buf_printf(&b, "%s%s=%ld", k ? "," : "", v->params[k].name, params[k]);
+    params_append(&b, v, params);
     return b.s;
 }
 
@@ -49,8 +60,7 @@ char *plan_canonical(const tl_case *c)
     /* A dispatching variant is what its table picks: another pick is another case. */
     if (c->run && c->run != c->variant) {
         tl_buf_printf(&b, ";runs=%s;run_params=", c->run->name);
-        for (int k = 0; k < c->run->nparams; k++)
-            tl_buf_printf(&b, "%s%s=%ld", k ? "," : "", c->run->params[k].name, c->run_params[k]);
+        params_append(&b, c->run, c->run_params);
     }
     return b.s;
 }

@@ -90,6 +90,29 @@ static int check_ids_stable(void)
     return 1;
 }
 
+/* A param added to a variant after it had cases (hopper's TLDG) is in the case's text only when set:
+ * the cases at its default keep the ids they had, and setting it makes other cases. */
+static int check_later_param_keeps_ids(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nsizes: {mnk: 512}\n"
+                              "variants:\n  - {name: hopper, params: {TLDG: [0, 1]}}\n";
+    tl_experiment x;
+    tl_plan p;
+    if (load(yaml, &x, &p, 0)) return 1;
+    CHECK(p.ncases == 2, "ncases %d", p.ncases);
+    if (p.ncases == 2) {
+        CHECK(strstr(p.cases[0].canonical, ";params=BM=128,BN=256,BK=16,WM=64,WN=64,WNITER=4,TM=8,TN=4,STAGES=2,"
+                                           "GROUP_M=8,MINB=1,THREADS=0,SWIZZLE=0,SPLITK=1,ODD=0;sizes=") != NULL,
+              "hopper at TLDG = 0: %s", p.cases[0].canonical);
+        CHECK(!strcmp(p.cases[1].params_text, "BM=128,BN=256,BK=16,WM=64,WN=64,WNITER=4,TM=8,TN=4,STAGES=2,GROUP_M=8,"
+                                              "MINB=1,THREADS=0,SWIZZLE=0,SPLITK=1,ODD=0,TLDG=1"),
+              "hopper at TLDG = 1: %s", p.cases[1].params_text);
+        CHECK(strcmp(p.cases[0].id, p.cases[1].id), "TLDG does not change the id");
+    }
+    unload(&x, &p);
+    return 1;
+}
+
 /* Whatever changes what runs changes the id. */
 static int check_ids_distinct(void)
 {
@@ -192,17 +215,21 @@ static int check_tile_constraints(void)
         "  - {name: warptile, params: {THREADS: [256, 128]}}\n"
         "  - {name: vectorized, params: {BK: 6}}\n"
         "  - {name: double_buffer, params: {STAGES: 9}}\n"
-        "  - {name: hopper, params: {BM: 256, BN: 256, BK: 64, STAGES: 4, WM: 64, WN: 64}}\n";
+        "  - {name: hopper, params: {BM: 256, BN: 256, BK: 64, STAGES: 4, WM: 64, WN: 64}}\n"
+        "  - {name: hopper, params: {TLDG: [1, 2]}}\n"
+        "  - {name: hopper, params: {TLDG: 1, ODD: 1}}\n"
+        "  - {name: hopper, params: {TLDG: 1, BM: 32, BN: 128, BK: 8, WM: 32, WN: 32, WNITER: 1}}\n";
     static const char *want[] = {
         NULL, NULL, "SWIZZLE = 2 is not 0 or 1", "WM must divide BM", NULL,
         "THREADS = 128, the tiles need 256", "TM, TN and BK must be multiples of 4", "STAGES must be 2 .. 8",
-        "bytes of shared memory > 227 KiB",
+        "bytes of shared memory > 227 KiB", NULL, "TLDG must be 0 or 1", "TLDG = 1 needs ODD = 0",
+        "the warps (4) must divide the tiles' blocks of 8 k x 16 rows or columns (BK/8 x BM/16 = 2",
     };
     tl_experiment x;
     tl_plan p;
     if (load(yaml, &x, &p, 0)) return 1;
-    CHECK(p.ncases == 9, "ncases %d", p.ncases);
-    for (int i = 0; i < p.ncases && i < 9; i++) {
+    CHECK(p.ncases == 13, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases && i < 13; i++) {
         const tl_case *c = &p.cases[i];
         if (!want[i]) CHECK(!c->skipped, "case %d (%s %s) skipped: %s", i, c->variant->name, c->params_text, c->reason);
         else CHECK(c->skipped && strstr(c->reason, want[i]), "case %d (%s %s): want '%s', got '%s'", i, c->variant->name,
@@ -369,6 +396,7 @@ int main(void)
     total += check_order();
     total += check_ids_stable();
     total += check_ids_distinct();
+    total += check_later_param_keeps_ids();
     total += check_dtype_sweep();
     total += check_memory_and_overflow();
     total += check_duplicates_rejected();

@@ -92,6 +92,9 @@ typedef struct {
     const char *entry;  /* REG_NVRTC: extern "C" kernel name */
     const reg_param *params;
     int nparams;
+    int nid_params; /* 0: every param is in a case's params text (and so its id); else the params from
+                     * this one on, added after the variant had cases, are there only when not at their
+                     * default, so that those cases keep their ids */
     const char *constraints; /* human text for `list` */
     /* 1 if the combination is valid, else 0 and a reason. May be NULL (always valid). */
     int (*check)(const long *params, const reg_spec *s, char *why, size_t whylen);

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """GPU check for the SGEMM ladder (Bazel tag gpu; also runs from the portable bundle).
 
-Runs experiments/sgemm_odd.yaml, sgemm_ladder.yaml, sgemm_layouts.yaml, sgemm_shapes.yaml and (with
---tune) sgemm_tune.yaml, then checks, from the result files only:
-- every case of sgemm_odd.yaml, sgemm_ladder.yaml and sgemm_shapes.yaml verifies (every rung, every
-  size, all layouts, sizes that are no tile multiples, alpha and beta);
+Runs experiments/sgemm_odd.yaml, sgemm_ladder.yaml, sgemm_layouts.yaml, sgemm_shapes.yaml,
+sgemm_tldg.yaml and (with --tune) sgemm_tune.yaml, then checks, from the result files only:
+- every case of them verifies (every rung, every size, all layouts, sizes that are no tile multiples,
+  alpha and beta, hopper's TLDG on and off), and prints what TLDG did against cuBLAS;
 - the best rung reaches >= 0.90 x cuBLAS at 4096^3 and >= 0.85 at 2048^3 and 8192^3;
 - every rung's registers, shared memory and spills are in the file;
 - sgemm_shapes.yaml, printed shape by shape (what `tuned` ran, its speed against cuBLAS in the same
@@ -54,6 +54,20 @@ def shapes(cs):
     return fails
 
 
+def tldg(cs):
+    """hopper with TLDG 0 and 1 against cuBLAS, per shape, layout and tile shape (printed, not a bar)."""
+    print("hopper TLDG off -> on against cuBLAS, sgemm_tldg.yaml:")
+    cb = {(c["sizes"], c["layouts"]): c["median"] for c in cs if c["variant"] == "cublas"}
+    got = {}
+    for c in cs:
+        if c["variant"] == "hopper" and c["status"] == "ok" and (c["sizes"], c["layouts"]) in cb:
+            p = c["params"].replace(",TLDG=1", "")
+            got.setdefault((c["sizes"], c["layouts"], p), {})["TLDG=1" in c["params"]] = cb[(c["sizes"], c["layouts"])] / c["median"]
+    for (size, layouts, p), r in sorted(got.items()):
+        if len(r) == 2:
+            print("  %-22s %-12s %-46s %.3f -> %.3f" % (size, layouts, p[:46], r[False], r[True]))
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -67,7 +81,8 @@ def main():
     exp = lambda n: os.path.join(root, "experiments", n)
     fails = []
     files = {}
-    for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts", "sgemm_shapes"] + (["sgemm_tune"] if args.tune else []):
+    for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts", "sgemm_shapes", "sgemm_tldg"] + (
+            ["sgemm_tune"] if args.tune else []):
         files[name] = run(args.runner, exp(name + ".yaml"), out)
         for c in cases(files[name]):
             if c["status"] != "ok" and not (name == "sgemm_tune" and c["status"] == "skipped"):
@@ -90,6 +105,7 @@ def main():
                                                                           cb[0]["median"], bar))
         if r < bar:
             fails.append("%s: best rung %s at %.3f x cuBLAS, bar %.2f" % (size, best["variant"], r, bar))
+    tldg(cases(files["sgemm_tldg"]))
     fails += shapes(cases(files["sgemm_shapes"]))
     if args.md:
         cmd = [sys.executable, os.path.join(root, "analysis", "sgemm_ladder_md.py"), files["sgemm_ladder"],

@@ -30,6 +30,11 @@
 //   edge blocks, which decide the time of a problem of one wave, are as fast as the rest. With ODD = 0
 //   such problems run the checked loop everywhere. A param, not the default: the extra paths cost the
 //   default 128 x 256 tiles registers (255) and 15% at 4096^3 on the H100.
+// - TLDG = 1: an operand contiguous along k (row-major A, column-major B) goes to its transposed tile 16
+//   bytes at a time through registers (sgemm_tile.cuh, tile_ldg_kmajor), loaded a tile ahead, instead of
+//   by 4-byte cp.async: a quarter of the L1 requests. In Nsight Compute each operand copied the 4-byte
+//   way cost hopper about 5% at 4096^3 (docs/results/h100-sgemm-shapes.md). Interior blocks of problems
+//   with K % BK == 0 only (the others copy as before); not with ODD or SWIZZLE.
 // Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
 // 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
@@ -74,6 +79,12 @@
 #ifndef ODD
 #define ODD 0
 #endif
+#ifndef TLDG
+#define TLDG 0
+#endif
+#if TLDG && (ODD || SWIZZLE || BK % 8 || BM % 16 || BN % 16)
+#error "11_hopper: TLDG = 1 needs ODD = 0, SWIZZLE = 0, BK a multiple of 8, BM and BN of 16"
+#endif
 #if SPLITK < 1 || SPLITK > 64
 #error "11_hopper: SPLITK 1 .. 64"
 #endif
@@ -98,15 +109,18 @@ enum { LOAD_CHECKED, LOAD_INTERIOR, LOAD_CLAMPED };
 
 // One operand tile of stage s, copied as LOAD says; VEC16: the rows copied along m or n are 16-byte
 // aligned (else those copies go 4 bytes at a time).
-template <int LOAD, bool VEC16>
+// REG_A, REG_B: that operand goes through registers (TLDG), not here.
+template <int LOAD, bool VEC16, bool REG_A = false, bool REG_B = false>
 __device__ __forceinline__ void hopper_load(float *stage, const float *__restrict__ A, const float *__restrict__ B,
                                             int M, int N, int K, int k0, int row0, int col0, int tid)
 {
     float *As = stage, *Bs = stage + BK * LDA;
     if (LOAD != LOAD_CHECKED) {
         constexpr bool CLAMP = LOAD == LOAD_CLAMPED;
-        tile_load_async_interior<BK, BM, LDA, NT, !A_COL, SWIZZLE, VEC16, CLAMP>(As, A, A_COL ? M : K, k0, row0, tid, M);
-        tile_load_async_interior<BK, BN, LDB, NT, B_COL, SWIZZLE, VEC16, CLAMP>(Bs, B, B_COL ? K : N, k0, col0, tid, N);
+        if (!REG_A)
+            tile_load_async_interior<BK, BM, LDA, NT, !A_COL, SWIZZLE, VEC16, CLAMP>(As, A, A_COL ? M : K, k0, row0, tid, M);
+        if (!REG_B)
+            tile_load_async_interior<BK, BN, LDB, NT, B_COL, SWIZZLE, VEC16, CLAMP>(Bs, B, B_COL ? K : N, k0, col0, tid, N);
     } else {
         tile_load_async_checked<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, K, M, k0, row0, tid);
         tile_load_async_checked<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, K, N, k0, col0, tid);
@@ -124,20 +138,47 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
     const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
     const int ntiles = t1 - t0;
     float regM[2][WMITER * TM], regN[2][WNITER * TN];
+    // TLDG: the k-contiguous operands of an interior block (rows 16-byte aligned: K % BK == 0) go through
+    // registers, loaded one tile before they are stored into their stage.
+    constexpr bool REG_A = TLDG && LOAD == LOAD_INTERIOR && !A_COL, REG_B = TLDG && LOAD == LOAD_INTERIOR && B_COL;
+    float4 ra[REG_A ? tile_kmajor<BK, BM, NT>::PER_THREAD : 1], rb[REG_B ? tile_kmajor<BK, BN, NT>::PER_THREAD : 1];
+#define HOPPER_LDG(tile)                                                                                      \
+    do {                                                                                                      \
+        if (REG_A) tile_ldg_kmajor<BK, BM, NT>(ra, A, K, (t0 + (tile)) * BK, row0, tid);                      \
+        if (REG_B) tile_ldg_kmajor<BK, BN, NT>(rb, B, K, (t0 + (tile)) * BK, col0, tid);                      \
+    } while (0)
+#define HOPPER_STS(stage)                                                                                     \
+    do {                                                                                                      \
+        if (REG_A) tile_sts_kmajor<BK, BM, LDA, NT>((stage), ra, tid);                                        \
+        if (REG_B) tile_sts_kmajor<BK, BN, LDB, NT>((stage) + BK * LDA, rb, tid);                             \
+    } while (0)
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < ntiles)
-            hopper_load<LOAD, VEC16>(smem + s * STAGE_FLOATS, A, B, M, N, K, (t0 + s) * BK, row0, col0, tid);
+        if (s < ntiles) {
+            hopper_load<LOAD, VEC16, REG_A, REG_B>(smem + s * STAGE_FLOATS, A, B, M, N, K, (t0 + s) * BK, row0, col0,
+                                                   tid);
+            if (REG_A || REG_B) {
+                HOPPER_LDG(s);
+                HOPPER_STS(smem + s * STAGE_FLOATS);
+            }
+        }
         cp_async_commit();
     }
+    if ((REG_A || REG_B) && STAGES - 1 < ntiles) HOPPER_LDG(STAGES - 1);
     for (int t = 0; t < ntiles; ++t) {
         cp_async_wait<STAGES - 2>();
         __syncthreads();
         const int next = t + STAGES - 1;
-        if (next < ntiles)
-            hopper_load<LOAD, VEC16>(smem + (next % STAGES) * STAGE_FLOATS, A, B, M, N, K, (t0 + next) * BK, row0,
-                                         col0, tid);
+        if (next < ntiles) {
+            float *stage = smem + (next % STAGES) * STAGE_FLOATS;
+            hopper_load<LOAD, VEC16, REG_A, REG_B>(stage, A, B, M, N, K, (t0 + next) * BK, row0, col0, tid);
+            // The registers hold tile next (loaded during the tile before); then the one after it.
+            if (REG_A || REG_B) {
+                HOPPER_STS(stage);
+                if (next + 1 < ntiles) HOPPER_LDG(next + 1);
+            }
+        }
         cp_async_commit();
         const float *As = smem + (t % STAGES) * STAGE_FLOATS, *Bs = As + BK * LDA;
         warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
@@ -150,6 +191,8 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
         }
     }
     cp_async_wait<0>();
+#undef HOPPER_LDG
+#undef HOPPER_STS
 }
 
 // The last k tile when K is no multiple of BK, for a block whose main loop ran without checks: one

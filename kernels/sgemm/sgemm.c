@@ -178,6 +178,7 @@ typedef struct {
     long swizzle_param; /* hopper's SWIZZLE as written: must be 0 or 1 */
     long splitk;        /* hopper's SPLITK: blocks per tile of C, each a slice of k (0 or 1: none) */
     long odd;           /* hopper's ODD: 0 or 1 */
+    long tldg;          /* hopper's TLDG: 0 or 1 */
 } tile_shape;
 
 #define SMEM_OPTIN_MAX (227 * 1024) /* the largest per-block opt-in of any GPU so far (sm_90) */
@@ -237,6 +238,13 @@ static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t 
         return snprintf(why, n, "m / BM needs more than 65535 blocks in y"), 0;
     if (t->raster && (t->splitk < 1 || t->splitk > 64)) return snprintf(why, n, "SPLITK must be 1 .. 64"), 0;
     if (t->odd < 0 || t->odd > 1) return snprintf(why, n, "ODD must be 0 or 1"), 0;
+    if (t->tldg < 0 || t->tldg > 1) return snprintf(why, n, "TLDG must be 0 or 1"), 0;
+    if (t->tldg && (t->odd || t->swizzle_param || t->bk % 8 || t->bm % 16 || t->bn % 16))
+        return snprintf(why, n, "TLDG = 1 needs ODD = 0, SWIZZLE = 0, BK a multiple of 8, BM and BN of 16"), 0;
+    if (t->tldg && ((t->bk / 8) * (t->bm / 16) % (threads / 32) || (t->bk / 8) * (t->bn / 16) % (threads / 32)))
+        return snprintf(why, n, "TLDG = 1: the warps (%ld) must divide the tiles' blocks of 8 k x 16 rows or columns "
+                                "(BK/8 x BM/16 = %ld, BK/8 x BN/16 = %ld)", threads / 32, (t->bk / 8) * (t->bm / 16),
+                        (t->bk / 8) * (t->bn / 16)), 0;
     if (t->splitk > 1 && (double)ceil_div(s->dims[M_], t->bm) * ceil_div(s->dims[N_], t->bn) > 65536)
         return snprintf(why, n, "SPLITK > 1 takes at most 65536 tiles of C (its turn counters)"), 0;
     return fits_int(s, why, n);
@@ -326,13 +334,14 @@ static const reg_param p11[] = {
     {"SWIZZLE", 0, "1: XOR-swizzled tiles (08); 0: padded by 4 floats (07)"},
     {"SPLITK", 1, "blocks per tile of C, each a slice of k, added in order (deterministic); 1: none"},
     {"ODD", 0, "1: blocks inside C run the unchecked loop for any k and row alignment (a checked k tail, 4-byte copies)"},
+    {"TLDG", 0, "1: k-contiguous tiles (row-major A, column-major B) copied 16 bytes at a time through registers"},
 };
 static tile_shape shape11(const long *p)
 {
     return (tile_shape){.bm = p[0], .bn = p[1], .bk = p[2], .wm = p[3], .wn = p[4], .wniter = p[5], .tm = p[6],
                         .tn = p[7], .stages = p[8], .group_m = p[9], .minb = p[10], .threads = p[11],
                         .pad = p[12] ? 0 : 4, .vec = 1, .swizzle = p[12] != 0, .warptile = 1, .dynamic = 1,
-                        .raster = 1, .swizzle_param = p[12], .splitk = p[13], .odd = p[14]};
+                        .raster = 1, .swizzle_param = p[12], .splitk = p[13], .odd = p[14], .tldg = p[15]};
 }
 
 #define TILED_RUNG(id)                                                                                     \
@@ -1095,8 +1104,9 @@ static const reg_variant sgemm_variants[] = {
      .check = check10, .geometry = geometry10},
     {.name = "hopper", .summary = "warptile for sm_90: deep pipeline, fragment double buffering, swizzle, raster",
      .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
-     .nparams = NPARAMS(p11), .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB; "
-                    "SPLITK 1 .. 64 (> 1: at most 65536 tiles of C); ODD 0 or 1",
+     .nparams = NPARAMS(p11), .nid_params = 15 /* TLDG came later */, .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB; "
+                    "SPLITK 1 .. 64 (> 1: at most 65536 tiles of C); ODD 0 or 1; TLDG 0 or 1 (1: ODD 0, SWIZZLE 0, "
+                    "BK % 8, BM and BN % 16, the warps dividing BK/8 x BM/16 and BK/8 x BN/16)",
      .check = check11, .geometry = geometry11},
     {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, ldmatrix fragments, cp.async multistage",
      .kind = REG_NVRTC, .source = "sgemm/12_mma_sync.cu", .entry = "sgemm_mma_sync", .params = p12,

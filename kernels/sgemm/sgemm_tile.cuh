@@ -256,6 +256,45 @@ __device__ __forceinline__ void tile_load_async(float *S, const float *__restric
                                                                                           tid);
 }
 
+// ---- transposing copies through registers, 16 bytes at a time ---------------------------------------
+//
+// A tile whose operand is contiguous along k (row-major A, column-major B) with 16-byte aligned rows
+// (ld % 4 == 0, k0 % 4 == 0), wholly inside the operand. The transposing cp.async above moves 4 bytes per
+// request and lane (128 bytes per warp request); these move 16 (512 bytes): tile_ldg_kmajor loads the
+// tile's float4s into registers (issued a tile ahead, so the FMAs of a tile hide them), tile_sts_kmajor
+// stores them transposed. A warp's copy is a block of 2 float4 along k x 16 x: 16 rows of 32 bytes (full
+// sectors), and with T_LD = 4 (mod 32) each of its four k rows of stores falls in 32 different banks.
+template <int T_ROWS, int T_COLS, int T_THREADS>
+struct tile_kmajor {
+    static constexpr int KB = T_ROWS / 8, BLOCKS = KB * (T_COLS / 16), WARPS = T_THREADS / 32;
+    static constexpr int PER_THREAD = BLOCKS / WARPS; // float4s a thread holds
+    static constexpr bool OK = T_ROWS % 8 == 0 && T_COLS % 16 == 0 && T_THREADS % 32 == 0 && BLOCKS % WARPS == 0;
+    // Element (k, x) of a thread's j-th float4 (k the first of its four).
+    static __device__ __forceinline__ int k_of(int j, int tid) { return ((tid / 32 + j * WARPS) % KB) * 8 + (tid % 2) * 4; }
+    static __device__ __forceinline__ int x_of(int j, int tid) { return ((tid / 32 + j * WARPS) / KB) * 16 + (tid % 32) / 2; }
+};
+
+template <int T_ROWS, int T_COLS, int T_THREADS>
+__device__ __forceinline__ void tile_ldg_kmajor(float4 *r, const float *__restrict__ G, int ld, int k0, int x0, int tid)
+{
+    using T = tile_kmajor<T_ROWS, T_COLS, T_THREADS>;
+    static_assert(T::OK, "tile_ldg_kmajor: tiles of 8 k x 16 x blocks, a whole number per warp");
+#pragma unroll
+    for (int j = 0; j < T::PER_THREAD; ++j)
+        r[j] = __ldg(reinterpret_cast<const float4 *>(G + (size_t)(x0 + T::x_of(j, tid)) * ld + k0 + T::k_of(j, tid)));
+}
+
+template <int T_ROWS, int T_COLS, int T_LD, int T_THREADS>
+__device__ __forceinline__ void tile_sts_kmajor(float *S, const float4 *r, int tid)
+{
+    using T = tile_kmajor<T_ROWS, T_COLS, T_THREADS>;
+#pragma unroll
+    for (int j = 0; j < T::PER_THREAD; ++j) {
+        float *s = S + T::k_of(j, tid) * T_LD + T::x_of(j, tid);
+        s[0] = r[j].x, s[T_LD] = r[j].y, s[2 * T_LD] = r[j].z, s[3 * T_LD] = r[j].w;
+    }
+}
+
 // ---- the epilogue: T_TM x T_TN results of one thread -------------------------------------------------
 
 // acc[i * T_ACC_LD + j] is C[row + i][col + j]; columns in groups of 4 go out as 16-byte stores where

@@ -141,16 +141,17 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
     // TLDG: the k-contiguous operands of an interior block (rows 16-byte aligned: K % BK == 0) go through
     // registers, loaded one tile before they are stored into their stage.
     constexpr bool REG_A = TLDG && LOAD == LOAD_INTERIOR && !A_COL, REG_B = TLDG && LOAD == LOAD_INTERIOR && B_COL;
+    // (Only a register path that is taken instantiates its copies: other tiles need not split into its blocks.)
     float4 ra[REG_A ? tile_kmajor<BK, BM, NT>::PER_THREAD : 1], rb[REG_B ? tile_kmajor<BK, BN, NT>::PER_THREAD : 1];
 #define HOPPER_LDG(tile)                                                                                      \
     do {                                                                                                      \
-        if (REG_A) tile_ldg_kmajor<BK, BM, NT>(ra, A, K, (t0 + (tile)) * BK, row0, tid);                      \
-        if (REG_B) tile_ldg_kmajor<BK, BN, NT>(rb, B, K, (t0 + (tile)) * BK, col0, tid);                      \
+        if constexpr (REG_A) tile_ldg_kmajor<BK, BM, NT>(ra, A, K, (t0 + (tile)) * BK, row0, tid);            \
+        if constexpr (REG_B) tile_ldg_kmajor<BK, BN, NT>(rb, B, K, (t0 + (tile)) * BK, col0, tid);            \
     } while (0)
 #define HOPPER_STS(stage)                                                                                     \
     do {                                                                                                      \
-        if (REG_A) tile_sts_kmajor<BK, BM, LDA, NT>((stage), ra, tid);                                        \
-        if (REG_B) tile_sts_kmajor<BK, BN, LDB, NT>((stage) + BK * LDA, rb, tid);                             \
+        if constexpr (REG_A) tile_sts_kmajor<BK, BM, LDA, NT>((stage), ra, tid);                              \
+        if constexpr (REG_B) tile_sts_kmajor<BK, BN, LDB, NT>((stage) + BK * LDA, rb, tid);                   \
     } while (0)
 
 #pragma unroll

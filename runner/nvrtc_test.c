@@ -148,16 +148,21 @@ static int compile_registry(const reg_op *op, const reg_variant *v, const long *
     return compile_registry_for(op, v, params, s, ARCH, 0, cache, cb, e, NULL);
 }
 
+/* sgemm's smem_tile at 64^3 with this BLOCKSIZE, past the registry's check (ptx_only: to PTX). */
+static int compile_smem_tile(long blocksize, int ptx_only, jit_cubin *cb, tl_err *e)
+{
+    const reg_op *op = reg_find_op("sgemm");
+    long params[REG_MAX_PARAMS] = {blocksize};
+    reg_spec s = {.dims = {64, 64, 64}};
+    return compile_registry_for(op, reg_find_variant(op, "smem_tile"), params, &s, ARCH, ptx_only, NULL, cb, e, NULL);
+}
+
 /* Bypassing the registry's check, a bad BLOCKSIZE hits the kernel's #error. */
 static int check_kernel_rejects_bad_shape(void)
 {
-    const reg_op *op = reg_find_op("sgemm");
-    const reg_variant *v = reg_find_variant(op, "smem_tile");
-    long params[REG_MAX_PARAMS] = {33};
-    reg_spec s = {.dims = {64, 64, 64}};
     jit_cubin cb;
     tl_err e;
-    int rc = compile_registry(op, v, params, &s, NULL, &cb, &e);
+    int rc = compile_smem_tile(33, 0, &cb, &e);
     CHECK(rc != 0, "BLOCKSIZE=33 compiled");
     CHECK(strstr(e.msg, "BLOCKSIZE must be 1 .. 32") != NULL, "got: %s", e.msg);
     if (rc == 0) jit_cubin_free(&cb);
@@ -207,16 +212,12 @@ static int check_registry_defaults(char **done, int ndone)
 /* ptx_only stops at PTX that declares the entry; an entry the PTX does not declare (a C++ name) is an error. */
 static int check_ptx_only(void)
 {
-    const reg_op *op = reg_find_op("sgemm");
-    const reg_variant *v = reg_find_variant(op, "smem_tile");
-    long params[REG_MAX_PARAMS] = {32};
-    reg_spec s = {.dims = {64, 64, 64}};
     jit_cubin cb;
     tl_err e;
-    int rc = compile_registry_for(op, v, params, &s, ARCH, 1, NULL, &cb, &e, NULL);
+    int rc = compile_smem_tile(32, 1, &cb, &e);
     CHECK(rc == 0, "%s", e.msg);
     if (rc == 0) {
-        char *entry = tl_xasprintf(".entry %s(", v->entry);
+        char *entry = tl_xasprintf(".entry %s(", reg_find_variant(reg_find_op("sgemm"), "smem_tile")->entry);
         CHECK(strstr(cb.options, "--gpu-architecture=compute_90 ") && strstr(cb.cubin, ".target sm_90") &&
                   strstr(cb.cubin, entry),
               "not PTX for compute_90 with %s: %s", entry, cb.options);

@@ -41,6 +41,7 @@ void exec_free(exec_ctx *c)
     if (c->ctx.cublas) cublasDestroy(c->ctx.cublas);
     if (c->ctx.stream) cudaStreamDestroy(c->ctx.stream);
     if (c->l2_buf) cudaFree(c->l2_buf);
+    if (c->ws_buf) cudaFree(c->ws_buf);
     nvml_close(c->gpu);
     free(c->prob_key);
     free(c->cache_dir);
@@ -55,7 +56,7 @@ typedef struct {
     reg_problem *prob;
     const jit_kernel *k;    /* REG_NVRTC */
     reg_launch geo;         /* REG_NVRTC */
-    const jit_kernel *k2;   /* REG_NVRTC with entry2: the kernel launched after k */
+    const jit_kernel *k2;   /* REG_NVRTC with entry2: the kernel launched after k (before it: entry2_first) */
     reg_launch geo2;
     void *stream;           /* cudaStream_t */
     int verify_every;       /* poison before and check after every timed run */
@@ -82,15 +83,13 @@ static int run_launch(void *ctx, tl_err *e)
         tl_err_set(e, "op %s: kernel arguments do not fit", tc->op->name);
         return -1;
     }
-    dim3 grid = {r->geo.grid[0], r->geo.grid[1], r->geo.grid[2]};
-    dim3 block = {r->geo.block[0], r->geo.block[1], r->geo.block[2]};
-    CUDA_CHECK(cudaLaunchKernel((const void *)r->k->kernel, grid, block, argv, r->geo.smem, (cudaStream_t)r->stream));
-    CUDA_CHECK(cudaGetLastError());
-    if (r->k2) {
-        dim3 grid2 = {r->geo2.grid[0], r->geo2.grid[1], r->geo2.grid[2]};
-        dim3 block2 = {r->geo2.block[0], r->geo2.block[1], r->geo2.block[2]};
-        CUDA_CHECK(cudaLaunchKernel((const void *)r->k2->kernel, grid2, block2, argv, r->geo2.smem,
-                                    (cudaStream_t)r->stream));
+    int first2 = r->k2 && tc->run->entry2_first;
+    for (int i = 0; i < (r->k2 ? 2 : 1); i++) {
+        int second = (i == 0) == first2;
+        const jit_kernel *k = second ? r->k2 : r->k;
+        const reg_launch *g = second ? &r->geo2 : &r->geo;
+        dim3 grid = {g->grid[0], g->grid[1], g->grid[2]}, block = {g->block[0], g->block[1], g->block[2]};
+        CUDA_CHECK(cudaLaunchKernel((const void *)k->kernel, grid, block, argv, g->smem, (cudaStream_t)r->stream));
         CUDA_CHECK(cudaGetLastError());
     }
     return 0;
@@ -179,6 +178,40 @@ static int launch_fits(const exec_ctx *c, const jit_kernel *k, const reg_launch 
     return 1;
 }
 
+/* The case's workspace (reg_variant.workspace), NaN-filled: the buffer grows to the largest a case
+ * has needed. */
+static int workspace_ready(exec_ctx *c, uint64_t bytes, tl_err *e)
+{
+    if (bytes > c->ws_bytes) {
+        if (c->ws_buf) CUDA_CHECK(cudaFree(c->ws_buf));
+        c->ws_buf = NULL;
+        c->ws_bytes = 0;
+        CUDA_CHECK(cudaMalloc(&c->ws_buf, bytes));
+        c->ws_bytes = bytes;
+    }
+    CUDA_CHECK(cudaMemsetAsync(c->ws_buf, 0xff, bytes, (cudaStream_t)c->ctx.stream));
+    return 0;
+fail:
+    return -1;
+}
+
+/* Points the module's REG_WORKSPACE_SYMBOL at the workspace. */
+static int workspace_bind(const jit_kernel *k, void *ws, const char *entry, tl_err *e)
+{
+    void *sym = NULL;
+    size_t bytes = 0;
+    if (cudaLibraryGetGlobal(&sym, &bytes, k->lib, REG_WORKSPACE_SYMBOL) != cudaSuccess || bytes != sizeof ws) {
+        cudaGetLastError();
+        tl_err_set(e, "the variant has a workspace, but the module of %s defines no `__device__ void *%s`", entry,
+                   REG_WORKSPACE_SYMBOL);
+        return -1;
+    }
+    CUDA_CHECK(cudaMemcpy(sym, &ws, sizeof ws, cudaMemcpyHostToDevice));
+    return 0;
+fail:
+    return -1;
+}
+
 static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, jit_cubin *cb,
                           tl_result *r, tl_err *e)
 {
@@ -202,6 +235,11 @@ static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kerne
         rc->k2 = k2;
         if (!launch_fits(c, k2, &rc->geo2, r)) return 0;
     }
+    uint64_t ws = tc->run->workspace ? tc->run->workspace(tc->run_params, &tc->spec) : 0;
+    r->workspace_bytes = (long long)ws;
+    if (ws && (workspace_ready(c, ws, e) || workspace_bind(k, c->ws_buf, tc->run->entry, e) ||
+               (rc->k2 && workspace_bind(k2, c->ws_buf, tc->run->entry2, e))))
+        return -1;
     r->regs = k->regs;
     r->smem_bytes = (long)(k->smem_static + rc->geo.smem);
     r->smem_static_bytes = (long)k->smem_static;

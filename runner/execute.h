@@ -20,6 +20,8 @@ typedef struct {
     ctr_session *ctr;  /* hardware counters (set by the caller, who closes it), or NULL */
     void *l2_buf;      /* device buffer the L2 flush overwrites */
     size_t l2_bytes;   /* its size, bytes */
+    void *ws_buf;      /* the variants' workspace (reg_variant.workspace), grown as cases need, or NULL */
+    uint64_t ws_bytes; /* its size, bytes */
     reg_problem *prob; /* inputs of the last case */
     char *prob_key;    /* what they were made for */
     const char *prob_ref; /* the reference computed for them, or NULL */

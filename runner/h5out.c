@@ -157,6 +157,7 @@ static int write_kernel_attrs(hid_t g, const char *where, const tl_case *c, cons
     tl_sha256_hex(text, strlen(text), hex);
     H5_CHECK(h5_attr_str(g, "entry", c->run->entry));
     if (c->run->entry2) H5_CHECK(h5_attr_str(g, "entry2", c->run->entry2));
+    if (c->run->entry2_first) H5_CHECK(h5_attr_i64(g, "entry2_first", 1)); /* schema 1.9 */
     H5_CHECK(h5_attr_str(g, "sources", text));
     H5_CHECK(h5_attr_str(g, "sources_sha256", hex));
     free(text);
@@ -204,6 +205,7 @@ static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int 
     H5_CHECK(h5_attr_i64(g, "smem_static_bytes", r->smem_static_bytes));
     H5_CHECK(h5_attr_i64(g, "smem_dynamic_bytes", r->smem_dynamic_bytes));
     H5_CHECK(h5_attr_i64(g, "local_bytes", r->local_bytes));
+    if (r->workspace_bytes) H5_CHECK(h5_attr_i64(g, "workspace_bytes", r->workspace_bytes)); /* schema 1.9 */
     H5_CHECK(h5_attr_str(g, "cubin_sha256", r->cubin_sha256));
     H5_CHECK(h5_attr_str(g, "nvrtc_options", r->nvrtc_options));
     /* Schema 1.5: where the case's wall time went, and whether its kernel came from the cache. */

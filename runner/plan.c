@@ -98,6 +98,7 @@ static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
         v->geometry(c->run_params, &c->spec, &c->launch[0]);
         if (v->entry2) v->geometry2(c->run_params, &c->spec, &c->launch[1]);
         c->nlaunch = v->entry2 ? 2 : 1;
+        need += v->workspace ? v->workspace(c->run_params, &c->spec) : 0; /* check bounded it */
     }
     if (!c->reason && have && need > have) {
         c->reason = tl_xasprintf("needs %.1f MiB of %s memory, %.1f MiB available", need / 1048576.0,

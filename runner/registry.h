@@ -13,6 +13,7 @@
 #define REG_MAX_OPERANDS 4
 #define REG_MAX_ARGS 4
 #define REG_MAX_DTYPES 4
+#define REG_WORKSPACE_SYMBOL "tilelab_workspace" /* see reg_variant.workspace */
 
 enum { REG_ROW = 0, REG_COL = 1 };
 
@@ -104,6 +105,13 @@ typedef struct {
      * arguments (e.g. the one-block pass that finishes a two-pass reduction), and its geometry. */
     const char *entry2;
     void (*geometry2)(const long *params, const reg_spec *s, reg_launch *l);
+    int entry2_first; /* 1: entry2 runs before entry instead (a pass that prepares the operands, such as a
+                       * pack into the workspace); entry stays the kernel whose registers are reported */
+    /* REG_NVRTC, optional: bytes of device scratch the kernels reach through their module's
+     * `__device__ void *tilelab_workspace` (REG_WORKSPACE_SYMBOL), which the runner allocates for the
+     * case, fills with NaN (so that a kernel reading what no pass wrote fails verification) and points
+     * that variable at; 0 or NULL: none. */
+    uint64_t (*workspace)(const long *params, const reg_spec *s);
     /* REG_LIBRARY / REG_HOST: runs the variant once (asynchronously for a library call). */
     int (*run)(reg_problem *p, const long *params, tl_err *e);
     int test_only; /* 1: exists for the runner's own tests (e.g. a deliberately wrong kernel) */

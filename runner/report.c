@@ -49,9 +49,11 @@ void report_list_op(FILE *f, const reg_op *op)
         const reg_variant *v = &op->variants[i];
         fprintf(f, "    %-16s [%s, %s%s] %s\n", v->name, reg_target_name(v->kind), reg_kind_name(v->kind),
                 v->test_only ? ", test only" : "", v->summary);
-        if (v->source)
-            fprintf(f, "      source: kernels/%s (%s%s%s)\n", v->source, v->entry, v->entry2 ? ", then " : "",
-                    v->entry2 ? v->entry2 : "");
+        if (v->source) {
+            const char *first = v->entry2 && v->entry2_first ? v->entry2 : v->entry;
+            const char *then = !v->entry2 ? NULL : v->entry2_first ? v->entry : v->entry2;
+            fprintf(f, "      source: kernels/%s (%s%s%s)\n", v->source, first, then ? ", then " : "", then ? then : "");
+        }
         if (v->table) fprintf(f, "      table: kernels/%s (the rung and params it runs, per problem)\n", v->table);
         for (int k = 0; k < v->nparams; k++)
             fprintf(f, "      param %-10s default %-6ld %s\n", v->params[k].name, v->params[k].def, v->params[k].doc);

@@ -36,6 +36,7 @@ typedef struct {
     long smem_static_bytes;   /* of which static, bytes; -1 when n/a */
     long smem_dynamic_bytes;  /* of which dynamic, bytes; -1 when n/a */
     long local_bytes;         /* local memory per thread (spills), bytes; -1 when n/a */
+    long long workspace_bytes; /* device scratch its kernels used (reg_variant.workspace), bytes; 0: none */
     char cubin_sha256[65];    /* "" when n/a */
     char *nvrtc_options;      /* NULL when n/a */
     char cutlass_version[32]; /* the CUTLASS headers it compiled with, "" when none */

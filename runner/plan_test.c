@@ -239,6 +239,71 @@ static int check_tile_constraints(void)
     return 1;
 }
 
+/* packed (15_packed.cu): the pack runs before the GEMM, over the tiles of the operands it copies, and
+ * an operand already laid out and padded as the GEMM reads it is read in place (no copy, no workspace).
+ * Rows: sizes, layouts of A and B, the pack's blocks, the workspace's bytes (128 x 128 tiles, k to 32). */
+static int check_packed_launch(void)
+{
+    static const struct {
+        const char *sizes, *layouts;
+        unsigned blocks;
+        uint64_t ws;
+    } rows[] = {
+        {"m=256,n=512,k=64", "a=col,b=row", 1, 0},                        /* both in place: one idle block */
+        {"m=256,n=512,k=64", "a=row,b=col", 2 * (8 + 16), 64 * (256 + 512) * 4}, /* both copied */
+        {"m=256,n=512,k=64", "a=col,b=col", 2 * 16, 64 * 512 * 4},               /* A in place */
+        {"m=256,n=512,k=64", "a=row,b=row", 2 * 8, 64 * 256 * 4},                /* B in place */
+        {"m=250,n=512,k=96", "a=col,b=row", 3 * 8, 96 * 256 * 4},                /* M no tile multiple */
+        {"m=256,n=512,k=70", "a=col,b=row", 3 * (8 + 16), 96 * (256 + 512) * 4}, /* K padded to 96 */
+    };
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
+                              "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 512, k: 96}, {m: 256, n: 512, k: 70}]\n"
+                              "variants:\n  - {name: packed, params: {BM: 128, BN: 128, WM: 64, WN: 32, WNITER: 2, "
+                              "STAGES: 3, MINB: 2}}\n  - {name: packed, params: {BK: 24}}\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+        const tl_case *c = NULL;
+        for (int i = 0; i < p.ncases; i++)
+            if (!strcmp(p.cases[i].sizes_text, rows[r].sizes) && !strcmp(p.cases[i].layout_text, rows[r].layouts) &&
+                !strstr(p.cases[i].params_text, "BK=24"))
+                c = &p.cases[i];
+        CHECK(c && !c->skipped && c->nlaunch == 2, "packed %s %s: a case of two launches", rows[r].sizes,
+              rows[r].layouts);
+        if (!c || c->nlaunch != 2) continue;
+        CHECK(c->run->entry2_first && !strcmp(c->run->entry2, "sgemm_pack"), "the pack runs first");
+        CHECK(c->launch[1].grid[0] == rows[r].blocks && c->launch[1].block[0] * c->launch[1].block[1] == 256,
+              "packed %s %s: pack grid %u, want %u", rows[r].sizes, rows[r].layouts, c->launch[1].grid[0],
+              rows[r].blocks);
+        uint64_t ws = c->run->workspace(c->run_params, &c->spec);
+        CHECK(ws == rows[r].ws, "packed %s %s: workspace %llu, want %llu", rows[r].sizes, rows[r].layouts,
+              (unsigned long long)ws, (unsigned long long)rows[r].ws);
+        n += 3;
+    }
+    for (int i = 0; i < p.ncases; i++)
+        if (strstr(p.cases[i].params_text, "BK=24"))
+            CHECK(p.cases[i].skipped && strstr(p.cases[i].reason, "BK divide 32"), "BK = 24: %s",
+                  p.cases[i].reason ? p.cases[i].reason : "(runs)");
+    unload(&x, &p);
+    /* The workspace counts against the device's memory: one byte short of inputs + workspace skips. */
+    static const char *one = "name: t\nop: sgemm\nseed: 9\nlayout: {a: row, b: col}\nsizes: {m: 256, n: 512, k: 64}\n"
+                             "variants:\n  - {name: packed, params: {BM: 128, BN: 128, WM: 64, WN: 32, WNITER: 2}}\n";
+    if (load(one, &x, &p, 0)) return n + 1;
+    const tl_case *c = &p.cases[0];
+    uint64_t need = c->op->mem_bytes(&c->spec, 1) + c->run->workspace(c->run_params, &c->spec);
+    unload(&x, &p);
+    if (load(one, &x, &p, need - 1)) return n + 1;
+    CHECK(p.cases[0].skipped && strstr(p.cases[0].reason, "of device memory"), "one byte short: %s",
+          p.cases[0].reason ? p.cases[0].reason : "(runs)");
+    unload(&x, &p);
+    if (load(one, &x, &p, need)) return n + 2;
+    CHECK(!p.cases[0].skipped, "with the workspace's bytes: %s", p.cases[0].reason);
+    unload(&x, &p);
+    return n + 3;
+}
+
 /* A case listed twice is an error, found at plan time, before anything runs. */
 static int check_duplicates_rejected(void)
 {
@@ -401,6 +466,7 @@ int main(void)
     total += check_memory_and_overflow();
     total += check_duplicates_rejected();
     total += check_tile_constraints();
+    total += check_packed_launch();
     total += check_shards();
     total += check_shards_keep_problems();
     return TEST_REPORT(total);

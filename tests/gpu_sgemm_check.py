@@ -2,9 +2,11 @@
 """GPU check for the SGEMM ladder (Bazel tag gpu; also runs from the portable bundle).
 
 Runs experiments/sgemm_odd.yaml, sgemm_ladder.yaml, sgemm_layouts.yaml, sgemm_shapes.yaml,
-sgemm_tldg.yaml and (with --tune) sgemm_tune.yaml, then checks, from the result files only:
+sgemm_tldg.yaml, sgemm_packed.yaml and (with --tune) sgemm_tune.yaml, then checks, from the result
+files only:
 - every case of them verifies (every rung, every size, all layouts, sizes that are no tile multiples,
-  alpha and beta, hopper's TLDG on and off), and prints what TLDG did against cuBLAS;
+  alpha and beta, hopper's TLDG on and off, packed's every path), and prints what TLDG and packing
+  did against cuBLAS;
 - the best rung reaches >= 0.90 x cuBLAS at 4096^3 and >= 0.85 at 2048^3 and 8192^3;
 - every rung's registers, shared memory and spills are in the file;
 - sgemm_shapes.yaml, printed shape by shape (what `tuned` ran, its speed against cuBLAS in the same
@@ -68,6 +70,24 @@ def tldg(cs):
             print("  %-22s %-12s %-46s %.3f -> %.3f" % (size, layouts, p[:46], r[False], r[True]))
 
 
+def packed(cs):
+    """hopper against packed (the same tiles on packed operands) against cuBLAS, on the shapes of
+    sgemm_packed.yaml large enough to time (printed, not a bar)."""
+    print("hopper (ODD 0 / 1) -> packed (SPLITK 1), 128 x 128 tiles, against cuBLAS, sgemm_packed.yaml:")
+    cb = {(c["sizes"], c["layouts"]): c["median"] for c in cs if c["variant"] == "cublas"}
+    tiles = "BM=128,BN=128,BK=16,WM=64,WN=32,WNITER=2,TM=8,TN=4,STAGES=3"
+    got = {}
+    for c in cs:
+        key = (c["sizes"], c["layouts"])
+        if c["status"] != "ok" or key not in cb or cb[key] < 0.1 or not c["params"].startswith(tiles):
+            continue
+        col = {"hopper": ("ODD=1" in c["params"]), "packed": 2 if "SPLITK=1" in c["params"] else None}[c["variant"]]
+        if col is not None:
+            got.setdefault(key, {})[int(col)] = cb[key] / c["median"]
+    for (size, layouts), r in sorted(got.items()):
+        print("  %-22s %-12s %s" % (size, layouts, " / ".join("%.3f" % r[i] if i in r else "-" for i in range(3))))
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -81,7 +101,7 @@ def main():
     exp = lambda n: os.path.join(root, "experiments", n)
     fails = []
     files = {}
-    for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts", "sgemm_shapes", "sgemm_tldg"] + (
+    for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts", "sgemm_shapes", "sgemm_tldg", "sgemm_packed"] + (
             ["sgemm_tune"] if args.tune else []):
         files[name] = run(args.runner, exp(name + ".yaml"), out)
         for c in cases(files[name]):
@@ -106,6 +126,7 @@ def main():
         if r < bar:
             fails.append("%s: best rung %s at %.3f x cuBLAS, bar %.2f" % (size, best["variant"], r, bar))
     tldg(cases(files["sgemm_tldg"]))
+    packed(cases(files["sgemm_packed"]))
     fails += shapes(cases(files["sgemm_shapes"]))
     if args.md:
         cmd = [sys.executable, os.path.join(root, "analysis", "sgemm_ladder_md.py"), files["sgemm_ladder"],

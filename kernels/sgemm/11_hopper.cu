@@ -236,18 +236,63 @@ __device__ __forceinline__ void turn_release(unsigned int *p, unsigned int v)
 }
 #endif
 
+// The tile of C that block bid computes. Rasterization: the blocks walk GROUP_M tile rows down before
+// moving right, so that the A and B tiles of the blocks resident together overlap and stay in L2.
+__device__ __forceinline__ void hopper_tile_of(int bid, int tiles_m, int tiles_n, int &tile_m, int &tile_n)
+{
+    const int per_group = GROUP_M * tiles_n, group = bid / per_group;
+    const int first_m = group * GROUP_M, rows_here = min(tiles_m - first_m, GROUP_M);
+    tile_m = first_m + (bid % per_group) % rows_here;
+    tile_n = (bid % per_group) / rows_here;
+}
+
+// C = alpha acc + beta C for the block's tile (tile: its index among the tiles_n-wide grid of tiles);
+// with SPLITK, slice z (blockIdx.y) adds its part once slice z - 1 has stored, and slice 0 applies beta.
+__device__ __forceinline__ void hopper_store(float *__restrict__ C, int M, int N, int row0, int col0, int tile,
+                                             const float *acc, float alpha, float beta)
+{
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
+#if SPLITK > 1
+    const int z = blockIdx.y;
+    unsigned int *turn = &hopper_splitk_turn[tile];
+    if (z == 0) {
+        warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
+    } else {
+        if (tid == 0)
+            while (turn_acquire(turn) != (unsigned int)z) __nanosleep(64);
+        __syncthreads();
+        warptile_store<true>(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, 1.0f);
+    }
+    __syncthreads(); // every store of the block is issued before the turn passes on
+    if (tid == 0) turn_release(turn, z + 1 == SPLITK ? 0u : (unsigned int)(z + 1));
+#else
+    (void)tile;
+    warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
+#endif
+}
+
+// The k tiles [t0, t1) of the block's slice (SPLITK: slice blockIdx.y), of ktiles.
+__device__ __forceinline__ void hopper_slice(int ktiles, int &t0, int &t1)
+{
+#if SPLITK > 1
+    const int z = blockIdx.y, per = (ktiles + SPLITK - 1) / SPLITK;
+    t0 = min(z * per, ktiles), t1 = min(t0 + per, ktiles);
+#else
+    t0 = 0, t1 = ktiles;
+#endif
+}
+
+// 15_packed.cu reuses the above with its own kernel.
+#ifndef HOPPER_NO_ENTRY
 extern "C" __global__ void __launch_bounds__(NT, MINB)
 sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B,
              float beta, float *__restrict__ C)
 {
     extern __shared__ __align__(16) float smem[];
-    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-    const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
-    // Rasterization: walk the grid down GROUP_M tile rows before moving right.
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const int bid = blockIdx.x, per_group = GROUP_M * tiles_n, group = bid / per_group;
-    const int first_m = group * GROUP_M, rows_here = min(tiles_m - first_m, GROUP_M);
-    const int tile_m = first_m + (bid % per_group) % rows_here, tile_n = (bid % per_group) / rows_here;
+    int tile_m, tile_n;
+    hopper_tile_of(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
     const int row0 = tile_m * BM, col0 = tile_n * BN;
     float acc[WMITER * TM * WNITER * TN] = {0.0f};
 
@@ -257,12 +302,8 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     // ODD, only a block inside C of an aligned problem does; the others run the checked loop.
     const bool inside = row0 + BM <= M && col0 + BN <= N, vec16 = (!A_COL || M % 4 == 0) && (B_COL || N % 4 == 0);
     const int ktiles = (K + BK - 1) / BK, kfull = K / BK;
-#if SPLITK > 1
-    const int z = blockIdx.y, per = (ktiles + SPLITK - 1) / SPLITK;
-    const int t0 = min(z * per, ktiles), t1 = min(t0 + per, ktiles);
-#else
-    const int t0 = 0, t1 = ktiles;
-#endif
+    int t0, t1;
+    hopper_slice(ktiles, t0, t1);
 #if ODD
     {
         const int tend = min(t1, kfull);
@@ -278,19 +319,6 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     else
         hopper_mainloop<LOAD_CHECKED, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
 #endif
-#if SPLITK > 1
-    unsigned int *turn = &hopper_splitk_turn[tile_m * tiles_n + tile_n];
-    if (z == 0) {
-        warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
-    } else {
-        if (tid == 0)
-            while (turn_acquire(turn) != (unsigned int)z) __nanosleep(64);
-        __syncthreads();
-        warptile_store<true>(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, 1.0f);
-    }
-    __syncthreads(); // every store of the block is issued before the turn passes on
-    if (tid == 0) turn_release(turn, z + 1 == SPLITK ? 0u : (unsigned int)(z + 1));
-#else
-    warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
-#endif
+    hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta);
 }
+#endif

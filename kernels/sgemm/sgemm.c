@@ -364,6 +364,73 @@ TILED_RUNG(09)
 TILED_RUNG(10)
 TILED_RUNG(11)
 
+/* 15_packed: hopper's params but ODD and TLDG, and the pack that runs before it. */
+#define NP15 14 /* p11's first: BM .. SPLITK */
+static tile_shape shape15(const long *p)
+{
+    long q[sizeof p11 / sizeof *p11] = {0};
+    memcpy(q, p, NP15 * sizeof *p);
+    return shape11(q);
+}
+
+#define PACK_T 32 /* 15_packed.cu's PACK_T: the pack's tiles are 32 x 32 */
+
+/* The packed operands' sizes (15_packed.cu): M, N rounded up to the tiles, K to 32 and BK. */
+static void packed_dims(const long *p, const reg_spec *s, int64_t *mp, int64_t *np, int64_t *kp)
+{
+    long bm = p[0], bn = p[1], bk = p[2], pk = bk > PACK_T ? bk : PACK_T;
+    *mp = (s->dims[M_] + bm - 1) / bm * bm;
+    *np = (s->dims[N_] + bn - 1) / bn * bn;
+    *kp = (s->dims[K_] + pk - 1) / pk * pk;
+}
+
+/* Whether the GEMM reads operand i (0: A, 1: B) in place, as 15_packed.cu's packed_a_in_place and
+ * packed_b_in_place decide: laid out and padded as the packed copy would be. */
+static int packed_in_place(const long *p, const reg_spec *s, int i)
+{
+    int64_t mp, np, kp;
+    packed_dims(p, s, &mp, &np, &kp);
+    if (kp != s->dims[K_]) return 0;
+    return i == OP_A ? s->layouts[OP_A] == REG_COL && mp == s->dims[M_]
+                     : s->layouts[OP_B] != REG_COL && np == s->dims[N_];
+}
+
+static int check15(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    tile_shape t = shape15(p);
+    if (!tile_check(&t, s, why, n)) return 0;
+    if (t.bm % PACK_T || t.bn % PACK_T || (PACK_T % t.bk && t.bk % PACK_T))
+        return snprintf(why, n, "BM and BN must be multiples of 32, BK divide 32 or be a multiple of it"), 0;
+    int64_t mp, np, kp;
+    packed_dims(p, s, &mp, &np, &kp);
+    if (mp * kp > MAX_ELEMS || np * kp > MAX_ELEMS)
+        return snprintf(why, n, "a packed operand has more than 2^31-1 elements (the kernels index with int)"), 0;
+    return 1;
+}
+
+static void geometry15(const long *p, const reg_spec *s, reg_launch *l)
+{
+    tile_shape t = shape15(p);
+    tile_geometry(&t, s, l);
+}
+
+static void geometry15_pack(const long *p, const reg_spec *s, reg_launch *l)
+{
+    int64_t mp, np, kp;
+    packed_dims(p, s, &mp, &np, &kp);
+    int64_t tiles = (packed_in_place(p, s, OP_A) ? 0 : mp / PACK_T) + (packed_in_place(p, s, OP_B) ? 0 : np / PACK_T);
+    tiles *= kp / PACK_T;
+    *l = (reg_launch){{(unsigned)(tiles > 0 ? tiles : 1), 1, 1}, {PACK_T, 8, 1}, 0};
+}
+
+static uint64_t workspace15(const long *p, const reg_spec *s)
+{
+    int64_t mp, np, kp;
+    packed_dims(p, s, &mp, &np, &kp);
+    uint64_t rows = (uint64_t)(packed_in_place(p, s, OP_A) ? 0 : mp) + (uint64_t)(packed_in_place(p, s, OP_B) ? 0 : np);
+    return (uint64_t)kp * rows * sizeof(float);
+}
+
 #define NPARAMS(a) ((int)(sizeof a / sizeof *a))
 
 /* ---- 12_mma_sync: tensor cores, warp-level MMA ---------------------------------------------- */
@@ -1108,6 +1175,13 @@ static const reg_variant sgemm_variants[] = {
                     "SPLITK 1 .. 64 (> 1: at most 65536 tiles of C); ODD 0 or 1; TLDG 0 or 1 (1: ODD 0, SWIZZLE 0, "
                     "BK % 8, BM and BN % 16, the warps dividing BK/8 x BM/16 and BK/8 x BN/16)",
      .check = check11, .geometry = geometry11},
+    {.name = "packed", .summary = "hopper on A and B packed first into a workspace: column-major A, row-major B, "
+                                  "zero-padded to whole tiles (odd sizes, k-contiguous operands)",
+     .kind = REG_NVRTC, .source = "sgemm/15_packed.cu", .entry = "sgemm_packed", .entry2 = "sgemm_pack",
+     .entry2_first = 1, .params = p11, .nparams = NP15, .workspace = workspace15,
+     .constraints = "as hopper; BM, BN multiples of 32; BK divides 32 or is a multiple of it; workspace "
+                    "4 KP (MP + NP) bytes",
+     .check = check15, .geometry = geometry15, .geometry2 = geometry15_pack},
     {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, ldmatrix fragments, cp.async multistage",
      .kind = REG_NVRTC, .source = "sgemm/12_mma_sync.cu", .entry = "sgemm_mma_sync", .params = p12,
      .nparams = NPARAMS(p12), .dtypes = (1u << TF32) | (1u << BF16),

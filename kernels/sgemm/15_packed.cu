@@ -1,0 +1,139 @@
+// 15_packed: hopper (11) on operands packed first into the layout its main loop copies fastest.
+//
+// What 11 leaves slow is copying operands that are not laid out as its tiles want. Rows that are not
+// 16-byte aligned (M, N or K not a multiple of 4, as the leading dimension) go 4 bytes at a time, and
+// so does an operand contiguous along k (row-major A, column-major B), into its transposed tile: each
+// of those about 5% at 4096^3, and the odd sizes 0.5 - 0.7 x cuBLAS on the H100. And those copies are
+// repeated: each element of A goes to shared memory once per tile column of C, each of B once per row.
+// Here a first pass (sgemm_pack) copies A and B once into a workspace, A column-major and B row-major
+// (contiguous along m and n: the tile copies that need no transpose), zero-padded to whole tiles: MP =
+// M rounded up to BM, NP = N to BN, KP = K to 32 (and to BK); an operand that is so already is read in
+// place. Then every block of the GEMM
+// (sgemm_packed) runs hopper's unchecked main loop over whole k tiles with 16-byte copies; only its
+// stores into C check the edges. The pass reads and writes A and B once: 2 (M K + K N) x 4 bytes of
+// DRAM traffic, a few microseconds, which wins where every tile copy was 4 bytes wide and loses (a few
+// percent at 4096^3) where 11 copied 16 bytes anyway: the dispatch table (`tuned`) measures which.
+// The workspace, 4 KP (MP + NP) bytes at most, is the runner's (reg_variant.workspace in sgemm.c).
+//
+// Params: hopper's, except ODD and TLDG (the packed operands never need them).
+
+// The operands as the YAML lays them out; the GEMM below reads the packed ones (A_COL 1, B_COL 0).
+#if defined(A_COL) && A_COL
+#define SRC_A_COL 1
+#else
+#define SRC_A_COL 0
+#endif
+#if defined(B_COL) && B_COL
+#define SRC_B_COL 1
+#else
+#define SRC_B_COL 0
+#endif
+#undef A_COL
+#undef B_COL
+#define A_COL 1
+#define B_COL 0
+#if defined(ODD) || defined(TLDG)
+#error "15_packed: ODD and TLDG are hopper's; a packed problem needs neither"
+#endif
+#define HOPPER_NO_ENTRY 1
+#include "11_hopper.cu"
+
+#define PACK_T 32 // the pack's tile: 32 x 32 elements, 32 x 8 threads
+#define PACK_K (BK > PACK_T ? BK : PACK_T)
+#if PACK_K % BK || PACK_K % PACK_T
+#error "15_packed: BK must divide 32 or be a multiple of it"
+#endif
+#if BM % PACK_T || BN % PACK_T
+#error "15_packed: BM and BN must be multiples of 32"
+#endif
+
+// Where the runner puts the workspace: A's KP x MP floats (unless A is read in place), then B's KP x NP
+// (unless B is).
+__device__ float *tilelab_workspace;
+
+__device__ __forceinline__ int packed_round(int x, int to)
+{
+    return (x + to - 1) / to * to;
+}
+
+// An operand already laid out and padded as the GEMM reads it is not copied: column-major A with M a
+// multiple of BM and K of PACK_K, row-major B with N a multiple of BN (and the same K). sgemm.c's
+// packed_in_place says the same for the launch and the workspace.
+__device__ __forceinline__ bool packed_a_in_place(int M, int K)
+{
+    return SRC_A_COL && M % BM == 0 && K % PACK_K == 0;
+}
+
+__device__ __forceinline__ bool packed_b_in_place(int N, int K)
+{
+    return !SRC_B_COL && N % BN == 0 && K % PACK_K == 0;
+}
+
+// One 32 x 32 tile of a packed operand: dst[p][r] (p < KP along k, r along m or n, rows of ld) from
+// the source operand, whose element (r, p) is src[p * R + r] or, k-contiguous (KMAJOR), src[r * K + p];
+// zero past R or K.
+template <bool KMAJOR>
+__device__ __forceinline__ void pack_tile(float *__restrict__ dst, int ld, const float *__restrict__ src, int R, int K,
+                                          int p0, int r0)
+{
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    if (!KMAJOR) {
+        // Along r on both sides: a warp reads and writes 128 contiguous bytes.
+#pragma unroll
+        for (int y = ty; y < PACK_T; y += 8) {
+            const int p = p0 + y, r = r0 + tx;
+            dst[(size_t)p * ld + r] = p < K && r < R ? src[(size_t)p * R + r] : 0.0f;
+        }
+    } else {
+        // Read along p, write along r: through shared memory, its rows padded against bank conflicts.
+        __shared__ float t[PACK_T][PACK_T + 1];
+#pragma unroll
+        for (int y = ty; y < PACK_T; y += 8) {
+            const int r = r0 + y, p = p0 + tx;
+            t[y][tx] = p < K && r < R ? src[(size_t)r * K + p] : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int y = ty; y < PACK_T; y += 8) dst[(size_t)(p0 + y) * ld + r0 + tx] = t[tx][y];
+    }
+}
+
+// The pack: blocks of 32 x 8 threads, A's tiles first, then B's (the runner's geometry2).
+extern "C" __global__ void __launch_bounds__(256)
+sgemm_pack(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B, float beta,
+           float *__restrict__ C)
+{
+    (void)alpha, (void)beta, (void)C;
+    const int MP = packed_round(M, BM), NP = packed_round(N, BN), KP = packed_round(K, PACK_K);
+    const bool a_here = packed_a_in_place(M, K), b_here = packed_b_in_place(N, K);
+    float *Ap = tilelab_workspace, *Bp = Ap + (a_here ? 0 : (size_t)KP * MP);
+    const int a_tiles = a_here ? 0 : (KP / PACK_T) * (MP / PACK_T), b_tiles = b_here ? 0 : (KP / PACK_T) * (NP / PACK_T);
+    int b = blockIdx.x;
+    if (b < a_tiles) {
+        const int per = MP / PACK_T;
+        pack_tile<!SRC_A_COL>(Ap, MP, A, M, K, (b / per) * PACK_T, (b % per) * PACK_T);
+    } else if ((b -= a_tiles) < b_tiles) { // (with nothing to copy the launch is one idle block)
+        const int per = NP / PACK_T;
+        pack_tile<SRC_B_COL>(Bp, NP, B, N, K, (b / per) * PACK_T, (b % per) * PACK_T);
+    }
+}
+
+// The GEMM on the packed operands: every block's tiles lie inside them.
+extern "C" __global__ void __launch_bounds__(NT, MINB)
+sgemm_packed(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B, float beta,
+             float *__restrict__ C)
+{
+    extern __shared__ __align__(16) float smem[];
+    const int MP = packed_round(M, BM), NP = packed_round(N, BN), KP = packed_round(K, PACK_K);
+    const bool a_here = packed_a_in_place(M, K), b_here = packed_b_in_place(N, K);
+    const float *Ap = a_here ? A : tilelab_workspace;
+    const float *Bp = b_here ? B : tilelab_workspace + (a_here ? 0 : (size_t)KP * MP);
+    const int tiles_m = MP / BM, tiles_n = NP / BN;
+    int tile_m, tile_n, t0, t1;
+    hopper_tile_of(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
+    hopper_slice(KP / BK, t0, t1);
+    const int row0 = tile_m * BM, col0 = tile_n * BN;
+    float acc[WMITER * TM * WNITER * TN] = {0.0f};
+    hopper_mainloop<LOAD_INTERIOR, true>(smem, Ap, Bp, MP, NP, KP, row0, col0, t0, t1, acc);
+    hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta);
+}

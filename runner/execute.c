@@ -83,13 +83,17 @@ static int run_launch(void *ctx, tl_err *e)
         tl_err_set(e, "op %s: kernel arguments do not fit", tc->op->name);
         return -1;
     }
-    int first2 = r->k2 && tc->run->entry2_first;
+    /* In launch order: k then k2, or k2 first (entry2_first). */
+    const jit_kernel *ks[2] = {r->k, r->k2};
+    const reg_launch *gs[2] = {&r->geo, &r->geo2};
+    if (r->k2 && tc->run->entry2_first) {
+        ks[0] = r->k2, ks[1] = r->k;
+        gs[0] = &r->geo2, gs[1] = &r->geo;
+    }
     for (int i = 0; i < (r->k2 ? 2 : 1); i++) {
-        int second = (i == 0) == first2;
-        const jit_kernel *k = second ? r->k2 : r->k;
-        const reg_launch *g = second ? &r->geo2 : &r->geo;
+        const reg_launch *g = gs[i];
         dim3 grid = {g->grid[0], g->grid[1], g->grid[2]}, block = {g->block[0], g->block[1], g->block[2]};
-        CUDA_CHECK(cudaLaunchKernel((const void *)k->kernel, grid, block, argv, g->smem, (cudaStream_t)r->stream));
+        CUDA_CHECK(cudaLaunchKernel((const void *)ks[i]->kernel, grid, block, argv, g->smem, (cudaStream_t)r->stream));
         CUDA_CHECK(cudaGetLastError());
     }
     return 0;

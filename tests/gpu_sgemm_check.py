@@ -81,9 +81,13 @@ def packed(cs):
         key = (c["sizes"], c["layouts"])
         if c["status"] != "ok" or key not in cb or cb[key] < 0.1 or not c["params"].startswith(tiles):
             continue
-        col = {"hopper": ("ODD=1" in c["params"]), "packed": 2 if "SPLITK=1" in c["params"] else None}[c["variant"]]
-        if col is not None:
-            got.setdefault(key, {})[int(col)] = cb[key] / c["median"]
+        if c["variant"] == "hopper":
+            col = 1 if "ODD=1" in c["params"] else 0
+        elif c["variant"] == "packed" and "SPLITK=1" in c["params"]:
+            col = 2
+        else:
+            continue
+        got.setdefault(key, {})[col] = cb[key] / c["median"]
     for (size, layouts), r in sorted(got.items()):
         print("  %-22s %-12s %s" % (size, layouts, " / ".join("%.3f" % r[i] if i in r else "-" for i in range(3))))
 

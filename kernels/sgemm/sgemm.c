@@ -1180,7 +1180,7 @@ static const reg_variant sgemm_variants[] = {
      .kind = REG_NVRTC, .source = "sgemm/15_packed.cu", .entry = "sgemm_packed", .entry2 = "sgemm_pack",
      .entry2_first = 1, .params = p11, .nparams = NP15, .workspace = workspace15,
      .constraints = "as hopper; BM, BN multiples of 32; BK divides 32 or is a multiple of it; workspace "
-                    "4 KP (MP + NP) bytes",
+                    "at most 4 KP (MP + NP) bytes (an operand read in place takes none)",
      .check = check15, .geometry = geometry15, .geometry2 = geometry15_pack},
     {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, ldmatrix fragments, cp.async multistage",
      .kind = REG_NVRTC, .source = "sgemm/12_mma_sync.cu", .entry = "sgemm_mma_sync", .params = p12,

@@ -92,9 +92,11 @@ int ctr_check(ctr_session *s, const ctr_list *l, const char *path, tl_err *e);
  * run (the launches of one run, synchronised). */
 typedef int (*ctr_step)(void *ctx, tl_err *e);
 
-/* Collects l's metrics over one run, replayed as often as the metrics need. Sets r's status; -1 only
- * when the run itself failed (e says why: the case is an error). */
-int ctr_collect(ctr_session *s, const ctr_list *l, ctr_step prepare, ctr_step run, void *ctx, ctr_result *r,
-                tl_err *e);
+/* Collects l's metrics over one run, replayed as often as the metrics need. kernels: the kernels one run
+ * launches where the caller knows (a compiled variant: 1, or 2 with a second entry), else 0: a pass of
+ * one metric counts them first (the profiler's room for kernels dirties the L2, so it is made exact).
+ * Sets r's status; -1 only when the run itself failed (e says why: the case is an error). */
+int ctr_collect(ctr_session *s, const ctr_list *l, int kernels, ctr_step prepare, ctr_step run, void *ctx,
+                ctr_result *r, tl_err *e);
 
 #endif

@@ -305,13 +305,16 @@ static int verified_run(run_ctx *rc, tl_err *e)
 
 /* ---- the counters pass ------------------------------------------------------------------ */
 
-/* Before each replay, outside the profiled range: what the timed loop does before a timed run. */
+/* Before each replay, outside the profiled range: the L2 as a timed run finds it. Cold (l2_flush), the
+ * outputs reset and the L2 flushed; hot, a run before the reset, so that what the profiler's set-up
+ * left in the L2 is gone as a timed run's predecessor would have displaced it. */
 static int ctr_prepare(void *ctx, tl_err *e)
 {
     run_ctx *rc = ctx;
+    int flush = rc->l2_buf && rc->tc->protocol.l2_flush;
+    if (!flush && (run_reset(rc, e) || run_launch(rc, e))) return -1;
     if (run_reset(rc, e)) return -1;
-    if (rc->l2_buf && rc->tc->protocol.l2_flush)
-        CUDA_CHECK(cudaMemsetAsync(rc->l2_buf, 0x5a, rc->l2_bytes, (cudaStream_t)rc->stream));
+    if (flush) CUDA_CHECK(cudaMemsetAsync(rc->l2_buf, 0x5a, rc->l2_bytes, (cudaStream_t)rc->stream));
     CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)rc->stream));
     return 0;
 fail:
@@ -343,7 +346,8 @@ static int collect_counters(exec_ctx *c, run_ctx *rc, tl_result *r, tl_err *e)
     }
     rc->l2_buf = c->l2_buf;
     rc->l2_bytes = c->l2_bytes;
-    return ctr_collect(c->ctr, &tc->cv->counters, ctr_prepare, ctr_run, rc, &r->counters, e);
+    int kernels = tc->run->kind == REG_NVRTC ? (rc->k2 ? 2 : 1) : 0; /* a library's: counted */
+    return ctr_collect(c->ctr, &tc->cv->counters, kernels, ctr_prepare, ctr_run, rc, &r->counters, e);
 }
 
 static void finish_stats(tl_result *r)

@@ -14,6 +14,9 @@ files, never the runner's stdout, except for Nsight Compute's own output in chec
    that state alone (--cache-control none, application replay: every pass reruns the runner, so no
    save and restore touches the L2). With --cache-control all, ncu flushes *and invalidates* the L2
    first, which no timed run gets: DRAM writes then differ by the dirty lines the flush left behind.
+   DRAM writes are the metric that shows whether the pass disturbs the L2: the profiler's own buffers
+   dirty it (room for 256 kernels a run cost 2 MB of writes, 8% at 2048^3; the runner now asks for
+   exactly the run's kernels).
 5. Medians with counters on equal medians with counters off within 1% (the pass comes after the timed
    runs); the spread of two runs with counters off is printed beside it.
 

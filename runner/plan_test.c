@@ -304,6 +304,42 @@ static int check_packed_launch(void)
     return n + 3;
 }
 
+/* hopper's SKPAR: a workspace of SPLITK partial tiles per tile of C only with SPLITK > 1, the ids of
+ * the cases without it unchanged, and a workspace past 2^31 floats refused at plan time. */
+static int check_splitk_partials(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nsizes: [{m: 300, n: 256, k: 4096}, {m: 16384, n: 16384, k: 64}]\n"
+                              "variants:\n  - {name: hopper, params: {BM: 128, BN: 128, WM: 64, WN: 32, WNITER: 2, "
+                              "SPLITK: [1, 8], SKPAR: [0, 1]}}\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    CHECK(p.ncases == 8, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases; i++) {
+        const tl_case *c = &p.cases[i];
+        int big = strstr(c->sizes_text, "m=16384") != NULL, split = strstr(c->params_text, "SPLITK=8") != NULL;
+        int par = strstr(c->params_text, "SKPAR=1") != NULL;
+        uint64_t ws = c->run->workspace ? c->run->workspace(c->run_params, &c->spec) : 0;
+        uint64_t want = par && split && !big ? 3ull * 2 * 8 * 128 * 128 * 4 : 0; /* 3 x 2 tiles, 8 slices */
+        if (big && par && split)
+            CHECK(c->skipped && strstr(c->reason, "2^31-1 floats"), "SKPAR, 8 x 16384^2 floats: %s",
+                  c->reason ? c->reason : "(runs)");
+        else
+            CHECK(!c->skipped && ws == want, "%s %s: workspace %llu, want %llu (%s)", c->sizes_text, c->params_text,
+                  (unsigned long long)ws, (unsigned long long)want, c->reason ? c->reason : "runs");
+        CHECK(par || !strstr(c->canonical, "SKPAR"), "SKPAR = 0 is not in the case's text: %s", c->canonical);
+        n += 2;
+    }
+    unload(&x, &p);
+    /* Every built-in variant's params fit the planner's arrays. */
+    for (int i = 0; i < reg_nops; i++)
+        for (int j = 0; j < reg_ops[i]->nvariants; j++)
+            CHECK(reg_ops[i]->variants[j].nparams <= REG_MAX_PARAMS, "%s %s: %d params > REG_MAX_PARAMS",
+                  reg_ops[i]->name, reg_ops[i]->variants[j].name, reg_ops[i]->variants[j].nparams);
+    return n + 1;
+}
+
 /* A case listed twice is an error, found at plan time, before anything runs. */
 static int check_duplicates_rejected(void)
 {
@@ -467,6 +503,7 @@ int main(void)
     total += check_duplicates_rejected();
     total += check_tile_constraints();
     total += check_packed_launch();
+    total += check_splitk_partials();
     total += check_shards();
     total += check_shards_keep_problems();
     return TEST_REPORT(total);

@@ -9,7 +9,7 @@
 #include "runner/util.h"
 
 #define REG_MAX_AXES 4
-#define REG_MAX_PARAMS 16
+#define REG_MAX_PARAMS 24
 #define REG_MAX_OPERANDS 4
 #define REG_MAX_ARGS 4
 #define REG_MAX_DTYPES 4

@@ -22,7 +22,10 @@
 //   slice order (serial split-k: slice z waits until slice z - 1 has stored, through a per-tile turn
 //   counter), so the result is the same on every run. Slice 0 applies beta. The grid's slices are its
 //   y dimension, dispatched after every block of the slice before: a waiting block never holds the SM
-//   its predecessor needs;
+//   its predecessor needs. SKPAR = 1: no slice waits; each writes its partial tile to a workspace and
+//   the last of a tile's slices to finish (a per-tile arrival count) adds them up in slice order and
+//   stores C: also the same result on every run, and the tile's stores are one instead of SPLITK in
+//   a chain, which is what many slices (deep k on a small C) need;
 // - ODD = 1: odd sizes at the speed of aligned ones. Every block runs the unchecked main loop over the
 //   whole k tiles and one checked tile for K's remainder, and copies rows that are not 16-byte aligned
 //   4 bytes at a time without checks; a block on C's right or bottom edge clamps its copies' rows and
@@ -81,6 +84,12 @@
 #endif
 #ifndef TLDG
 #define TLDG 0
+#endif
+#ifndef SKPAR
+#define SKPAR 0
+#endif
+#if SKPAR < 0 || SKPAR > 1
+#error "11_hopper: SKPAR 0 or 1"
 #endif
 #if TLDG && (ODD || SWIZZLE || BK % 8 || BM % 16 || BN % 16)
 #error "11_hopper: TLDG = 1 needs ODD = 0, SWIZZLE = 0, BK a multiple of 8, BM and BN of 16"
@@ -217,9 +226,14 @@ __device__ __forceinline__ void hopper_tail(float *smem, const float *__restrict
     }
 }
 
+// The runner's workspace (reg_variant.workspace in sgemm.c): with SPLITK > 1 and SKPAR, the slices'
+// partial tiles; 15_packed.cu keeps its packed operands in front of them.
+__device__ float *tilelab_workspace;
+
 #if SPLITK > 1
-// Per tile of C: the slice whose turn it is to add into it. Zero at load; the last slice sets it back
-// to zero, so every launch finds it so (one launch at a time per module: the runner's one stream).
+// Per tile of C: the slice whose turn it is to add into it (SKPAR: how many slices have written their
+// part). Zero at load; the last slice sets it back to zero, so every launch finds it so (one launch at
+// a time per module: the runner's one stream).
 #define SPLITK_MAX_TILES 65536
 __device__ unsigned int hopper_splitk_turn[SPLITK_MAX_TILES];
 
@@ -247,13 +261,38 @@ __device__ __forceinline__ void hopper_tile_of(int bid, int tiles_m, int tiles_n
 }
 
 // C = alpha acc + beta C for the block's tile (tile: its index among the tiles_n-wide grid of tiles);
-// with SPLITK, slice z (blockIdx.y) adds its part once slice z - 1 has stored, and slice 0 applies beta.
+// with SPLITK, slice z (blockIdx.y) adds its part once slice z - 1 has stored, and slice 0 applies beta;
+// with SKPAR, partials (SPLITK x BM x BN floats per tile) take the slices' parts, and the last slice to
+// arrive adds them in slice order.
 __device__ __forceinline__ void hopper_store(float *__restrict__ C, int M, int N, int row0, int col0, int tile,
-                                             const float *acc, float alpha, float beta)
+                                             float *acc, float alpha, float beta, float *partials)
 {
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
-#if SPLITK > 1
+#if SPLITK > 1 && SKPAR
+    // Each thread's accumulators in its own order, 16 bytes per thread side by side: coalesced both ways.
+    constexpr int NACC = WMITER * TM * WNITER * TN, NV = NACC / 4;
+    float4 *part = reinterpret_cast<float4 *>(partials) + (size_t)tile * SPLITK * NT * NV;
+#pragma unroll
+    for (int i = 0; i < NV; ++i)
+        __stcg(&part[((size_t)blockIdx.y * NV + i) * NT + tid], make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+    __threadfence(); // the part is visible to the GPU before this slice counts as arrived
+    __syncthreads();
+    const int last = __syncthreads_or(tid == 0 && atomicAdd(&hopper_splitk_turn[tile], 1u) == SPLITK - 1);
+    if (!last) return;
+    __threadfence();
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;
+    for (int z = 0; z < SPLITK; ++z) // slice order, whichever slice arrived last: the same sum every run
+#pragma unroll
+        for (int i = 0; i < NV; ++i) {
+            const float4 v = __ldcg(&part[((size_t)z * NV + i) * NT + tid]);
+            acc[4 * i] += v.x, acc[4 * i + 1] += v.y, acc[4 * i + 2] += v.z, acc[4 * i + 3] += v.w;
+        }
+    warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
+    if (tid == 0) hopper_splitk_turn[tile] = 0u;
+#elif SPLITK > 1
+    (void)partials;
     const int z = blockIdx.y;
     unsigned int *turn = &hopper_splitk_turn[tile];
     if (z == 0) {
@@ -267,7 +306,7 @@ __device__ __forceinline__ void hopper_store(float *__restrict__ C, int M, int N
     __syncthreads(); // every store of the block is issued before the turn passes on
     if (tid == 0) turn_release(turn, z + 1 == SPLITK ? 0u : (unsigned int)(z + 1));
 #else
-    (void)tile;
+    (void)tile, (void)partials;
     warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
 #endif
 }
@@ -319,6 +358,6 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     else
         hopper_mainloop<LOAD_CHECKED, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
 #endif
-    hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta);
+    hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta, tilelab_workspace);
 }
 #endif

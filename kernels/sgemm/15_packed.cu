@@ -32,8 +32,8 @@
 #undef B_COL
 #define A_COL 1
 #define B_COL 0
-#if defined(ODD) || defined(TLDG)
-#error "15_packed: ODD and TLDG are hopper's; a packed problem needs neither"
+#if defined(ODD) || defined(TLDG) || defined(SKPAR)
+#error "15_packed: ODD, TLDG and SKPAR are hopper's params (a packed problem needs no ODD or TLDG)"
 #endif
 #define HOPPER_NO_ENTRY 1
 #include "11_hopper.cu"
@@ -47,9 +47,8 @@
 #error "15_packed: BM and BN must be multiples of 32"
 #endif
 
-// Where the runner puts the workspace: A's KP x MP floats (unless A is read in place), then B's KP x NP
-// (unless B is).
-__device__ float *tilelab_workspace;
+// The workspace (tilelab_workspace, 11_hopper.cu): A's KP x MP floats (unless A is read in place),
+// then B's KP x NP (unless B is).
 
 __device__ __forceinline__ int packed_round(int x, int to)
 {
@@ -135,5 +134,5 @@ sgemm_packed(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     const int row0 = tile_m * BM, col0 = tile_n * BN;
     float acc[WMITER * TM * WNITER * TN] = {0.0f};
     hopper_mainloop<LOAD_INTERIOR, true>(smem, Ap, Bp, MP, NP, KP, row0, col0, t0, t1, acc);
-    hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta);
+    hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta, nullptr);
 }

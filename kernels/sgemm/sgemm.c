@@ -179,6 +179,7 @@ typedef struct {
     long splitk;        /* hopper's SPLITK: blocks per tile of C, each a slice of k (0 or 1: none) */
     long odd;           /* hopper's ODD: 0 or 1 */
     long tldg;          /* hopper's TLDG: 0 or 1 */
+    long skpar;         /* hopper's SKPAR: 0 or 1 */
 } tile_shape;
 
 #define SMEM_OPTIN_MAX (227 * 1024) /* the largest per-block opt-in of any GPU so far (sm_90) */
@@ -239,6 +240,10 @@ static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t 
     if (t->raster && (t->splitk < 1 || t->splitk > 64)) return snprintf(why, n, "SPLITK must be 1 .. 64"), 0;
     if (t->odd < 0 || t->odd > 1) return snprintf(why, n, "ODD must be 0 or 1"), 0;
     if (t->tldg < 0 || t->tldg > 1) return snprintf(why, n, "TLDG must be 0 or 1"), 0;
+    if (t->skpar < 0 || t->skpar > 1) return snprintf(why, n, "SKPAR must be 0 or 1"), 0;
+    if (t->skpar && t->splitk > 1 &&
+        (double)ceil_div(s->dims[M_], t->bm) * ceil_div(s->dims[N_], t->bn) * t->splitk * t->bm * t->bn > 2147483647.0)
+        return snprintf(why, n, "SKPAR = 1: SPLITK partial copies of C (padded to the tiles) exceed 2^31-1 floats"), 0;
     if (t->tldg && (t->odd || t->swizzle_param || t->bk % 8 || t->bm % 16 || t->bn % 16))
         return snprintf(why, n, "TLDG = 1 needs ODD = 0, SWIZZLE = 0, BK a multiple of 8, BM and BN of 16"), 0;
     if (t->tldg && ((t->bk / 8) * (t->bm / 16) % (threads / 32) || (t->bk / 8) * (t->bn / 16) % (threads / 32)))
@@ -335,13 +340,25 @@ static const reg_param p11[] = {
     {"SPLITK", 1, "blocks per tile of C, each a slice of k, added in order (deterministic); 1: none"},
     {"ODD", 0, "1: blocks inside C run the unchecked loop for any k and row alignment (a checked k tail, 4-byte copies)"},
     {"TLDG", 0, "1: k-contiguous tiles (row-major A, column-major B) copied 16 bytes at a time through registers"},
+    {"SKPAR", 0, "with SPLITK > 1, 1: slices write partial tiles to a workspace, the last to finish adds them in "
+                 "slice order (no slice waits for another)"},
 };
 static tile_shape shape11(const long *p)
 {
     return (tile_shape){.bm = p[0], .bn = p[1], .bk = p[2], .wm = p[3], .wn = p[4], .wniter = p[5], .tm = p[6],
                         .tn = p[7], .stages = p[8], .group_m = p[9], .minb = p[10], .threads = p[11],
                         .pad = p[12] ? 0 : 4, .vec = 1, .swizzle = p[12] != 0, .warptile = 1, .dynamic = 1,
-                        .raster = 1, .swizzle_param = p[12], .splitk = p[13], .odd = p[14], .tldg = p[15]};
+                        .raster = 1, .swizzle_param = p[12], .splitk = p[13], .odd = p[14], .tldg = p[15],
+                        .skpar = p[16]};
+}
+
+/* SKPAR's partial tiles: SPLITK x BM x BN floats per tile of C (11_hopper.cu's hopper_store). */
+static uint64_t workspace11(const long *p, const reg_spec *s)
+{
+    tile_shape t = shape11(p);
+    if (!t.skpar || t.splitk < 2) return 0;
+    return (uint64_t)ceil_div(s->dims[M_], t.bm) * (uint64_t)ceil_div(s->dims[N_], t.bn) * (uint64_t)t.splitk *
+           (uint64_t)(t.bm * t.bn) * sizeof(float);
 }
 
 #define TILED_RUNG(id)                                                                                     \
@@ -1171,10 +1188,12 @@ static const reg_variant sgemm_variants[] = {
      .check = check10, .geometry = geometry10},
     {.name = "hopper", .summary = "warptile for sm_90: deep pipeline, fragment double buffering, swizzle, raster",
      .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
-     .nparams = NPARAMS(p11), .nid_params = 15 /* TLDG came later */, .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB; "
+     .nparams = NPARAMS(p11), .nid_params = 15 /* TLDG and SKPAR came later */,
+     .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB; "
                     "SPLITK 1 .. 64 (> 1: at most 65536 tiles of C); ODD 0 or 1; TLDG 0 or 1 (1: ODD 0, SWIZZLE 0, "
-                    "BK % 8, BM and BN % 16, the warps dividing BK/8 x BM/16 and BK/8 x BN/16)",
-     .check = check11, .geometry = geometry11},
+                    "BK % 8, BM and BN % 16, the warps dividing BK/8 x BM/16 and BK/8 x BN/16); SKPAR 0 or 1 "
+                    "(1 with SPLITK > 1: a workspace of SPLITK x C padded to the tiles, under 2^31 floats)",
+     .workspace = workspace11, .check = check11, .geometry = geometry11},
     {.name = "packed", .summary = "hopper on A and B packed first into a workspace: column-major A, row-major B, "
                                   "zero-padded to whole tiles (odd sizes, k-contiguous operands)",
      .kind = REG_NVRTC, .source = "sgemm/15_packed.cu", .entry = "sgemm_packed", .entry2 = "sgemm_pack",

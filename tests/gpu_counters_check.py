@@ -18,7 +18,8 @@ files, never the runner's stdout, except for Nsight Compute's own output in chec
    dirty it (room for 256 kernels a run cost 2 MB of writes, 8% at 2048^3; the runner now asks for
    exactly the run's kernels).
 5. Medians with counters on equal medians with counters off within 1% (the pass comes after the timed
-   runs): the nearer of two runs without counters, whose spread is printed beside it.
+   runs): the nearer of two runs without counters, one before and one after it, whose spread is
+   printed beside it.
 
 usage: gpu_counters_check.py [RUNNER] [--out DIR] [--ncu NCU]
 """
@@ -148,11 +149,13 @@ def main():
         check(p.returncode == 0 and os.path.exists(h5), "%s: runs, every case verifies (exit %d)" % (name, p.returncode))
         return cases(h5) if os.path.exists(h5) else []
 
-    copy_on = run("copy_on", COPY % "counters: [memory, occupancy]")
+    # The runs with counters between two without: a drift of the GPU's clocks over the minutes of the
+    # check (it warms up) moves all three alike, and the nearer run without is the fair comparison.
     copy_off = run("copy_off", COPY % "")
+    copy_on = run("copy_on", COPY % "counters: [memory, occupancy]")
     copy_off2 = run("copy_off2", COPY % "")
-    sgemm_on = run("sgemm_on", SGEMM % "counters: [smem, occupancy, roofline]")
     sgemm_off = run("sgemm_off", SGEMM % "")
+    sgemm_on = run("sgemm_on", SGEMM % "counters: [smem, occupancy, roofline]")
     sgemm_off2 = run("sgemm_off2", SGEMM % "")
     reduce_on = run("reduce_on", REDUCE)
 

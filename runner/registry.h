@@ -108,7 +108,7 @@ typedef struct {
     int entry2_first; /* 1: entry2 runs before entry instead (a pass that prepares the operands, such as a
                        * pack into the workspace); entry stays the kernel whose registers are reported */
     /* REG_NVRTC, optional: bytes of device scratch the kernels reach through their module's
-     * `__device__ void *tilelab_workspace` (REG_WORKSPACE_SYMBOL), which the runner allocates for the
+     * `__device__ T *tilelab_workspace` (REG_WORKSPACE_SYMBOL, a pointer), which the runner allocates for the
      * case, fills with NaN (so that a kernel reading what no pass wrote fails verification) and points
      * that variable at; 0 or NULL: none. */
     uint64_t (*workspace)(const long *params, const reg_spec *s);

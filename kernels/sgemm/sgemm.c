@@ -214,6 +214,14 @@ static int warptile_check(const tile_shape *t, char *why, size_t n)
     return 1;
 }
 
+/* SKPAR's partial tiles: SPLITK x BM x BN floats per tile of C (11_hopper.cu's hopper_store); 0 without. */
+static double skpar_floats(const tile_shape *t, const reg_spec *s)
+{
+    if (!t->skpar || t->splitk < 2) return 0;
+    return (double)ceil_div(s->dims[M_], t->bm) * (double)ceil_div(s->dims[N_], t->bn) * (double)t->splitk *
+           (double)(t->bm * t->bn);
+}
+
 static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t n)
 {
     if (t->swizzle_param < 0 || t->swizzle_param > 1)
@@ -241,8 +249,7 @@ static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t 
     if (t->odd < 0 || t->odd > 1) return snprintf(why, n, "ODD must be 0 or 1"), 0;
     if (t->tldg < 0 || t->tldg > 1) return snprintf(why, n, "TLDG must be 0 or 1"), 0;
     if (t->skpar < 0 || t->skpar > 1) return snprintf(why, n, "SKPAR must be 0 or 1"), 0;
-    if (t->skpar && t->splitk > 1 &&
-        (double)ceil_div(s->dims[M_], t->bm) * ceil_div(s->dims[N_], t->bn) * t->splitk * t->bm * t->bn > 2147483647.0)
+    if (skpar_floats(t, s) > 2147483647.0)
         return snprintf(why, n, "SKPAR = 1: SPLITK partial copies of C (padded to the tiles) exceed 2^31-1 floats"), 0;
     if (t->tldg && (t->odd || t->swizzle_param || t->bk % 8 || t->bm % 16 || t->bn % 16))
         return snprintf(why, n, "TLDG = 1 needs ODD = 0, SWIZZLE = 0, BK a multiple of 8, BM and BN of 16"), 0;
@@ -352,13 +359,10 @@ static tile_shape shape11(const long *p)
                         .skpar = p[16]};
 }
 
-/* SKPAR's partial tiles: SPLITK x BM x BN floats per tile of C (11_hopper.cu's hopper_store). */
 static uint64_t workspace11(const long *p, const reg_spec *s)
 {
     tile_shape t = shape11(p);
-    if (!t.skpar || t.splitk < 2) return 0;
-    return (uint64_t)ceil_div(s->dims[M_], t.bm) * (uint64_t)ceil_div(s->dims[N_], t.bn) * (uint64_t)t.splitk *
-           (uint64_t)(t.bm * t.bn) * sizeof(float);
+    return (uint64_t)skpar_floats(&t, s) * sizeof(float); /* check11 keeps it under 2^31 floats */
 }
 
 #define TILED_RUNG(id)                                                                                     \

@@ -340,6 +340,43 @@ static int check_splitk_partials(void)
     return n + 1;
 }
 
+/* hopper's KMAJ: the tiles of k-contiguous operands (row-major A, column-major B) are k-major, rows of BK
+ * floats and a pad that makes them an odd number of 16-byte chunks, and the launch's shared memory says
+ * so, layout by layout; KMAJ with ODD is refused at plan time; KMAJ = 0 stays out of the ids. */
+static int check_kmajor_tiles(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
+                              "sizes: {mnk: 256}\nvariants:\n"
+                              "  - {name: hopper, params: {BM: 64, BN: 64, BK: [16, 32], WM: 32, WN: 32, WNITER: 1, "
+                              "STAGES: 3, MINB: 4, KMAJ: [0, 1]}}\n"
+                              "  - {name: hopper, params: {KMAJ: 1, ODD: 1}}\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    CHECK(p.ncases == 20, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases; i++) {
+        const tl_case *c = &p.cases[i];
+        int km = strstr(c->params_text, "KMAJ=1") != NULL, odd = strstr(c->params_text, "ODD=1") != NULL;
+        if (odd) {
+            CHECK(c->skipped && c->reason && strstr(c->reason, "KMAJ = 1 needs ODD = 0"), "KMAJ with ODD: %s",
+                  c->reason ? c->reason : "(runs)");
+            n++;
+            continue;
+        }
+        long bk = strstr(c->params_text, "BK=16") ? 16 : 32, ldk = bk == 16 ? 20 : 36;
+        int arow = strstr(c->layout_text, "a=row") != NULL, bcol = strstr(c->layout_text, "b=col") != NULL;
+        long a = km && arow ? 64 * ldk : bk * 68, b = km && bcol ? 64 * ldk : bk * 68;
+        size_t want = (size_t)(3 * (a + b) * 4);
+        CHECK(!c->skipped && c->nlaunch == 1 && c->launch[0].smem == want, "%s %s: smem %zu, want %zu (%s)",
+              c->params_text, c->layout_text, c->nlaunch ? c->launch[0].smem : 0, want, c->reason ? c->reason : "runs");
+        CHECK(km || !strstr(c->canonical, "KMAJ"), "KMAJ = 0 is not in the case's text: %s", c->canonical);
+        n += 2;
+    }
+    unload(&x, &p);
+    return n;
+}
+
 /* A case listed twice is an error, found at plan time, before anything runs. */
 static int check_duplicates_rejected(void)
 {
@@ -504,6 +541,7 @@ int main(void)
     total += check_tile_constraints();
     total += check_packed_launch();
     total += check_splitk_partials();
+    total += check_kmajor_tiles();
     total += check_shards();
     total += check_shards_keep_problems();
     return TEST_REPORT(total);

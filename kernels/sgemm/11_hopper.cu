@@ -38,6 +38,17 @@
 //   by 4-byte cp.async: a quarter of the L1 requests. In Nsight Compute each operand copied the 4-byte
 //   way cost hopper about 5% at 4096^3 (docs/results/h100-sgemm-shapes.md). Interior blocks of problems
 //   with K % BK == 0 only (the others copy as before); not with ODD or SWIZZLE.
+// - KMAJ = 1: the other way to a k-contiguous operand: its tile stays k-major in shared memory (rows of
+//   BK floats and a pad, sgemm_tile.cuh's kmaj_at), copied 16 bytes at a time as it lies in global
+//   memory, and the inner loop takes four k-slices at once, one 16-byte load along k per row of the
+//   fragment: as many shared loads as four k-slices of the transposed tile. The fragments of such an
+//   operand are interleaved (a lane's rows or columns LANES_M or LANES_N apart), so that a quarter-warp's
+//   loads hit consecutive rows, conflict-free; the lane's results are stored to match. Where a skinny
+//   problem's large operand is k-contiguous, packing it costs as much as a quarter of the GEMM (Nsight
+//   Compute, docs/gpu-runs.md) and transposing copies 4 times the L1 requests. Four k-slices of
+//   fragments at once cost registers: it pays with small warp tiles (32 x 32, 8 x 4 a lane: 16384 x 64 x
+//   2048 row/col 0.66 -> 0.85 x cuBLAS) and loses with 64 results a lane (spills at 128 registers).
+//   ODD = 0 only (edge blocks run the checked loop), not with TLDG or SWIZZLE.
 // Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
 // 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
@@ -88,6 +99,15 @@
 #ifndef SKPAR
 #define SKPAR 0
 #endif
+#ifndef KMAJ
+#define KMAJ 0
+#endif
+#if KMAJ < 0 || KMAJ > 1
+#error "11_hopper: KMAJ 0 or 1"
+#endif
+#if KMAJ && (ODD || TLDG || SWIZZLE)
+#error "11_hopper: KMAJ = 1 needs ODD = 0, TLDG = 0 and SWIZZLE = 0"
+#endif
 #if SKPAR < 0 || SKPAR > 1
 #error "11_hopper: SKPAR 0 or 1"
 #endif
@@ -109,7 +129,13 @@
 
 #define LDA (BM + PAD)
 #define LDB (BN + PAD)
-#define STAGE_FLOATS (BK * LDA + BK * LDB)
+// KMAJ: which tiles are k-major (kmaj_at): those of operands contiguous along k.
+#define KM_A (KMAJ && !A_COL)
+#define KM_B (KMAJ && B_COL)
+#define LDK (BK + kmaj_pad(BK)) // floats per row of a k-major tile
+#define A_FLOATS (KM_A ? BM * LDK : BK * LDA)
+#define B_FLOATS (KM_B ? BN * LDK : BK * LDB)
+#define STAGE_FLOATS (A_FLOATS + B_FLOATS)
 
 // How a block copies its tiles: every copy checked; none (the block's tiles lie inside the operands,
 // which the kernel checks once); or none along k, with m and n clamped (an edge block of C over whole
@@ -123,17 +149,48 @@ template <int LOAD, bool VEC16, bool REG_A = false, bool REG_B = false>
 __device__ __forceinline__ void hopper_load(float *stage, const float *__restrict__ A, const float *__restrict__ B,
                                             int M, int N, int K, int k0, int row0, int col0, int tid)
 {
-    float *As = stage, *Bs = stage + BK * LDA;
+    float *As = stage, *Bs = stage + A_FLOATS;
     if (LOAD != LOAD_CHECKED) {
         constexpr bool CLAMP = LOAD == LOAD_CLAMPED;
-        if (!REG_A)
+        static_assert(!(KMAJ && CLAMP), "11_hopper: KMAJ has no clamped path (ODD = 0)");
+        if (KM_A) tile_kmaj_interior<BK, LDK, BM, NT>(As, A, K, k0, row0, tid);
+        else if (!REG_A)
             tile_load_async_interior<BK, BM, LDA, NT, !A_COL, SWIZZLE, VEC16, CLAMP>(As, A, A_COL ? M : K, k0, row0, tid, M);
-        if (!REG_B)
+        if (KM_B) tile_kmaj_interior<BK, LDK, BN, NT>(Bs, B, K, k0, col0, tid);
+        else if (!REG_B)
             tile_load_async_interior<BK, BN, LDB, NT, B_COL, SWIZZLE, VEC16, CLAMP>(Bs, B, B_COL ? K : N, k0, col0, tid, N);
     } else {
-        tile_load_async_checked<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, K, M, k0, row0, tid);
-        tile_load_async_checked<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, K, N, k0, col0, tid);
+        if (KM_A) tile_kmaj_checked<BK, LDK, BM, NT>(As, A, K, K, M, k0, row0, tid);
+        else tile_load_async_checked<BK, BM, LDA, NT, !A_COL, SWIZZLE>(As, A, A_COL ? M : K, K, M, k0, row0, tid);
+        if (KM_B) tile_kmaj_checked<BK, LDK, BN, NT>(Bs, B, K, K, N, k0, col0, tid);
+        else tile_load_async_checked<BK, BN, LDB, NT, B_COL, SWIZZLE>(Bs, B, B_COL ? K : N, K, N, k0, col0, tid);
     }
+}
+
+// The FMAs of one stage's tiles: k-slice by k-slice, the fragments of k + 1 loaded while those of k are
+// used; with KMAJ four k-slices at a time (a k-major tile's fragment is one 16-byte load for four k).
+__device__ __forceinline__ void hopper_tile_fma(const float *As, const float *Bs, int wrow, int wcol, int lrow,
+                                                int lcol, float *acc)
+{
+#if KMAJ
+#pragma unroll
+    for (int k = 0; k < BK; k += 4) {
+        float regM[4][WMITER * TM], regN[4][WNITER * TN];
+        warptile_fragments_k4<KM_A, KM_B, LDA, LDB, LDK>(As, Bs, k, wrow, wcol, lrow, lcol, regM, regN);
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) warptile_fma(acc, regM[kk], regN[kk]);
+    }
+#else
+    float regM[2][WMITER * TM], regN[2][WNITER * TN];
+    warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+        if (k + 1 < BK)
+            warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, k + 1, wrow, wcol, lrow, lcol, regM[(k + 1) & 1],
+                                                  regN[(k + 1) & 1]);
+        warptile_fma(acc, regM[k & 1], regN[k & 1]);
+    }
+#endif
 }
 
 // The pipelined main loop. Instantiated twice, for interior blocks and for the others: in one loop
@@ -146,7 +203,6 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
     const int ntiles = t1 - t0;
-    float regM[2][WMITER * TM], regN[2][WNITER * TN];
     // TLDG: the k-contiguous operands of an interior block (rows 16-byte aligned: K % BK == 0) go through
     // registers, loaded one tile before they are stored into their stage.
     constexpr bool REG_A = TLDG && LOAD == LOAD_INTERIOR && !A_COL, REG_B = TLDG && LOAD == LOAD_INTERIOR && B_COL;
@@ -160,7 +216,7 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
 #define HOPPER_STS(stage)                                                                                     \
     do {                                                                                                      \
         if constexpr (REG_A) tile_sts_kmajor<BK, BM, LDA, NT>((stage), ra, tid);                              \
-        if constexpr (REG_B) tile_sts_kmajor<BK, BN, LDB, NT>((stage) + BK * LDA, rb, tid);                   \
+        if constexpr (REG_B) tile_sts_kmajor<BK, BN, LDB, NT>((stage) + A_FLOATS, rb, tid);                   \
     } while (0)
 
 #pragma unroll
@@ -190,23 +246,17 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
             }
         }
         cp_async_commit();
-        const float *As = smem + (t % STAGES) * STAGE_FLOATS, *Bs = As + BK * LDA;
-        warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            if (k + 1 < BK)
-                warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, k + 1, wrow, wcol, lrow, lcol, regM[(k + 1) & 1],
-                                                      regN[(k + 1) & 1]);
-            warptile_fma(acc, regM[k & 1], regN[k & 1]);
-        }
+        const float *As = smem + (t % STAGES) * STAGE_FLOATS;
+        hopper_tile_fma(As, As + A_FLOATS, wrow, wcol, lrow, lcol, acc);
     }
     cp_async_wait<0>();
 #undef HOPPER_LDG
 #undef HOPPER_STS
 }
 
+#if ODD
 // The last k tile when K is no multiple of BK, for a block whose main loop ran without checks: one
-// checked tile (zero past K) after the pipeline has drained.
+// checked tile (zero past K) after the pipeline has drained. (Tiles as ODD has them: none k-major.)
 __device__ __forceinline__ void hopper_tail(float *smem, const float *__restrict__ A, const float *__restrict__ B, int M,
                                             int N, int K, int row0, int col0, int kt, float *acc)
 {
@@ -225,6 +275,7 @@ __device__ __forceinline__ void hopper_tail(float *smem, const float *__restrict
         warptile_fma(acc, regM, regN);
     }
 }
+#endif
 
 // The runner's workspace (reg_variant.workspace in sgemm.c): with SPLITK > 1 and SKPAR, the slices'
 // partial tiles; 15_packed.cu keeps its packed operands in front of them.
@@ -260,6 +311,18 @@ __device__ __forceinline__ void hopper_tile_of(int bid, int tiles_m, int tiles_n
     tile_n = (bid % per_group) / rows_here;
 }
 
+// The lane's results into C (KMAJ: from interleaved fragments).
+template <bool L2 = false>
+__device__ __forceinline__ void hopper_store_acc(float *C, int M, int N, int row0, int col0, int wrow, int wcol, int lrow,
+                                                 int lcol, const float *acc, float alpha, float beta)
+{
+#if KMAJ
+    warptile_store_km<KM_A, KM_B, L2>(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
+#else
+    warptile_store<L2>(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
+#endif
+}
+
 // C = alpha acc + beta C for the block's tile (tile: its index among the tiles_n-wide grid of tiles);
 // with SPLITK, slice z (blockIdx.y) adds its part once slice z - 1 has stored, and slice 0 applies beta;
 // with SKPAR, partials (SPLITK x BM x BN floats per tile) take the slices' parts, and the last slice to
@@ -289,25 +352,25 @@ __device__ __forceinline__ void hopper_store(float *__restrict__ C, int M, int N
             const float4 v = __ldcg(&part[((size_t)z * NV + i) * NT + tid]);
             acc[4 * i] += v.x, acc[4 * i + 1] += v.y, acc[4 * i + 2] += v.z, acc[4 * i + 3] += v.w;
         }
-    warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
+    hopper_store_acc(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
     if (tid == 0) hopper_splitk_turn[tile] = 0u;
 #elif SPLITK > 1
     (void)partials;
     const int z = blockIdx.y;
     unsigned int *turn = &hopper_splitk_turn[tile];
     if (z == 0) {
-        warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
+        hopper_store_acc(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
     } else {
         if (tid == 0)
             while (turn_acquire(turn) != (unsigned int)z) __nanosleep(64);
         __syncthreads();
-        warptile_store<true>(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, 1.0f);
+        hopper_store_acc<true>(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, 1.0f);
     }
     __syncthreads(); // every store of the block is issued before the turn passes on
     if (tid == 0) turn_release(turn, z + 1 == SPLITK ? 0u : (unsigned int)(z + 1));
 #else
     (void)tile, (void)partials;
-    warptile_store(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
+    hopper_store_acc(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
 #endif
 }
 

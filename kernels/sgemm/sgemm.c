@@ -180,7 +180,18 @@ typedef struct {
     long odd;           /* hopper's ODD: 0 or 1 */
     long tldg;          /* hopper's TLDG: 0 or 1 */
     long skpar;         /* hopper's SKPAR: 0 or 1 */
+    long kmaj;          /* hopper's KMAJ: 0 or 1 */
+    int kma, kmb;       /* with KMAJ, A's and B's tiles k-major (the operand contiguous along k) */
 } tile_shape;
+
+/* What the problem's layouts make of a shape: with KMAJ, the tiles of operands contiguous along k are
+ * k-major (11_hopper.cu's KM_A, KM_B). */
+static tile_shape tile_for(tile_shape t, const reg_spec *s)
+{
+    t.kma = t.kmaj && s->layouts[OP_A] != REG_COL;
+    t.kmb = t.kmaj && s->layouts[OP_B] == REG_COL;
+    return t;
+}
 
 #define SMEM_OPTIN_MAX (227 * 1024) /* the largest per-block opt-in of any GPU so far (sm_90) */
 
@@ -191,7 +202,10 @@ static long tile_threads(const tile_shape *t)
 
 static long tile_smem(const tile_shape *t)
 {
-    long per_stage = t->bk * (t->bm + t->pad) + t->bk * (t->bn + t->pad);
+    /* A k-major tile's rows are BK floats and a pad that makes them an odd number of 16-byte chunks
+     * (sgemm_tile.cuh, kmaj_pad). */
+    long ldk = t->bk + ((t->bk / 4) % 2 == 0 ? 4 : 8);
+    long per_stage = (t->kma ? t->bm * ldk : t->bk * (t->bm + t->pad)) + (t->kmb ? t->bn * ldk : t->bk * (t->bn + t->pad));
     return (t->dynamic ? t->stages : 1) * per_stage * (long)sizeof(float);
 }
 
@@ -257,6 +271,9 @@ static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t 
         return snprintf(why, n, "TLDG = 1: the warps (%ld) must divide the tiles' blocks of 8 k x 16 rows or columns "
                                 "(BK/8 x BM/16 = %ld, BK/8 x BN/16 = %ld)", threads / 32, (t->bk / 8) * (t->bm / 16),
                         (t->bk / 8) * (t->bn / 16)), 0;
+    if (t->kmaj < 0 || t->kmaj > 1) return snprintf(why, n, "KMAJ must be 0 or 1"), 0;
+    if (t->kmaj && (t->odd || t->tldg || t->swizzle_param))
+        return snprintf(why, n, "KMAJ = 1 needs ODD = 0, TLDG = 0 and SWIZZLE = 0"), 0;
     if (t->splitk > 1 && (double)ceil_div(s->dims[M_], t->bm) * ceil_div(s->dims[N_], t->bn) > 65536)
         return snprintf(why, n, "SPLITK > 1 takes at most 65536 tiles of C (its turn counters)"), 0;
     return fits_int(s, why, n);
@@ -349,6 +366,8 @@ static const reg_param p11[] = {
     {"TLDG", 0, "1: k-contiguous tiles (row-major A, column-major B) copied 16 bytes at a time through registers"},
     {"SKPAR", 0, "with SPLITK > 1, 1: slices write partial tiles to a workspace, the last to finish adds them in "
                  "slice order (no slice waits for another)"},
+    {"KMAJ", 0, "1: k-contiguous operands (row-major A, column-major B) kept k-major in shared memory, read four k "
+                "at a time; 0: transposed by the copy"},
 };
 static tile_shape shape11(const long *p)
 {
@@ -356,7 +375,7 @@ static tile_shape shape11(const long *p)
                         .tn = p[7], .stages = p[8], .group_m = p[9], .minb = p[10], .threads = p[11],
                         .pad = p[12] ? 0 : 4, .vec = 1, .swizzle = p[12] != 0, .warptile = 1, .dynamic = 1,
                         .raster = 1, .swizzle_param = p[12], .splitk = p[13], .odd = p[14], .tldg = p[15],
-                        .skpar = p[16]};
+                        .skpar = p[16], .kmaj = p[17]};
 }
 
 static uint64_t workspace11(const long *p, const reg_spec *s)
@@ -368,12 +387,12 @@ static uint64_t workspace11(const long *p, const reg_spec *s)
 #define TILED_RUNG(id)                                                                                     \
     static int check##id(const long *p, const reg_spec *s, char *why, size_t n)                            \
     {                                                                                                      \
-        tile_shape t = shape##id(p);                                                                       \
+        tile_shape t = tile_for(shape##id(p), s);                                                          \
         return tile_check(&t, s, why, n);                                                                  \
     }                                                                                                      \
     static void geometry##id(const long *p, const reg_spec *s, reg_launch *l)                              \
     {                                                                                                      \
-        tile_shape t = shape##id(p);                                                                       \
+        tile_shape t = tile_for(shape##id(p), s);                                                          \
         tile_geometry(&t, s, l);                                                                           \
     }
 TILED_RUNG(04)
@@ -1192,11 +1211,12 @@ static const reg_variant sgemm_variants[] = {
      .check = check10, .geometry = geometry10},
     {.name = "hopper", .summary = "warptile for sm_90: deep pipeline, fragment double buffering, swizzle, raster",
      .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
-     .nparams = NPARAMS(p11), .nid_params = 15 /* TLDG and SKPAR came later */,
+     .nparams = NPARAMS(p11), .nid_params = 15 /* TLDG, SKPAR and KMAJ came later */,
      .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB; "
                     "SPLITK 1 .. 64 (> 1: at most 65536 tiles of C); ODD 0 or 1; TLDG 0 or 1 (1: ODD 0, SWIZZLE 0, "
                     "BK % 8, BM and BN % 16, the warps dividing BK/8 x BM/16 and BK/8 x BN/16); SKPAR 0 or 1 "
-                    "(1 with SPLITK > 1: a workspace of SPLITK x C padded to the tiles, under 2^31 floats)",
+                    "(1 with SPLITK > 1: a workspace of SPLITK x C padded to the tiles, under 2^31 floats); KMAJ 0 or 1 "
+                    "(1: ODD 0, TLDG 0, SWIZZLE 0)",
      .workspace = workspace11, .check = check11, .geometry = geometry11},
     {.name = "packed", .summary = "hopper on A and B packed first into a workspace: column-major A, row-major B, "
                                   "zero-padded to whole tiles (odd sizes, k-contiguous operands)",

@@ -295,6 +295,71 @@ __device__ __forceinline__ void tile_sts_kmajor(float *S, const float4 *r, int t
     }
 }
 
+// ---- k-major tiles: an operand contiguous along k kept so in shared memory ---------------------------
+//
+// The other way to read a row-major A or a column-major B: no transpose at all. The tile is T_ROWS rows
+// (along m or n) of k, T_LDK floats apart, copied 16 bytes at a time as the operand lies; the inner loop
+// then reads 16 bytes along k (four k of one row) per row of its fragment: for four k as many shared
+// loads as the transposed tile takes for one k each. T_LDK = BK + kmaj_pad(BK) makes a row an odd number
+// of 16-byte chunks long, so that 8 consecutive rows start in 8 different groups of 4 banks: the rows
+// that one quarter-warp's 16-byte loads read together are consecutive (sgemm_warptile.cuh interleaves
+// the fragments of a k-major operand), and those loads are free of conflicts.
+__host__ __device__ constexpr int kmaj_pad(int bk) { return (bk / 4) % 2 == 0 ? 4 : 8; }
+
+template <int T_LDK>
+__device__ __forceinline__ int kmaj_at(int x, int k)
+{
+    return x * T_LDK + k;
+}
+
+// A k-major tile that lies inside the operand (rows 16-byte aligned: ld % 4 == 0, k0 % 4 == 0): element
+// (x, k) from G[(x0 + x) * ld + k0 + k], 16 bytes per copy, consecutive threads along k.
+template <int T_BK, int T_LDK, int T_ROWS, int T_THREADS>
+__device__ __forceinline__ void tile_kmaj_interior(float *S, const float *__restrict__ G, int ld, int k0, int x0, int tid)
+{
+    constexpr int T_KC = T_BK / 4, T_CHUNKS = T_ROWS * T_KC;
+    if (T_THREADS % T_KC == 0 && T_CHUNKS % T_THREADS == 0) {
+        // Every copy of a thread is T_THREADS / T_KC rows below the one before: one running address.
+        const int x = tid / T_KC, k = (tid % T_KC) * 4;
+        const float *g = G + (size_t)(x0 + x) * ld + k0 + k;
+        const size_t step = (size_t)(T_THREADS / T_KC) * ld;
+#pragma unroll
+        for (int j = 0; j < T_CHUNKS / T_THREADS; ++j, g += step)
+            cp_async16(&S[kmaj_at<T_LDK>(x + j * (T_THREADS / T_KC), k)], g, 16);
+    } else {
+#pragma unroll
+        for (int j = 0; j < tile_trips(T_CHUNKS, T_THREADS); ++j) {
+            const int i = tid + j * T_THREADS;
+            if (T_CHUNKS % T_THREADS != 0 && i >= T_CHUNKS) break;
+            const int x = i / T_KC, k = (i % T_KC) * 4;
+            cp_async16(&S[kmaj_at<T_LDK>(x, k)], G + (size_t)(x0 + x) * ld + k0 + k, 16);
+        }
+    }
+}
+
+// Any k-major tile, bounds-checked, zeros past (xext, kext): 16 bytes per copy where the rows are aligned
+// (ld % 4 == 0), else 4. Rolled, as tile_load_async_checked.
+template <int T_BK, int T_LDK, int T_ROWS, int T_THREADS>
+__device__ __forceinline__ void tile_kmaj_checked(float *S, const float *__restrict__ G, int ld, int kext, int xext,
+                                                  int k0, int x0, int tid)
+{
+    if (ld % 4 == 0) {
+#pragma unroll 1
+        for (int i = tid; i < T_ROWS * T_BK / 4; i += T_THREADS) {
+            const int x = i / (T_BK / 4), k = (i % (T_BK / 4)) * 4, gx = x0 + x, gk = k0 + k;
+            const int valid = gx < xext ? min(max(kext - gk, 0), 4) * 4 : 0;
+            cp_async16(&S[kmaj_at<T_LDK>(x, k)], valid ? G + (size_t)gx * ld + gk : G, valid);
+        }
+        return;
+    }
+#pragma unroll 1
+    for (int i = tid; i < T_ROWS * T_BK; i += T_THREADS) {
+        const int x = i / T_BK, k = i % T_BK, gx = x0 + x, gk = k0 + k;
+        const bool valid = gx < xext && gk < kext;
+        cp_async4(&S[kmaj_at<T_LDK>(x, k)], valid ? G + (size_t)gx * ld + gk : G, valid);
+    }
+}
+
 // ---- the epilogue: T_TM x T_TN results of one thread -------------------------------------------------
 
 // acc[i * T_ACC_LD + j] is C[row + i][col + j]; columns in groups of 4 go out as 16-byte stores where

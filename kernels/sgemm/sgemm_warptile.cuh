@@ -42,12 +42,102 @@ __device__ __forceinline__ void warptile_fragments(const float *As, const float 
                 &Bs[tile_at<LDB_, SWZ>(k, wcol * WN + wn * WSUBN + lcol * TN + j)]);
 }
 
+// Four k-slices (k0 .. k0 + 3) at once, for tiles of which some are k-major (kmaj_at, rows T_LDK floats
+// apart; T_KMA: A's, T_KMB: B's): a k-major operand's fragment is one 16-byte load along k per row, the
+// other's four loads as above. A k-major operand's fragment is interleaved: a lane's TM rows (TN columns)
+// are LANES_M (LANES_N) apart instead of consecutive, so that the lanes of a quarter-warp read
+// consecutive rows (conflict-free, kmaj_pad), and the lane's results are C's rows and columns as
+// warptile_row and warptile_col say. regM[kk], regN[kk]: the fragments of k-slice k0 + kk.
+#define LANES_M (WSUBM / TM)
+
+template <bool T_KM>
+__device__ __forceinline__ int warptile_row(int wrow, int wm, int lrow, int i)
+{
+    return wrow * WM + wm * WSUBM + (T_KM ? lrow + i * LANES_M : lrow * TM + i);
+}
+
+template <bool T_KM>
+__device__ __forceinline__ int warptile_col(int wcol, int wn, int lcol, int j)
+{
+    return wcol * WN + wn * WSUBN + (T_KM ? lcol + j * LANES_N : lcol * TN + j);
+}
+
+template <bool T_KMA, bool T_KMB, int LDA_, int LDB_, int T_LDK>
+__device__ __forceinline__ void warptile_fragments_k4(const float *As, const float *Bs, int k0, int wrow, int wcol,
+                                                      int lrow, int lcol, float (*regM)[WMITER * TM],
+                                                      float (*regN)[WNITER * TN])
+{
+#pragma unroll
+    for (int wm = 0; wm < WMITER; ++wm)
+#pragma unroll
+        for (int i = 0; i < TM; i += T_KMA ? 1 : 4) {
+            const int r = warptile_row<T_KMA>(wrow, wm, lrow, i);
+            if (T_KMA) {
+                const float4 v = *reinterpret_cast<const float4 *>(&As[kmaj_at<T_LDK>(r, k0)]);
+                regM[0][wm * TM + i] = v.x, regM[1][wm * TM + i] = v.y, regM[2][wm * TM + i] = v.z,
+                regM[3][wm * TM + i] = v.w;
+            } else {
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk)
+                    *reinterpret_cast<float4 *>(&regM[kk][wm * TM + i]) =
+                        *reinterpret_cast<const float4 *>(&As[tile_at<LDA_, false>(k0 + kk, r)]);
+            }
+        }
+#pragma unroll
+    for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
+        for (int j = 0; j < TN; j += T_KMB ? 1 : 4) {
+            const int c = warptile_col<T_KMB>(wcol, wn, lcol, j);
+            if (T_KMB) {
+                const float4 v = *reinterpret_cast<const float4 *>(&Bs[kmaj_at<T_LDK>(c, k0)]);
+                regN[0][wn * TN + j] = v.x, regN[1][wn * TN + j] = v.y, regN[2][wn * TN + j] = v.z,
+                regN[3][wn * TN + j] = v.w;
+            } else {
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk)
+                    *reinterpret_cast<float4 *>(&regN[kk][wn * TN + j]) =
+                        *reinterpret_cast<const float4 *>(&Bs[tile_at<LDB_, false>(k0 + kk, c)]);
+            }
+        }
+}
+
 __device__ __forceinline__ void warptile_fma(float *acc, const float *regM, const float *regN)
 {
 #pragma unroll
     for (int i = 0; i < WMITER * TM; ++i)
 #pragma unroll
         for (int j = 0; j < WNITER * TN; ++j) acc[i * (WNITER * TN) + j] += regM[i] * regN[j];
+}
+
+// The store of a lane whose fragments are interleaved (warptile_fragments_k4): rows T_KMA, columns T_KMB.
+// Columns that are consecutive go as 16-byte stores (store_tile), interleaved ones one by one: the lanes of
+// a warp's row then store consecutive floats.
+template <bool T_KMA, bool T_KMB, bool L2 = false>
+__device__ __forceinline__ void warptile_store_km(float *C, int M, int N, int row0, int col0, int wrow, int wcol,
+                                                  int lrow, int lcol, const float *acc, float alpha, float beta)
+{
+#pragma unroll
+    for (int wm = 0; wm < WMITER; ++wm)
+#pragma unroll
+        for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
+            for (int i = 0; i < TM; ++i) {
+                const int r = row0 + warptile_row<T_KMA>(wrow, wm, lrow, i);
+                const float *a = acc + (wm * TM + i) * (WNITER * TN) + wn * TN;
+                if (!T_KMB) {
+                    store_tile<1, TN, TN, L2>(C + (size_t)r * N, M - r, N, 0, col0 + warptile_col<false>(wcol, wn, lcol, 0),
+                                              a, alpha, beta);
+                    continue;
+                }
+                if (r >= M) continue;
+                float *c = C + (size_t)r * N;
+#pragma unroll
+                for (int j = 0; j < TN; ++j) {
+                    const int cc = col0 + warptile_col<true>(wcol, wn, lcol, j);
+                    if (cc < N)
+                        c[cc] = L2 ? alpha * a[j] + beta * __ldcg(c + cc) : sgemm_epilogue(a[j], alpha, beta, c + cc);
+                }
+            }
 }
 
 template <bool L2 = false>

@@ -342,14 +342,14 @@ static int check_splitk_partials(void)
 
 /* hopper's KMAJ: the tiles of k-contiguous operands (row-major A, column-major B) are k-major, rows of BK
  * floats and a pad that makes them an odd number of 16-byte chunks, and the launch's shared memory says
- * so, layout by layout; KMAJ with ODD is refused at plan time; KMAJ = 0 stays out of the ids. */
+ * so, layout by layout; KMAJ with TLDG is refused at plan time; KMAJ = 0 stays out of the ids. */
 static int check_kmajor_tiles(void)
 {
     static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
                               "sizes: {mnk: 256}\nvariants:\n"
                               "  - {name: hopper, params: {BM: 64, BN: 64, BK: [16, 32], WM: 32, WN: 32, WNITER: 1, "
                               "STAGES: 3, MINB: 4, KMAJ: [0, 1]}}\n"
-                              "  - {name: hopper, params: {KMAJ: 1, ODD: 1}}\n";
+                              "  - {name: hopper, params: {KMAJ: 1, TLDG: 1}}\n";
     tl_experiment x;
     tl_plan p;
     int n = 0;
@@ -357,9 +357,9 @@ static int check_kmajor_tiles(void)
     CHECK(p.ncases == 20, "ncases %d", p.ncases);
     for (int i = 0; i < p.ncases; i++) {
         const tl_case *c = &p.cases[i];
-        int km = strstr(c->params_text, "KMAJ=1") != NULL, odd = strstr(c->params_text, "ODD=1") != NULL;
-        if (odd) {
-            CHECK(c->skipped && c->reason && strstr(c->reason, "KMAJ = 1 needs ODD = 0"), "KMAJ with ODD: %s",
+        int km = strstr(c->params_text, "KMAJ=1") != NULL, tldg = strstr(c->params_text, "TLDG=1") != NULL;
+        if (tldg) {
+            CHECK(c->skipped && c->reason && strstr(c->reason, "KMAJ = 1 needs TLDG = 0"), "KMAJ with TLDG: %s",
                   c->reason ? c->reason : "(runs)");
             n++;
             continue;

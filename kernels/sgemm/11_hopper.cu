@@ -48,7 +48,7 @@
 //   Compute, docs/gpu-runs.md) and transposing copies 4 times the L1 requests. Four k-slices of
 //   fragments at once cost registers: it pays with small warp tiles (32 x 32, 8 x 4 a lane: 16384 x 64 x
 //   2048 row/col 0.66 -> 0.85 x cuBLAS) and loses with 64 results a lane (spills at 128 registers).
-//   ODD = 0 only (edge blocks run the checked loop), not with TLDG or SWIZZLE.
+//   With ODD as without (k-major rows of a K % 4 != 0 go 4 bytes at a time); not with TLDG or SWIZZLE.
 // Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
 // 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
@@ -105,8 +105,8 @@
 #if KMAJ < 0 || KMAJ > 1
 #error "11_hopper: KMAJ 0 or 1"
 #endif
-#if KMAJ && (ODD || TLDG || SWIZZLE)
-#error "11_hopper: KMAJ = 1 needs ODD = 0, TLDG = 0 and SWIZZLE = 0"
+#if KMAJ && (TLDG || SWIZZLE)
+#error "11_hopper: KMAJ = 1 needs TLDG = 0 and SWIZZLE = 0"
 #endif
 #if SKPAR < 0 || SKPAR > 1
 #error "11_hopper: SKPAR 0 or 1"
@@ -142,8 +142,8 @@
 // k tiles: its rows and columns past M or N read the last ones, and their results are not stored).
 enum { LOAD_CHECKED, LOAD_INTERIOR, LOAD_CLAMPED };
 
-// One operand tile of stage s, copied as LOAD says; VEC16: the rows copied along m or n are 16-byte
-// aligned (else those copies go 4 bytes at a time).
+// One operand tile of stage s, copied as LOAD says; VEC16: the rows copied along m or n (with KMAJ, those
+// of k-major tiles along k too) are 16-byte aligned (else those copies go 4 bytes at a time).
 // REG_A, REG_B: that operand goes through registers (TLDG), not here.
 template <int LOAD, bool VEC16, bool REG_A = false, bool REG_B = false>
 __device__ __forceinline__ void hopper_load(float *stage, const float *__restrict__ A, const float *__restrict__ B,
@@ -152,11 +152,10 @@ __device__ __forceinline__ void hopper_load(float *stage, const float *__restric
     float *As = stage, *Bs = stage + A_FLOATS;
     if (LOAD != LOAD_CHECKED) {
         constexpr bool CLAMP = LOAD == LOAD_CLAMPED;
-        static_assert(!(KMAJ && CLAMP), "11_hopper: KMAJ has no clamped path (ODD = 0)");
-        if (KM_A) tile_kmaj_interior<BK, LDK, BM, NT>(As, A, K, k0, row0, tid);
+        if (KM_A) tile_kmaj_interior<BK, LDK, BM, NT, VEC16, CLAMP>(As, A, K, k0, row0, tid, M);
         else if (!REG_A)
             tile_load_async_interior<BK, BM, LDA, NT, !A_COL, SWIZZLE, VEC16, CLAMP>(As, A, A_COL ? M : K, k0, row0, tid, M);
-        if (KM_B) tile_kmaj_interior<BK, LDK, BN, NT>(Bs, B, K, k0, col0, tid);
+        if (KM_B) tile_kmaj_interior<BK, LDK, BN, NT, VEC16, CLAMP>(Bs, B, K, k0, col0, tid, N);
         else if (!REG_B)
             tile_load_async_interior<BK, BN, LDB, NT, B_COL, SWIZZLE, VEC16, CLAMP>(Bs, B, B_COL ? K : N, k0, col0, tid, N);
     } else {
@@ -256,24 +255,28 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
 
 #if ODD
 // The last k tile when K is no multiple of BK, for a block whose main loop ran without checks: one
-// checked tile (zero past K) after the pipeline has drained. (Tiles as ODD has them: none k-major.)
+// checked tile (zero past K) after the pipeline has drained.
 __device__ __forceinline__ void hopper_tail(float *smem, const float *__restrict__ A, const float *__restrict__ B, int M,
                                             int N, int K, int row0, int col0, int kt, float *acc)
 {
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
-    float regM[WMITER * TM], regN[WNITER * TN];
     __syncthreads(); // every warp is done with the stages
     hopper_load<LOAD_CHECKED, false>(smem, A, B, M, N, K, kt * BK, row0, col0, tid);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
-    const float *As = smem, *Bs = As + BK * LDA;
+    const float *As = smem, *Bs = As + A_FLOATS;
+#if KMAJ
+    hopper_tile_fma(As, Bs, wrow, wcol, lrow, lcol, acc);
+#else
+    float regM[WMITER * TM], regN[WNITER * TN];
 #pragma unroll 1
     for (int k = 0; k < BK; ++k) {
         warptile_fragments<LDA, LDB, SWIZZLE>(As, Bs, k, wrow, wcol, lrow, lcol, regM, regN);
         warptile_fma(acc, regM, regN);
     }
+#endif
 }
 #endif
 
@@ -402,7 +405,9 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     // remainder): inside C as it is, on C's edge with its copies' m and n clamped; copies along m or n
     // go 16 bytes at a time where those rows are 16-byte aligned (ld % 4 == 0), else 4 bytes. Without
     // ODD, only a block inside C of an aligned problem does; the others run the checked loop.
-    const bool inside = row0 + BM <= M && col0 + BN <= N, vec16 = (!A_COL || M % 4 == 0) && (B_COL || N % 4 == 0);
+    // (With KMAJ, rows of a k-major tile are 16-byte aligned when K % 4 == 0.)
+    const bool inside = row0 + BM <= M && col0 + BN <= N,
+               vec16 = (KM_A ? K % 4 == 0 : !A_COL || M % 4 == 0) && (KM_B ? K % 4 == 0 : B_COL || N % 4 == 0);
     const int ktiles = (K + BK - 1) / BK, kfull = K / BK;
     int t0, t1;
     hopper_slice(ktiles, t0, t1);

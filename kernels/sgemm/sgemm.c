@@ -272,8 +272,8 @@ static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t 
                                 "(BK/8 x BM/16 = %ld, BK/8 x BN/16 = %ld)", threads / 32, (t->bk / 8) * (t->bm / 16),
                         (t->bk / 8) * (t->bn / 16)), 0;
     if (t->kmaj < 0 || t->kmaj > 1) return snprintf(why, n, "KMAJ must be 0 or 1"), 0;
-    if (t->kmaj && (t->odd || t->tldg || t->swizzle_param))
-        return snprintf(why, n, "KMAJ = 1 needs ODD = 0, TLDG = 0 and SWIZZLE = 0"), 0;
+    if (t->kmaj && (t->tldg || t->swizzle_param))
+        return snprintf(why, n, "KMAJ = 1 needs TLDG = 0 and SWIZZLE = 0"), 0;
     if (t->splitk > 1 && (double)ceil_div(s->dims[M_], t->bm) * ceil_div(s->dims[N_], t->bn) > 65536)
         return snprintf(why, n, "SPLITK > 1 takes at most 65536 tiles of C (its turn counters)"), 0;
     return fits_int(s, why, n);
@@ -1216,7 +1216,7 @@ static const reg_variant sgemm_variants[] = {
                     "SPLITK 1 .. 64 (> 1: at most 65536 tiles of C); ODD 0 or 1; TLDG 0 or 1 (1: ODD 0, SWIZZLE 0, "
                     "BK % 8, BM and BN % 16, the warps dividing BK/8 x BM/16 and BK/8 x BN/16); SKPAR 0 or 1 "
                     "(1 with SPLITK > 1: a workspace of SPLITK x C padded to the tiles, under 2^31 floats); KMAJ 0 or 1 "
-                    "(1: ODD 0, TLDG 0, SWIZZLE 0)",
+                    "(1: TLDG 0, SWIZZLE 0)",
      .workspace = workspace11, .check = check11, .geometry = geometry11},
     {.name = "packed", .summary = "hopper on A and B packed first into a workspace: column-major A, row-major B, "
                                   "zero-padded to whole tiles (odd sizes, k-contiguous operands)",

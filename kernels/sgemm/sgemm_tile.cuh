@@ -312,13 +312,25 @@ __device__ __forceinline__ int kmaj_at(int x, int k)
     return x * T_LDK + k;
 }
 
-// A k-major tile that lies inside the operand (rows 16-byte aligned: ld % 4 == 0, k0 % 4 == 0): element
-// (x, k) from G[(x0 + x) * ld + k0 + k], 16 bytes per copy, consecutive threads along k.
-template <int T_BK, int T_LDK, int T_ROWS, int T_THREADS>
-__device__ __forceinline__ void tile_kmaj_interior(float *S, const float *__restrict__ G, int ld, int k0, int x0, int tid)
+// A k-major tile whose k lie inside the operand: element (x, k) from G[(x0 + x) * ld + k0 + k]. T_VEC16
+// (rows 16-byte aligned: ld % 4 == 0, k0 % 4 == 0): 16 bytes per copy, consecutive threads along k; else 4
+// bytes. T_CLAMP: rows past xext read the last one instead (their results are never stored, as with
+// tile_load_async_interior's).
+template <int T_BK, int T_LDK, int T_ROWS, int T_THREADS, bool T_VEC16 = true, bool T_CLAMP = false>
+__device__ __forceinline__ void tile_kmaj_interior(float *S, const float *__restrict__ G, int ld, int k0, int x0, int tid,
+                                                   int xext = 0)
 {
+#define KMAJ_X(gx) (T_CLAMP ? min((gx), xext - 1) : (gx))
     constexpr int T_KC = T_BK / 4, T_CHUNKS = T_ROWS * T_KC;
-    if (T_THREADS % T_KC == 0 && T_CHUNKS % T_THREADS == 0) {
+    if (!T_VEC16) {
+        // Rolled: unrolled, each copy's address is loop-invariant to the main loop, and the compiler keeps
+        // them all in registers (spilling the FMAs' at 128). Rows of a K % 4 != 0 only.
+#pragma unroll 1
+        for (int i = tid; i < T_ROWS * T_BK; i += T_THREADS) {
+            const int x = i / T_BK, k = i % T_BK;
+            cp_async4(&S[kmaj_at<T_LDK>(x, k)], G + (size_t)KMAJ_X(x0 + x) * ld + k0 + k, true);
+        }
+    } else if (!T_CLAMP && T_THREADS % T_KC == 0 && T_CHUNKS % T_THREADS == 0) {
         // Every copy of a thread is T_THREADS / T_KC rows below the one before: one running address.
         const int x = tid / T_KC, k = (tid % T_KC) * 4;
         const float *g = G + (size_t)(x0 + x) * ld + k0 + k;
@@ -332,9 +344,10 @@ __device__ __forceinline__ void tile_kmaj_interior(float *S, const float *__rest
             const int i = tid + j * T_THREADS;
             if (T_CHUNKS % T_THREADS != 0 && i >= T_CHUNKS) break;
             const int x = i / T_KC, k = (i % T_KC) * 4;
-            cp_async16(&S[kmaj_at<T_LDK>(x, k)], G + (size_t)(x0 + x) * ld + k0 + k, 16);
+            cp_async16(&S[kmaj_at<T_LDK>(x, k)], G + (size_t)KMAJ_X(x0 + x) * ld + k0 + k, 16);
         }
     }
+#undef KMAJ_X
 }
 
 // Any k-major tile, bounds-checked, zeros past (xext, kext): 16 bytes per copy where the rows are aligned

@@ -377,6 +377,34 @@ static int check_kmajor_tiles(void)
     return n;
 }
 
+/* hopper's and packed's GRID: min(GRID, tiles) blocks along x (each then takes tiles b, b + GRID, ...),
+ * the slices of split-k along y as before; GRID = 0 (one block a tile) stays out of the ids. */
+static int check_static_grid(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nsizes: {m: 1000, n: 600, k: 512}\nvariants:\n"
+                              "  - {name: hopper, params: {BM: 128, BN: 128, WM: 64, WN: 32, WNITER: 2, SPLITK: [1, 2], "
+                              "GRID: [0, 7, 264]}}\n"
+                              "  - {name: packed, params: {BM: 128, BN: 128, WM: 64, WN: 32, WNITER: 2, GRID: [0, 7]}}\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    CHECK(p.ncases == 8, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases; i++) {
+        const tl_case *c = &p.cases[i];
+        const char *g = strstr(c->params_text, "GRID=");
+        unsigned want = g && atoi(g + 5) < 40 ? (unsigned)atoi(g + 5) : 8 * 5; /* 8 x 5 tiles of 128 x 128 */
+        unsigned slices = strstr(c->params_text, "SPLITK=2") ? 2 : 1;
+        const reg_launch *l = &c->launch[0]; /* packed's GEMM too: its pack is launch[1] */
+        CHECK(!c->skipped && l->grid[0] == want && l->grid[1] == slices, "%s %s: grid %u x %u, want %u x %u (%s)",
+              c->variant->name, c->params_text, l->grid[0], l->grid[1], want, slices, c->reason ? c->reason : "runs");
+        CHECK(g || !strstr(c->canonical, "GRID"), "GRID = 0 is not in the case's text: %s", c->canonical);
+        n += 2;
+    }
+    unload(&x, &p);
+    return n;
+}
+
 /* A case listed twice is an error, found at plan time, before anything runs. */
 static int check_duplicates_rejected(void)
 {
@@ -542,6 +570,7 @@ int main(void)
     total += check_packed_launch();
     total += check_splitk_partials();
     total += check_kmajor_tiles();
+    total += check_static_grid();
     total += check_shards();
     total += check_shards_keep_problems();
     return TEST_REPORT(total);

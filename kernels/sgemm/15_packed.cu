@@ -15,7 +15,7 @@
 // percent at 4096^3) where 11 copied 16 bytes anyway: the dispatch table (`tuned`) measures which.
 // The workspace, 4 KP (MP + NP) bytes at most, is the runner's (reg_variant.workspace in sgemm.c).
 //
-// Params: hopper's, except ODD and TLDG (the packed operands never need them).
+// Params: hopper's, except ODD, TLDG, SKPAR and KMAJ (the packed operands never need them); GRID as hopper's.
 
 // The operands as the YAML lays them out; the GEMM below reads the packed ones (A_COL 1, B_COL 0).
 #if defined(A_COL) && A_COL
@@ -128,11 +128,14 @@ sgemm_packed(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     const float *Ap = a_here ? A : tilelab_workspace;
     const float *Bp = b_here ? B : tilelab_workspace + (a_here ? 0 : (size_t)KP * MP);
     const int tiles_m = MP / BM, tiles_n = NP / BN;
-    int tile_m, tile_n, t0, t1;
-    hopper_tile_of(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
-    hopper_slice(KP / BK, t0, t1);
-    const int row0 = tile_m * BM, col0 = tile_n * BN;
-    float acc[WMITER * TM * WNITER * TN] = {0.0f};
-    hopper_mainloop<LOAD_INTERIOR, true>(smem, Ap, Bp, MP, NP, KP, row0, col0, t0, t1, acc);
-    hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta, nullptr);
+    HOPPER_FOR_EACH_TILE(bid, tiles_m * tiles_n) {
+        if (GRID && bid != (int)blockIdx.x) __syncthreads();
+        int tile_m, tile_n, t0, t1;
+        hopper_tile_of(bid, tiles_m, tiles_n, tile_m, tile_n);
+        hopper_slice(KP / BK, t0, t1);
+        const int row0 = tile_m * BM, col0 = tile_n * BN;
+        float acc[WMITER * TM * WNITER * TN] = {0.0f};
+        hopper_mainloop<LOAD_INTERIOR, true>(smem, Ap, Bp, MP, NP, KP, row0, col0, t0, t1, acc);
+        hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta, nullptr);
+    }
 }

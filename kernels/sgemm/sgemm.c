@@ -181,6 +181,7 @@ typedef struct {
     long tldg;          /* hopper's TLDG: 0 or 1 */
     long skpar;         /* hopper's SKPAR: 0 or 1 */
     long kmaj;          /* hopper's KMAJ: 0 or 1 */
+    long grid;          /* hopper's and packed's GRID: blocks launched (a static schedule of the tiles); 0: one a tile */
     int kma, kmb;       /* with KMAJ, A's and B's tiles k-major (the operand contiguous along k) */
 } tile_shape;
 
@@ -272,6 +273,7 @@ static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t 
                                 "(BK/8 x BM/16 = %ld, BK/8 x BN/16 = %ld)", threads / 32, (t->bk / 8) * (t->bm / 16),
                         (t->bk / 8) * (t->bn / 16)), 0;
     if (t->kmaj < 0 || t->kmaj > 1) return snprintf(why, n, "KMAJ must be 0 or 1"), 0;
+    if (t->grid < 0 || t->grid > 1 << 30) return snprintf(why, n, "GRID must be 0 .. 2^30"), 0;
     if (t->kmaj && (t->tldg || t->swizzle_param))
         return snprintf(why, n, "KMAJ = 1 needs TLDG = 0 and SWIZZLE = 0"), 0;
     if (t->splitk > 1 && (double)ceil_div(s->dims[M_], t->bm) * ceil_div(s->dims[N_], t->bn) > 65536)
@@ -283,7 +285,9 @@ static void tile_geometry(const tile_shape *t, const reg_spec *s, reg_launch *l)
 {
     unsigned tm = ceil_div(s->dims[M_], t->bm), tn = ceil_div(s->dims[N_], t->bn);
     unsigned slices = t->splitk > 1 ? (unsigned)t->splitk : 1;
-    *l = (reg_launch){{t->raster ? tm * tn : tn, t->raster ? slices : tm, 1}, {(unsigned)tile_threads(t), 1, 1},
+    unsigned blocks = t->raster ? tm * tn : tn;
+    if (t->grid > 0 && (unsigned)t->grid < blocks) blocks = (unsigned)t->grid;
+    *l = (reg_launch){{blocks, t->raster ? slices : tm, 1}, {(unsigned)tile_threads(t), 1, 1},
                       t->dynamic ? (size_t)tile_smem(t) : 0};
 }
 
@@ -352,22 +356,29 @@ static tile_shape shape10(const long *p)
                         .dynamic = 1};
 }
 
-/* Defaults: the best shape of experiments/sgemm_tune.yaml on the H100 (docs/results/h100-sgemm.md). */
-static const reg_param p11[] = {
-    {"BM", 128, "block tile rows"}, {"BN", 256, "block tile columns"}, {"BK", 16, "k per tile"},
-    {"WM", 64, "warp tile rows"}, {"WN", 64, "warp tile columns"}, {"WNITER", 4, "warp sub-tiles along n"},
-    {"TM", 8, "thread tile rows"}, {"TN", 4, "thread tile columns"}, {"STAGES", 2, "tiles in flight (cp.async)"},
-    {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"},
-    {"MINB", 1, "__launch_bounds__ minimum blocks per SM"},
-    {"THREADS", 0, "threads per block; 0 = derived from the tiles"},
-    {"SWIZZLE", 0, "1: XOR-swizzled tiles (08); 0: padded by 4 floats (07)"},
+/* hopper's first params, which packed shares (its own list goes on with GRID). Defaults: the best shape of
+ * experiments/sgemm_tune.yaml on the H100 (docs/results/h100-sgemm.md). */
+#define P11_TILES \
+    {"BM", 128, "block tile rows"}, {"BN", 256, "block tile columns"}, {"BK", 16, "k per tile"}, \
+    {"WM", 64, "warp tile rows"}, {"WN", 64, "warp tile columns"}, {"WNITER", 4, "warp sub-tiles along n"}, \
+    {"TM", 8, "thread tile rows"}, {"TN", 4, "thread tile columns"}, {"STAGES", 2, "tiles in flight (cp.async)"}, \
+    {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"}, \
+    {"MINB", 1, "__launch_bounds__ minimum blocks per SM"}, \
+    {"THREADS", 0, "threads per block; 0 = derived from the tiles"}, \
+    {"SWIZZLE", 0, "1: XOR-swizzled tiles (08); 0: padded by 4 floats (07)"}, \
     {"SPLITK", 1, "blocks per tile of C, each a slice of k, added in order (deterministic); 1: none"},
+
+#define PARAM_GRID {"GRID", 0, "blocks launched, each computing tiles b, b + GRID, ... (a static schedule); 0: one a tile"}
+
+static const reg_param p11[] = {
+    P11_TILES
     {"ODD", 0, "1: blocks inside C run the unchecked loop for any k and row alignment (a checked k tail, 4-byte copies)"},
     {"TLDG", 0, "1: k-contiguous tiles (row-major A, column-major B) copied 16 bytes at a time through registers"},
     {"SKPAR", 0, "with SPLITK > 1, 1: slices write partial tiles to a workspace, the last to finish adds them in "
                  "slice order (no slice waits for another)"},
     {"KMAJ", 0, "1: k-contiguous operands (row-major A, column-major B) kept k-major in shared memory, read four k "
                 "at a time; 0: transposed by the copy"},
+    PARAM_GRID,
 };
 static tile_shape shape11(const long *p)
 {
@@ -375,7 +386,7 @@ static tile_shape shape11(const long *p)
                         .tn = p[7], .stages = p[8], .group_m = p[9], .minb = p[10], .threads = p[11],
                         .pad = p[12] ? 0 : 4, .vec = 1, .swizzle = p[12] != 0, .warptile = 1, .dynamic = 1,
                         .raster = 1, .swizzle_param = p[12], .splitk = p[13], .odd = p[14], .tldg = p[15],
-                        .skpar = p[16], .kmaj = p[17]};
+                        .skpar = p[16], .kmaj = p[17], .grid = p[18]};
 }
 
 static uint64_t workspace11(const long *p, const reg_spec *s)
@@ -404,12 +415,17 @@ TILED_RUNG(09)
 TILED_RUNG(10)
 TILED_RUNG(11)
 
-/* 15_packed: hopper's params but ODD and TLDG, and the pack that runs before it. */
-#define NP15 14 /* p11's first: BM .. SPLITK */
+/* 15_packed: hopper's params but ODD, TLDG, SKPAR and KMAJ, and the pack that runs before it. */
+static const reg_param p15[] = {
+    P11_TILES
+    PARAM_GRID,
+};
+#define NP15 14 /* p11's first: BM .. SPLITK; then GRID */
 static tile_shape shape15(const long *p)
 {
     long q[sizeof p11 / sizeof *p11] = {0};
     memcpy(q, p, NP15 * sizeof *p);
+    q[18] = p[NP15]; /* GRID */
     return shape11(q);
 }
 
@@ -1211,17 +1227,18 @@ static const reg_variant sgemm_variants[] = {
      .check = check10, .geometry = geometry10},
     {.name = "hopper", .summary = "warptile for sm_90: deep pipeline, fragment double buffering, swizzle, raster",
      .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
-     .nparams = NPARAMS(p11), .nid_params = 15 /* TLDG, SKPAR and KMAJ came later */,
+     .nparams = NPARAMS(p11), .nid_params = 15 /* TLDG, SKPAR, KMAJ and GRID came later */,
      .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB; "
                     "SPLITK 1 .. 64 (> 1: at most 65536 tiles of C); ODD 0 or 1; TLDG 0 or 1 (1: ODD 0, SWIZZLE 0, "
                     "BK % 8, BM and BN % 16, the warps dividing BK/8 x BM/16 and BK/8 x BN/16); SKPAR 0 or 1 "
                     "(1 with SPLITK > 1: a workspace of SPLITK x C padded to the tiles, under 2^31 floats); KMAJ 0 or 1 "
-                    "(1: TLDG 0, SWIZZLE 0)",
+                    "(1: TLDG 0, SWIZZLE 0); GRID >= 0",
      .workspace = workspace11, .check = check11, .geometry = geometry11},
     {.name = "packed", .summary = "hopper on A and B packed first into a workspace: column-major A, row-major B, "
                                   "zero-padded to whole tiles (odd sizes, k-contiguous operands)",
      .kind = REG_NVRTC, .source = "sgemm/15_packed.cu", .entry = "sgemm_packed", .entry2 = "sgemm_pack",
-     .entry2_first = 1, .params = p11, .nparams = NP15, .workspace = workspace15,
+     .entry2_first = 1, .params = p15, .nparams = NPARAMS(p15), .nid_params = NP15 /* GRID came later */,
+     .workspace = workspace15,
      .constraints = "as hopper; BM, BN multiples of 32; BK divides 32 or is a multiple of it; workspace "
                     "at most 4 KP (MP + NP) bytes (an operand read in place takes none)",
      .check = check15, .geometry = geometry15, .geometry2 = geometry15_pack},

@@ -49,7 +49,7 @@
 //   fragments at once cost registers: it pays with small warp tiles (32 x 32, 8 x 4 a lane: 16384 x 64 x
 //   2048 row/col 0.66 -> 0.85 x cuBLAS) and loses with 64 results a lane (spills at 128 registers).
 //   With ODD as without (k-major rows of a K % 4 != 0 go 4 bytes at a time); not with TLDG or SWIZZLE.
-// - GRID: a static schedule of tiles over min(GRID, tiles) blocks (HOPPER_FOR_EACH_TILE below).
+// - GRID: a static schedule of tiles over min(GRID, tiles) blocks (sgemm_hopper below).
 // Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
 // 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
@@ -397,53 +397,64 @@ __device__ __forceinline__ void hopper_slice(int ktiles, int &t0, int &t1)
 
 // GRID > 0: the launch has min(GRID, tiles) blocks along x, and block b computes tiles b, b + GRID, ...
 // (a static schedule: with GRID the blocks resident at once, every SM gets the same number of tiles,
-// where the hardware's dynamic one was seen to give some SMs 5 tiles and others 3 of a two-wave problem,
-// docs/gpu-runs.md). Between two tiles the block waits for all its warps: the next tile's first copies
-// go into the stages the last FMAs read. GRID = 0: one block per tile.
-#define HOPPER_FOR_EACH_TILE(bid, tiles)                                                                   \
-    for (int bid = blockIdx.x; bid < (tiles); bid += (GRID ? gridDim.x : (tiles)))
-
+// where the hardware's dynamic one was seen to leave some SMs with far more work than others in a
+// two-wave problem, docs/gpu-runs.md). Between two tiles the block waits for all its warps: the next
+// tile's first copies go into the stages the last FMAs read. GRID = 0: one block per tile, and no loop
+// at all (with a loop that ran once, the default tiles were 10% slower on the H100).
 // 15_packed.cu reuses the above with its own kernel.
 #ifndef HOPPER_NO_ENTRY
+// Tile bid of C (hopper_tile_of), the whole of the block's work for it.
+__device__ __forceinline__ void hopper_block(float *smem, int bid, int M, int N, int K, float alpha,
+                                             const float *__restrict__ A, const float *__restrict__ B, float beta,
+                                             float *__restrict__ C)
+{
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    int tile_m, tile_n;
+    hopper_tile_of(bid, tiles_m, tiles_n, tile_m, tile_n);
+    const int row0 = tile_m * BM, col0 = tile_n * BN;
+    float acc[WMITER * TM * WNITER * TN] = {0.0f};
+
+    // ODD: every block runs an unchecked main loop over the whole k tiles (then one checked tile for K's
+    // remainder): inside C as it is, on C's edge with its copies' m and n clamped; copies along m or n
+    // go 16 bytes at a time where those rows are 16-byte aligned (ld % 4 == 0), else 4 bytes. Without
+    // ODD, only a block inside C of an aligned problem does; the others run the checked loop.
+    // (With KMAJ, rows of a k-major tile are 16-byte aligned when K % 4 == 0.)
+    const bool inside = row0 + BM <= M && col0 + BN <= N,
+               vec16 = (KM_A ? K % 4 == 0 : !A_COL || M % 4 == 0) && (KM_B ? K % 4 == 0 : B_COL || N % 4 == 0);
+    const int ktiles = (K + BK - 1) / BK, kfull = K / BK;
+    int t0, t1;
+    hopper_slice(ktiles, t0, t1);
+#if ODD
+    {
+        const int tend = min(t1, kfull);
+        if (inside && vec16) hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
+        else if (inside) hopper_mainloop<LOAD_INTERIOR, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
+        else if (vec16) hopper_mainloop<LOAD_CLAMPED, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
+        else hopper_mainloop<LOAD_CLAMPED, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
+        if (t0 <= kfull && t1 > kfull) hopper_tail(smem, A, B, M, N, K, row0, col0, kfull, acc); // the slice has it
+    }
+#else
+    if (inside && vec16 && kfull == ktiles)
+        hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
+    else
+        hopper_mainloop<LOAD_CHECKED, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
+#endif
+    hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta, tilelab_workspace);
+}
+
 extern "C" __global__ void __launch_bounds__(NT, MINB)
 sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B,
              float beta, float *__restrict__ C)
 {
     extern __shared__ __align__(16) float smem[];
-    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    HOPPER_FOR_EACH_TILE(bid, tiles_m * tiles_n) {
-        if (GRID && bid != (int)blockIdx.x) __syncthreads();
-        int tile_m, tile_n;
-        hopper_tile_of(bid, tiles_m, tiles_n, tile_m, tile_n);
-        const int row0 = tile_m * BM, col0 = tile_n * BN;
-        float acc[WMITER * TM * WNITER * TN] = {0.0f};
-
-        // ODD: every block runs an unchecked main loop over the whole k tiles (then one checked tile for K's
-        // remainder): inside C as it is, on C's edge with its copies' m and n clamped; copies along m or n
-        // go 16 bytes at a time where those rows are 16-byte aligned (ld % 4 == 0), else 4 bytes. Without
-        // ODD, only a block inside C of an aligned problem does; the others run the checked loop.
-        // (With KMAJ, rows of a k-major tile are 16-byte aligned when K % 4 == 0.)
-        const bool inside = row0 + BM <= M && col0 + BN <= N,
-                   vec16 = (KM_A ? K % 4 == 0 : !A_COL || M % 4 == 0) && (KM_B ? K % 4 == 0 : B_COL || N % 4 == 0);
-        const int ktiles = (K + BK - 1) / BK, kfull = K / BK;
-        int t0, t1;
-        hopper_slice(ktiles, t0, t1);
-#if ODD
-        {
-            const int tend = min(t1, kfull);
-            if (inside && vec16) hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
-            else if (inside) hopper_mainloop<LOAD_INTERIOR, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
-            else if (vec16) hopper_mainloop<LOAD_CLAMPED, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
-            else hopper_mainloop<LOAD_CLAMPED, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
-            if (t0 <= kfull && t1 > kfull) hopper_tail(smem, A, B, M, N, K, row0, col0, kfull, acc); // the slice has it
-        }
-#else
-        if (inside && vec16 && kfull == ktiles)
-            hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
-        else
-            hopper_mainloop<LOAD_CHECKED, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
-#endif
-        hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta, tilelab_workspace);
+#if GRID
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    for (int bid = blockIdx.x; bid < tiles; bid += gridDim.x) {
+        if (bid != (int)blockIdx.x) __syncthreads(); // the last tile's FMAs are done with the stages
+        hopper_block(smem, bid, M, N, K, alpha, A, B, beta, C);
     }
+#else
+    hopper_block(smem, blockIdx.x, M, N, K, alpha, A, B, beta, C);
+#endif
 }
 #endif

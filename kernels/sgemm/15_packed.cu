@@ -128,8 +128,13 @@ sgemm_packed(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     const float *Ap = a_here ? A : tilelab_workspace;
     const float *Bp = b_here ? B : tilelab_workspace + (a_here ? 0 : (size_t)KP * MP);
     const int tiles_m = MP / BM, tiles_n = NP / BN;
-    HOPPER_FOR_EACH_TILE(bid, tiles_m * tiles_n) {
-        if (GRID && bid != (int)blockIdx.x) __syncthreads();
+#if GRID
+    for (int bid = blockIdx.x; bid < tiles_m * tiles_n; bid += gridDim.x) {
+        if (bid != (int)blockIdx.x) __syncthreads(); // the last tile's FMAs are done with the stages
+#else
+    {
+        const int bid = blockIdx.x;
+#endif
         int tile_m, tile_n, t0, t1;
         hopper_tile_of(bid, tiles_m, tiles_n, tile_m, tile_n);
         hopper_slice(KP / BK, t0, t1);

@@ -123,14 +123,13 @@ __device__ __forceinline__ void warptile_store_km(float *C, int M, int N, int ro
 #pragma unroll
             for (int i = 0; i < TM; ++i) {
                 const int r = row0 + warptile_row<T_KMA>(wrow, wm, lrow, i);
+                if (r >= M) continue;
                 const float *a = acc + (wm * TM + i) * (WNITER * TN) + wn * TN;
-                if (!T_KMB) {
-                    store_tile<1, TN, TN, L2>(C + (size_t)r * N, M - r, N, 0, col0 + warptile_col<false>(wcol, wn, lcol, 0),
-                                              a, alpha, beta);
+                float *c = C + (size_t)r * N;
+                if (!T_KMB) { // one row of TN consecutive columns
+                    store_tile<1, TN, TN, L2>(c, 1, N, 0, col0 + warptile_col<false>(wcol, wn, lcol, 0), a, alpha, beta);
                     continue;
                 }
-                if (r >= M) continue;
-                float *c = C + (size_t)r * N;
 #pragma unroll
                 for (int j = 0; j < TN; ++j) {
                     const int cc = col0 + warptile_col<true>(wcol, wn, lcol, j);

@@ -1,6 +1,6 @@
 // Tile movement shared by the tiled SGEMM rungs (04 onwards).
 //
-// Shared memory holds both tiles k-major: As[k][m] (A transposed) and Bs[k][n], so that the inner
+// Shared memory holds both tiles as k rows: As[k][m] (A transposed) and Bs[k][n], so that the inner
 // loop reads T_TM consecutive values of A and T_TN of B for one k. A global operand is contiguous either
 // along k (row-major A, column-major B: the load transposes) or along m / n (column-major A,
 // row-major B: the load copies rows). Element (k, x) of a tile is at G[x * ld + k] in the first case
@@ -296,6 +296,8 @@ __device__ __forceinline__ void tile_sts_kmajor(float *S, const float4 *r, int t
 }
 
 // ---- k-major tiles: an operand contiguous along k kept so in shared memory ---------------------------
+//
+// (Here "k-major" means contiguous along k, As[m][k]: the other way round from the k rows above.)
 //
 // The other way to read a row-major A or a column-major B: no transpose at all. The tile is T_ROWS rows
 // (along m or n) of k, T_LDK floats apart, copied 16 bytes at a time as the operand lies; the inner loop

@@ -405,6 +405,67 @@ static int check_static_grid(void)
     return n;
 }
 
+/* SK: the whole waves' tiles one block each, then the tiles left in slices (as many as a wave of SK blocks
+ * has room for, at most the k tiles), one slice; its workspace a partial tile a slice (packed's after its
+ * packed operands); refused with GRID, SPLITK or SKPAR. */
+static int check_stream_k(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nsizes: [{m: 1000, n: 600, k: 512}, {m: 100, n: 64, k: 40}]\n"
+                              "variants:\n"
+                              "  - {name: hopper, params: {BM: 128, BN: 64, WM: 64, WN: 32, WNITER: 2, MINB: 3, SK: [0, 7, 396]}}\n"
+                              "  - {name: packed, params: {BM: 128, BN: 64, WM: 64, WN: 32, WNITER: 2, SK: [0, 396]}}\n"
+                              "  - {name: hopper, params: {BM: 128, BN: 64, WM: 64, WN: 32, WNITER: 2, SK: 9, GRID: 5}}\n"
+                              "  - {name: hopper, params: {BM: 128, BN: 64, WM: 64, WN: 32, WNITER: 2, SK: 9, SPLITK: 2}}\n"
+                              "  - {name: hopper, params: {BM: 128, BN: 64, WM: 64, WN: 32, WNITER: 2, SK: 65537}}\n";
+    /* 1000 x 600 x 512: 8 x 10 tiles of 128 x 64, 32 k tiles. SK 7: 77 tiles in 11 waves, 3 left in 2 slices
+     * each; SK 396: no whole wave, 80 tiles in 4 slices. 100 x 64 x 40: one tile of 3 k tiles (packed: 4, K
+     * padded to 64), in as many slices. {variant, SK, m, blocks, partial tiles} */
+    static const struct {
+        const char *variant;
+        int sk, m;
+        unsigned blocks, partials;
+    } want[] = {
+        {"hopper", 0, 1000, 80, 0},  {"hopper", 7, 1000, 83, 6},  {"hopper", 396, 1000, 320, 320},
+        {"hopper", 0, 100, 1, 0},    {"hopper", 7, 100, 3, 3},    {"hopper", 396, 100, 3, 3},
+        {"packed", 0, 1000, 80, 0},  {"packed", 396, 1000, 320, 320},
+        {"packed", 0, 100, 1, 0},    {"packed", 396, 100, 4, 4},
+    };
+    tl_experiment x;
+    tl_plan p;
+    int n = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    CHECK(p.ncases == 2 * 8, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases; i++) {
+        const tl_case *c = &p.cases[i];
+        const char *sk = strstr(c->params_text, "SK=");
+        if (strstr(c->params_text, "GRID=") || strstr(c->params_text, "SPLITK=2") || strstr(c->params_text, "65537")) {
+            CHECK(c->skipped && c->reason && strstr(c->reason, "SK"), "%s: not refused (%s)", c->params_text,
+                  c->reason ? c->reason : "runs");
+            n++;
+            continue;
+        }
+        const int k = sk ? atoi(sk + 3) : 0, m = (int)c->spec.dims[0];
+        size_t w = 0;
+        while (w < sizeof want / sizeof *want && (strcmp(want[w].variant, c->variant->name) || want[w].sk != k || want[w].m != m))
+            w++;
+        CHECK(w < sizeof want / sizeof *want, "no expectation for %s %s m=%d", c->variant->name, c->params_text, m);
+        const reg_launch *l = &c->launch[0];
+        CHECK(!c->skipped && l->grid[0] == want[w].blocks && l->grid[1] == 1, "%s %s m=%d: grid %u x %u, want %u x 1 (%s)",
+              c->variant->name, c->params_text, m, l->grid[0], l->grid[1], want[w].blocks, c->reason ? c->reason : "runs");
+        CHECK(sk || !strstr(c->canonical, "SK="), "SK = 0 is not in the case's text: %s", c->canonical);
+        /* packed: A (row-major) packed to k 512 (or 64) x m 1024 (or 128), B read in place when aligned. */
+        const uint64_t packed = !strcmp(c->variant->name, "packed") ?
+                                    (m == 1000 ? 512ull * 1024 + 512ull * 640 : 64ull * 128 + 64ull * 64) * 4 : 0;
+        const uint64_t ws = c->variant->workspace ? c->variant->workspace(c->params, &c->spec) : 0;
+        const uint64_t want_ws = packed + (uint64_t)want[w].partials * 128 * 64 * 4;
+        CHECK(ws == want_ws, "%s %s m=%d: workspace %llu, want %llu", c->variant->name, c->params_text, m,
+              (unsigned long long)ws, (unsigned long long)want_ws);
+        n += 3;
+    }
+    unload(&x, &p);
+    return n;
+}
+
 /* A case listed twice is an error, found at plan time, before anything runs. */
 static int check_duplicates_rejected(void)
 {
@@ -571,6 +632,7 @@ int main(void)
     total += check_splitk_partials();
     total += check_kmajor_tiles();
     total += check_static_grid();
+    total += check_stream_k();
     total += check_shards();
     total += check_shards_keep_problems();
     return TEST_REPORT(total);

@@ -50,6 +50,12 @@
 //   2048 row/col 0.66 -> 0.85 x cuBLAS) and loses with 64 results a lane (spills at 128 registers).
 //   With ODD as without (k-major rows of a K % 4 != 0 go 4 bytes at a time); not with TLDG or SWIZZLE.
 // - GRID: a static schedule of tiles over min(GRID, tiles) blocks (sgemm_hopper below).
+// - SK: the last, partial wave cut finer, for SK blocks a wave (the blocks the GPU holds at once: its
+//   SMs x the blocks of the kernel an SM takes). Whole waves of tiles run as without SK; the tiles left
+//   are each cut into as many interleaved k slices as a wave has room for, whose partial tiles the last
+//   slice to arrive adds up in slice order (as SKPAR: no block waits, the same sum every run). For
+//   problems whose tiles fill 1.25 or 1.33 waves: the hardware's schedule was seen to give some SMs 5
+//   tiles and others 3 (docs/gpu-runs.md), and the last wave runs partly empty in any case.
 // Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
 // 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
@@ -108,6 +114,12 @@
 #endif
 #if GRID < 0
 #error "11_hopper: GRID >= 0"
+#endif
+#ifndef SK
+#define SK 0
+#endif
+#if SK < 0 || SK > 65536 || (SK && (GRID || SPLITK > 1 || SKPAR))
+#error "11_hopper: SK 0 .. 65536; with SK > 0, GRID = 0, SPLITK = 1 and SKPAR = 0"
 #endif
 #if KMAJ < 0 || KMAJ > 1
 #error "11_hopper: KMAJ 0 or 1"
@@ -201,14 +213,15 @@ __device__ __forceinline__ void hopper_tile_fma(const float *As, const float *Bs
 
 // The pipelined main loop. Instantiated twice, for interior blocks and for the others: in one loop
 // with both paths the compiler keeps the checked path's addresses live across the FMAs, and spills.
-// k tiles [t0, t1) of the block's tile.
+// k tiles t0, t0 + step, ... below t1 of the block's tile (step > 1: SK's interleaved slices).
 template <int LOAD, bool VEC16>
 __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__restrict__ A, const float *__restrict__ B,
-                                                int M, int N, int K, int row0, int col0, int t0, int t1, float *acc)
+                                                int M, int N, int K, int row0, int col0, int t0, int t1, float *acc,
+                                                int step = 1)
 {
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
-    const int ntiles = t1 - t0;
+    const int ntiles = (t1 - t0 + step - 1) / step; // t1 >= t0
     // TLDG: the k-contiguous operands of an interior block (rows 16-byte aligned: K % BK == 0) go through
     // registers, loaded one tile before they are stored into their stage.
     constexpr bool REG_A = TLDG && LOAD == LOAD_INTERIOR && !A_COL, REG_B = TLDG && LOAD == LOAD_INTERIOR && B_COL;
@@ -216,8 +229,8 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
     float4 ra[REG_A ? tile_kmajor<BK, BM, NT>::PER_THREAD : 1], rb[REG_B ? tile_kmajor<BK, BN, NT>::PER_THREAD : 1];
 #define HOPPER_LDG(tile)                                                                                      \
     do {                                                                                                      \
-        if constexpr (REG_A) tile_ldg_kmajor<BK, BM, NT>(ra, A, K, (t0 + (tile)) * BK, row0, tid);            \
-        if constexpr (REG_B) tile_ldg_kmajor<BK, BN, NT>(rb, B, K, (t0 + (tile)) * BK, col0, tid);            \
+        if constexpr (REG_A) tile_ldg_kmajor<BK, BM, NT>(ra, A, K, (t0 + (tile) * step) * BK, row0, tid);     \
+        if constexpr (REG_B) tile_ldg_kmajor<BK, BN, NT>(rb, B, K, (t0 + (tile) * step) * BK, col0, tid);     \
     } while (0)
 #define HOPPER_STS(stage)                                                                                     \
     do {                                                                                                      \
@@ -228,7 +241,7 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < ntiles) {
-            hopper_load<LOAD, VEC16, REG_A, REG_B>(smem + s * STAGE_FLOATS, A, B, M, N, K, (t0 + s) * BK, row0, col0,
+            hopper_load<LOAD, VEC16, REG_A, REG_B>(smem + s * STAGE_FLOATS, A, B, M, N, K, (t0 + s * step) * BK, row0, col0,
                                                    tid);
             if (REG_A || REG_B) {
                 HOPPER_LDG(s);
@@ -244,7 +257,7 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
         const int next = t + STAGES - 1;
         if (next < ntiles) {
             float *stage = smem + (next % STAGES) * STAGE_FLOATS;
-            hopper_load<LOAD, VEC16, REG_A, REG_B>(stage, A, B, M, N, K, (t0 + next) * BK, row0, col0, tid);
+            hopper_load<LOAD, VEC16, REG_A, REG_B>(stage, A, B, M, N, K, (t0 + next * step) * BK, row0, col0, tid);
             // The registers hold tile next (loaded during the tile before); then the one after it.
             if (REG_A || REG_B) {
                 HOPPER_STS(stage);
@@ -395,6 +408,88 @@ __device__ __forceinline__ void hopper_slice(int ktiles, int &t0, int &t1)
 #endif
 }
 
+#if SK
+// SK (above), with G = SK: the whole waves of tiles, [0, D) with D = G floor(T / G), are blocks [0, D),
+// one tile each, as without SK (the hardware's dynamic schedule). The R = T - D tiles left are cut into
+// S = min(G / R, KT) slices each: block D + s takes slice z = s / R of tile D + s % R, its k tiles z,
+// z + S, z + 2 S, ... (sgemm.c launches D + R S blocks). The last wave is so R S <= G blocks of 1 / S of
+// a tile instead of R whole tiles. Interleaved rather than contiguous slices keep the blocks near the
+// same k at the same time, as a wave's blocks are: a first version (stream-K proper: persistent blocks,
+// contiguous ranges of k tiles over the last two waves) saw L2's hit rate fall from 92% to 85% and DRAM
+// reads double at 4096^3 (Nsight Compute, docs/gpu-runs.md), and its persistent blocks, a static
+// schedule, lost 3% to the dynamic one where nothing was cut. A slice writes its partial tile to slot s
+// of the workspace; the last of a tile's slices to arrive (a per-tile count) adds them in slice order and
+// stores C: no block waits, the same sum every run.
+__device__ unsigned int hopper_sk_count[SK]; // R < G
+
+struct sk_plan {
+    int D, R, S;
+};
+
+__device__ __forceinline__ sk_plan sk_plan_of(int tiles, int KT)
+{
+    sk_plan p;
+    p.D = tiles / SK * SK, p.R = tiles - p.D;
+    p.S = p.R ? min(SK / p.R, KT) : 0;
+    return p;
+}
+
+// Slice s / R of the R tiles' tile j = s % R (s = blockIdx.x - D): into slot s; the last of the tile's
+// slices to arrive adds the slots in slice order and stores C.
+__device__ __forceinline__ void hopper_sk_part(float *__restrict__ C, int M, int N, int row0, int col0, const sk_plan &p,
+                                               int s, float *acc, float alpha, float beta, float *partials)
+{
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wrow = warp / WARPS_N, wcol = warp % WARPS_N, lrow = lane / LANES_N, lcol = lane % LANES_N;
+    constexpr int NACC = WMITER * TM * WNITER * TN, NV = NACC / 4;
+    const int j = s % p.R;
+    float4 *part = reinterpret_cast<float4 *>(partials);
+#pragma unroll
+    for (int i = 0; i < NV; ++i)
+        __stcg(&part[((size_t)s * NV + i) * NT + tid], make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+    __threadfence(); // the part is visible to the GPU before this slice counts as arrived
+    __syncthreads();
+    const int last = __syncthreads_or(tid == 0 && atomicAdd(&hopper_sk_count[j], 1u) == (unsigned)(p.S - 1));
+    if (!last) return;
+    __threadfence();
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) acc[i] = 0.0f;
+#pragma unroll 1
+    for (int z = 0; z < p.S; ++z) { // slice order, whichever slice arrived last: the same sum every run
+        const size_t slot = (size_t)z * p.R + j;
+#pragma unroll
+        for (int i = 0; i < NV; ++i) {
+            const float4 v = __ldcg(&part[(slot * NV + i) * NT + tid]);
+            acc[4 * i] += v.x, acc[4 * i + 1] += v.y, acc[4 * i + 2] += v.z, acc[4 * i + 3] += v.w;
+        }
+    }
+    hopper_store_acc(C, M, N, row0, col0, wrow, wcol, lrow, lcol, acc, alpha, beta);
+    if (tid == 0) hopper_sk_count[j] = 0u; // for the next launch
+}
+
+// Block blockIdx.x's tile or slice. tile_k(row0, col0, t0, step, acc) adds k tiles t0, t0 + step, ... of
+// the tile at (row0, col0) into acc. TWO: a whole tile's call has the constants of a launch without SK
+// (the main loop inlined twice): with the slice's values in the one call, packed's whole tiles of 128 x
+// 128 ran 6% slower on the H100. hopper's four main loops (ODD) twice need too many registers (spills
+// at 168 with NVCC), so hopper makes the one call. (The slices' code in a function of its own, not
+// inlined, made every tile 13% slower.)
+template <bool TWO, class TileK>
+__device__ __forceinline__ void hopper_sk_block(int M, int N, int tiles_m, int tiles_n, int KT, float alpha, float beta,
+                                                float *__restrict__ C, float *partials, TileK tile_k)
+{
+    const sk_plan p = sk_plan_of(tiles_m * tiles_n, KT);
+    const int s = (int)blockIdx.x - p.D; // >= 0: a slice
+    int tile_m, tile_n;
+    hopper_tile_of(s < 0 ? (int)blockIdx.x : p.D + s % p.R, tiles_m, tiles_n, tile_m, tile_n);
+    float acc[WMITER * TM * WNITER * TN] = {0.0f};
+    const bool cut = s >= 0 && p.S > 1;
+    if (TWO && !cut) tile_k(tile_m * BM, tile_n * BN, 0, 1, acc);
+    else tile_k(tile_m * BM, tile_n * BN, cut ? s / p.R : 0, cut ? p.S : 1, acc);
+    if (cut) hopper_sk_part(C, M, N, tile_m * BM, tile_n * BN, p, s, acc, alpha, beta, partials);
+    else hopper_store(C, M, N, tile_m * BM, tile_n * BN, 0, acc, alpha, beta, nullptr);
+}
+#endif
+
 // GRID > 0: the launch has min(GRID, tiles) blocks along x, and block b computes tiles b, b + GRID, ...
 // (a static schedule: with GRID the blocks resident at once, every SM gets the same number of tiles,
 // where the hardware's dynamic one was seen to leave some SMs with far more work than others in a
@@ -403,7 +498,39 @@ __device__ __forceinline__ void hopper_slice(int ktiles, int &t0, int &t1)
 // at all (with a loop that ran once, the default tiles were 10% slower on the H100).
 // 15_packed.cu reuses the above with its own kernel.
 #ifndef HOPPER_NO_ENTRY
-// Tile bid of C (hopper_tile_of), the whole of the block's work for it.
+// K tiles t0, t0 + step, ... below t1 of the tile of C at (row0, col0) into acc; SLICE: those of the
+// block's SPLITK slice instead (hopper_slice, computed here: where the kernel always had it).
+template <bool SLICE>
+__device__ __forceinline__ void hopper_tile_k(float *smem, int M, int N, int K, const float *__restrict__ A,
+                                              const float *__restrict__ B, int row0, int col0, int t0, int t1,
+                                              float *acc, int step = 1)
+{
+    // ODD: every block runs an unchecked main loop over the whole k tiles (then one checked tile for K's
+    // remainder): inside C as it is, on C's edge with its copies' m and n clamped; copies along m or n
+    // go 16 bytes at a time where those rows are 16-byte aligned (ld % 4 == 0), else 4 bytes. Without
+    // ODD, only a block inside C of an aligned problem does; the others run the checked loop.
+    // (With KMAJ, rows of a k-major tile are 16-byte aligned when K % 4 == 0.)
+    const bool inside = row0 + BM <= M && col0 + BN <= N,
+               vec16 = (KM_A ? K % 4 == 0 : !A_COL || M % 4 == 0) && (KM_B ? K % 4 == 0 : B_COL || N % 4 == 0);
+    const int ktiles = (K + BK - 1) / BK, kfull = K / BK;
+    if (SLICE) hopper_slice(ktiles, t0, t1);
+#if ODD
+    const int tend = min(t1, kfull);
+    if (inside && vec16) hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc, step);
+    else if (inside) hopper_mainloop<LOAD_INTERIOR, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc, step);
+    else if (vec16) hopper_mainloop<LOAD_CLAMPED, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc, step);
+    else hopper_mainloop<LOAD_CLAMPED, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc, step);
+    if (t0 <= kfull && t1 > kfull && (kfull - t0) % step == 0) // the range has the remainder's tile
+        hopper_tail(smem, A, B, M, N, K, row0, col0, kfull, acc);
+#else
+    if (inside && vec16 && kfull == ktiles)
+        hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, t1, acc, step);
+    else
+        hopper_mainloop<LOAD_CHECKED, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc, step);
+#endif
+}
+
+// Tile bid of C (hopper_tile_of), the whole of the block's work for it (SPLITK: its slice).
 __device__ __forceinline__ void hopper_block(float *smem, int bid, int M, int N, int K, float alpha,
                                              const float *__restrict__ A, const float *__restrict__ B, float beta,
                                              float *__restrict__ C)
@@ -413,32 +540,7 @@ __device__ __forceinline__ void hopper_block(float *smem, int bid, int M, int N,
     hopper_tile_of(bid, tiles_m, tiles_n, tile_m, tile_n);
     const int row0 = tile_m * BM, col0 = tile_n * BN;
     float acc[WMITER * TM * WNITER * TN] = {0.0f};
-
-    // ODD: every block runs an unchecked main loop over the whole k tiles (then one checked tile for K's
-    // remainder): inside C as it is, on C's edge with its copies' m and n clamped; copies along m or n
-    // go 16 bytes at a time where those rows are 16-byte aligned (ld % 4 == 0), else 4 bytes. Without
-    // ODD, only a block inside C of an aligned problem does; the others run the checked loop.
-    // (With KMAJ, rows of a k-major tile are 16-byte aligned when K % 4 == 0.)
-    const bool inside = row0 + BM <= M && col0 + BN <= N,
-               vec16 = (KM_A ? K % 4 == 0 : !A_COL || M % 4 == 0) && (KM_B ? K % 4 == 0 : B_COL || N % 4 == 0);
-    const int ktiles = (K + BK - 1) / BK, kfull = K / BK;
-    int t0, t1;
-    hopper_slice(ktiles, t0, t1);
-#if ODD
-    {
-        const int tend = min(t1, kfull);
-        if (inside && vec16) hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
-        else if (inside) hopper_mainloop<LOAD_INTERIOR, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
-        else if (vec16) hopper_mainloop<LOAD_CLAMPED, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
-        else hopper_mainloop<LOAD_CLAMPED, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc);
-        if (t0 <= kfull && t1 > kfull) hopper_tail(smem, A, B, M, N, K, row0, col0, kfull, acc); // the slice has it
-    }
-#else
-    if (inside && vec16 && kfull == ktiles)
-        hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
-    else
-        hopper_mainloop<LOAD_CHECKED, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc);
-#endif
+    hopper_tile_k<true>(smem, M, N, K, A, B, row0, col0, 0, 0, acc);
     hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta, tilelab_workspace);
 }
 
@@ -447,7 +549,12 @@ sgemm_hopper(int M, int N, int K, float alpha, const float *__restrict__ A, cons
              float beta, float *__restrict__ C)
 {
     extern __shared__ __align__(16) float smem[];
-#if GRID
+#if SK
+    hopper_sk_block<false>(M, N, (M + BM - 1) / BM, (N + BN - 1) / BN, (K + BK - 1) / BK, alpha, beta, C, tilelab_workspace,
+                    [&](int row0, int col0, int t0, int step, float *acc) {
+                        hopper_tile_k<false>(smem, M, N, K, A, B, row0, col0, t0, (K + BK - 1) / BK, acc, step);
+                    });
+#elif GRID
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     for (int bid = blockIdx.x; bid < tiles; bid += gridDim.x) {
         if (bid != (int)blockIdx.x) __syncthreads(); // the last tile's FMAs are done with the stages

@@ -15,7 +15,8 @@
 // percent at 4096^3) where 11 copied 16 bytes anyway: the dispatch table (`tuned`) measures which.
 // The workspace, 4 KP (MP + NP) bytes at most, is the runner's (reg_variant.workspace in sgemm.c).
 //
-// Params: hopper's, except ODD, TLDG, SKPAR and KMAJ (the packed operands never need them); GRID as hopper's.
+// Params: hopper's, except ODD, TLDG, SKPAR and KMAJ (the packed operands never need them); GRID and SK as
+// hopper's (SK's partial tiles go in the workspace after the packed operands).
 
 // The operands as the YAML lays them out; the GEMM below reads the packed ones (A_COL 1, B_COL 0).
 #if defined(A_COL) && A_COL
@@ -48,7 +49,7 @@
 #endif
 
 // The workspace (tilelab_workspace, 11_hopper.cu): A's KP x MP floats (unless A is read in place),
-// then B's KP x NP (unless B is).
+// then B's KP x NP (unless B is), then with SK BM x BN floats a slice of the last wave (its partial tile).
 
 __device__ __forceinline__ int packed_round(int x, int to)
 {
@@ -128,6 +129,14 @@ sgemm_packed(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     const float *Ap = a_here ? A : tilelab_workspace;
     const float *Bp = b_here ? B : tilelab_workspace + (a_here ? 0 : (size_t)KP * MP);
     const int tiles_m = MP / BM, tiles_n = NP / BN;
+#if SK
+    // The partial tiles after the packed operands.
+    float *partials = tilelab_workspace + (size_t)KP * ((a_here ? 0 : MP) + (b_here ? 0 : NP));
+    hopper_sk_block<true>(M, N, tiles_m, tiles_n, KP / BK, alpha, beta, C, partials,
+                    [&](int row0, int col0, int t0, int step, float *acc) {
+                        hopper_mainloop<LOAD_INTERIOR, true>(smem, Ap, Bp, MP, NP, KP, row0, col0, t0, KP / BK, acc, step);
+                    });
+#else
 #if GRID
     for (int bid = blockIdx.x; bid < tiles_m * tiles_n; bid += gridDim.x) {
         if (bid != (int)blockIdx.x) __syncthreads(); // the last tile's FMAs are done with the stages
@@ -143,4 +152,5 @@ sgemm_packed(int M, int N, int K, float alpha, const float *__restrict__ A, cons
         hopper_mainloop<LOAD_INTERIOR, true>(smem, Ap, Bp, MP, NP, KP, row0, col0, t0, t1, acc);
         hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta, nullptr);
     }
+#endif
 }

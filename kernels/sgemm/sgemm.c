@@ -182,6 +182,8 @@ typedef struct {
     long skpar;         /* hopper's SKPAR: 0 or 1 */
     long kmaj;          /* hopper's KMAJ: 0 or 1 */
     long grid;          /* hopper's and packed's GRID: blocks launched (a static schedule of the tiles); 0: one a tile */
+    long sk;            /* hopper's and packed's SK: blocks a wave, the last wave cut into k slices; 0: none */
+    long sk_kt;         /* with SK, the kernel's k tiles (packed: K padded); 0: ceil(K / BK) */
     int kma, kmb;       /* with KMAJ, A's and B's tiles k-major (the operand contiguous along k) */
 } tile_shape;
 
@@ -237,6 +239,28 @@ static double skpar_floats(const tile_shape *t, const reg_spec *s)
            (double)(t->bm * t->bn);
 }
 
+/* SK's launch (11_hopper.cu's sk_plan_of): the D = SK floor(T / SK) tiles of the whole waves, one block
+ * each, then the R = T - D tiles left in S = min(SK / R, k tiles) slices each: D + R S blocks, and R S
+ * partial tiles when S > 1. */
+static void sk_launch(const tile_shape *t, const reg_spec *s, double *blocks, double *partials)
+{
+    double tiles = (double)ceil_div(s->dims[M_], t->bm) * (double)ceil_div(s->dims[N_], t->bn);
+    double kt = t->sk_kt ? (double)t->sk_kt : (double)ceil_div(s->dims[K_], t->bk);
+    double d = floor(tiles / (double)t->sk) * (double)t->sk, r = tiles - d;
+    double slices = r > 0 ? fmin(floor((double)t->sk / r), kt) : 0;
+    *blocks = d + r * slices;
+    *partials = slices > 1 ? r * slices : 0;
+}
+
+/* SK's partial tiles: BM x BN floats each; 0 without SK. */
+static double sk_floats(const tile_shape *t, const reg_spec *s)
+{
+    double blocks, partials;
+    if (t->sk < 1) return 0;
+    sk_launch(t, s, &blocks, &partials);
+    return partials * (double)(t->bm * t->bn);
+}
+
 static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t n)
 {
     if (t->swizzle_param < 0 || t->swizzle_param > 1)
@@ -274,6 +298,11 @@ static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t 
                         (t->bk / 8) * (t->bn / 16)), 0;
     if (t->kmaj < 0 || t->kmaj > 1) return snprintf(why, n, "KMAJ must be 0 or 1"), 0;
     if (t->grid < 0 || t->grid > 1 << 30) return snprintf(why, n, "GRID must be 0 .. 2^30"), 0;
+    if (t->sk < 0 || t->sk > 65536) return snprintf(why, n, "SK must be 0 .. 65536"), 0;
+    if (t->sk && (t->grid || t->splitk > 1 || t->skpar))
+        return snprintf(why, n, "SK > 0 needs GRID = 0, SPLITK = 1 and SKPAR = 0 (it schedules tiles and k itself)"), 0;
+    if (sk_floats(t, s) > 2147483647.0)
+        return snprintf(why, n, "SK = %ld: the partial tiles (BM x BN floats a slice) exceed 2^31-1 floats", t->sk), 0;
     if (t->kmaj && (t->tldg || t->swizzle_param))
         return snprintf(why, n, "KMAJ = 1 needs TLDG = 0 and SWIZZLE = 0"), 0;
     if (t->splitk > 1 && (double)ceil_div(s->dims[M_], t->bm) * ceil_div(s->dims[N_], t->bn) > 65536)
@@ -287,6 +316,11 @@ static void tile_geometry(const tile_shape *t, const reg_spec *s, reg_launch *l)
     unsigned slices = t->splitk > 1 ? (unsigned)t->splitk : 1;
     unsigned blocks = t->raster ? tm * tn : tn;
     if (t->grid > 0 && (unsigned)t->grid < blocks) blocks = (unsigned)t->grid;
+    if (t->sk > 0) {
+        double b, partials;
+        sk_launch(t, s, &b, &partials);
+        blocks = (unsigned)b;
+    }
     *l = (reg_launch){{blocks, t->raster ? slices : tm, 1}, {(unsigned)tile_threads(t), 1, 1},
                       t->dynamic ? (size_t)tile_smem(t) : 0};
 }
@@ -369,6 +403,8 @@ static tile_shape shape10(const long *p)
     {"SPLITK", 1, "blocks per tile of C, each a slice of k, added in order (deterministic); 1: none"},
 
 #define PARAM_GRID {"GRID", 0, "blocks launched, each computing tiles b, b + GRID, ... (a static schedule); 0: one a tile"}
+#define PARAM_SK {"SK", 0, "blocks a wave (the GPU's SMs x the blocks an SM holds): the tiles past the whole waves are " \
+                           "cut into interleaved k slices to fill one, added in order; 0: none"}
 
 static const reg_param p11[] = {
     P11_TILES
@@ -379,6 +415,7 @@ static const reg_param p11[] = {
     {"KMAJ", 0, "1: k-contiguous operands (row-major A, column-major B) kept k-major in shared memory, read four k "
                 "at a time; 0: transposed by the copy"},
     PARAM_GRID,
+    PARAM_SK,
 };
 static tile_shape shape11(const long *p)
 {
@@ -386,13 +423,13 @@ static tile_shape shape11(const long *p)
                         .tn = p[7], .stages = p[8], .group_m = p[9], .minb = p[10], .threads = p[11],
                         .pad = p[12] ? 0 : 4, .vec = 1, .swizzle = p[12] != 0, .warptile = 1, .dynamic = 1,
                         .raster = 1, .swizzle_param = p[12], .splitk = p[13], .odd = p[14], .tldg = p[15],
-                        .skpar = p[16], .kmaj = p[17], .grid = p[18]};
+                        .skpar = p[16], .kmaj = p[17], .grid = p[18], .sk = p[19]};
 }
 
 static uint64_t workspace11(const long *p, const reg_spec *s)
 {
     tile_shape t = shape11(p);
-    return (uint64_t)skpar_floats(&t, s) * sizeof(float); /* check11 keeps it under 2^31 floats */
+    return (uint64_t)(skpar_floats(&t, s) + sk_floats(&t, s)) * sizeof(float); /* check11: each under 2^31 floats */
 }
 
 #define TILED_RUNG(id)                                                                                     \
@@ -419,13 +456,15 @@ TILED_RUNG(11)
 static const reg_param p15[] = {
     P11_TILES
     PARAM_GRID,
+    PARAM_SK,
 };
-#define NP15 14 /* p11's first: BM .. SPLITK; then GRID */
+#define NP15 14 /* p11's first: BM .. SPLITK; then GRID and SK */
 static tile_shape shape15(const long *p)
 {
     long q[sizeof p11 / sizeof *p11] = {0};
     memcpy(q, p, NP15 * sizeof *p);
-    q[18] = p[NP15]; /* GRID */
+    q[18] = p[NP15];     /* GRID */
+    q[19] = p[NP15 + 1]; /* SK */
     return shape11(q);
 }
 
@@ -451,9 +490,19 @@ static int packed_in_place(const long *p, const reg_spec *s, int i)
                      : s->layouts[OP_B] != REG_COL && np == s->dims[N_];
 }
 
+/* packed's shape for a problem: SK's slices count its padded k tiles. */
+static tile_shape packed_shape(const long *p, const reg_spec *s)
+{
+    int64_t mp, np, kp;
+    tile_shape t = shape15(p);
+    packed_dims(p, s, &mp, &np, &kp);
+    t.sk_kt = (long)(kp / t.bk);
+    return t;
+}
+
 static int check15(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    tile_shape t = shape15(p);
+    tile_shape t = packed_shape(p, s);
     if (!tile_check(&t, s, why, n)) return 0;
     if (t.bm % PACK_T || t.bn % PACK_T || (PACK_T % t.bk && t.bk % PACK_T))
         return snprintf(why, n, "BM and BN must be multiples of 32, BK divide 32 or be a multiple of it"), 0;
@@ -466,7 +515,7 @@ static int check15(const long *p, const reg_spec *s, char *why, size_t n)
 
 static void geometry15(const long *p, const reg_spec *s, reg_launch *l)
 {
-    tile_shape t = shape15(p);
+    tile_shape t = packed_shape(p, s);
     tile_geometry(&t, s, l);
 }
 
@@ -484,7 +533,8 @@ static uint64_t workspace15(const long *p, const reg_spec *s)
     int64_t mp, np, kp;
     packed_dims(p, s, &mp, &np, &kp);
     uint64_t rows = (uint64_t)(packed_in_place(p, s, OP_A) ? 0 : mp) + (uint64_t)(packed_in_place(p, s, OP_B) ? 0 : np);
-    return (uint64_t)kp * rows * sizeof(float);
+    tile_shape t = packed_shape(p, s);
+    return ((uint64_t)kp * rows + (uint64_t)sk_floats(&t, s)) * sizeof(float);
 }
 
 #define NPARAMS(a) ((int)(sizeof a / sizeof *a))
@@ -1227,20 +1277,21 @@ static const reg_variant sgemm_variants[] = {
      .check = check10, .geometry = geometry10},
     {.name = "hopper", .summary = "warptile for sm_90: deep pipeline, fragment double buffering, swizzle, raster",
      .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
-     .nparams = NPARAMS(p11), .nid_params = 15 /* TLDG, SKPAR, KMAJ and GRID came later */,
+     .nparams = NPARAMS(p11), .nid_params = 15 /* TLDG, SKPAR, KMAJ, GRID and SK came later */,
      .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB; "
                     "SPLITK 1 .. 64 (> 1: at most 65536 tiles of C); ODD 0 or 1; TLDG 0 or 1 (1: ODD 0, SWIZZLE 0, "
                     "BK % 8, BM and BN % 16, the warps dividing BK/8 x BM/16 and BK/8 x BN/16); SKPAR 0 or 1 "
                     "(1 with SPLITK > 1: a workspace of SPLITK x C padded to the tiles, under 2^31 floats); KMAJ 0 or 1 "
-                    "(1: TLDG 0, SWIZZLE 0); GRID >= 0",
+                    "(1: TLDG 0, SWIZZLE 0); GRID >= 0; SK 0 .. 65536 (> 0: GRID 0, SPLITK 1, SKPAR 0; a workspace "
+                    "of BM x BN floats a slice)",
      .workspace = workspace11, .check = check11, .geometry = geometry11},
     {.name = "packed", .summary = "hopper on A and B packed first into a workspace: column-major A, row-major B, "
                                   "zero-padded to whole tiles (odd sizes, k-contiguous operands)",
      .kind = REG_NVRTC, .source = "sgemm/15_packed.cu", .entry = "sgemm_packed", .entry2 = "sgemm_pack",
-     .entry2_first = 1, .params = p15, .nparams = NPARAMS(p15), .nid_params = NP15 /* GRID came later */,
+     .entry2_first = 1, .params = p15, .nparams = NPARAMS(p15), .nid_params = NP15 /* GRID and SK came later */,
      .workspace = workspace15,
      .constraints = "as hopper; BM, BN multiples of 32; BK divides 32 or is a multiple of it; workspace "
-                    "at most 4 KP (MP + NP) bytes (an operand read in place takes none)",
+                    "at most 4 KP (MP + NP) bytes (an operand read in place takes none), with SK 4 BM BN bytes a slice more",
      .check = check15, .geometry = geometry15, .geometry2 = geometry15_pack},
     {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, ldmatrix fragments, cp.async multistage",
      .kind = REG_NVRTC, .source = "sgemm/12_mma_sync.cu", .entry = "sgemm_mma_sync", .params = p12,

@@ -201,6 +201,39 @@ static int check_waves(void)
     return 5;
 }
 
+/* sgemm's switch: where the pick has a twin with SK on (or off), SK runs where it cuts the problem's last
+ * wave and not elsewhere, whichever of the two was faster where they were measured; a measured problem
+ * keeps what was measured. */
+static int check_switch(void)
+{
+    static const char *const tables[] = {
+        "op sgemm\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 packed BM=128,BN=64,WM=64,WN=32,WNITER=2,STAGES=3,MINB=2 rel=1\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 packed BM=128,BN=64,WM=64,WN=32,WNITER=2,STAGES=3,MINB=2,SK=396 rel=1.02\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 hopper - rel=1.3\n",
+        "op sgemm\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 packed BM=128,BN=64,WM=64,WN=32,WNITER=2,STAGES=3,MINB=2 rel=1.02\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 packed BM=128,BN=64,WM=64,WN=32,WNITER=2,STAGES=3,MINB=2,SK=396 rel=1\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 hopper - rel=1.3\n",
+    };
+    int n = 0;
+    for (int i = 0; i < 2; i++) {
+        dsp_table t;
+        char why[256];
+        if (parse_ok(tables[i], &t)) return 1;
+        /* 2048^3: 512 tiles of 128 x 64, 116 past the wave of 396, cut in 3: but measured. */
+        CHECK(pick(&t, 2048, 2048, 2048, 1, 0, 0, why) == i, "table %d, 2048^3: row %d", i, pick(&t, 2048, 2048, 2048, 1, 0, 0, why));
+        /* 2047 x 2049: 16 x 33 tiles, 132 past the wave: cut in 3, SK. */
+        CHECK(pick(&t, 2047, 2049, 2048, 1, 0, 0, why) == 1, "table %d, 2047 x 2049: row %d", i, pick(&t, 2047, 2049, 2048, 1, 0, 0, why));
+        /* 4096 x 16384: 8192 tiles, 272 past the waves: one slice a tile, nothing cut; no SK. */
+        CHECK(pick(&t, 4096, 16384, 4096, 1, 0, 0, why) == 0, "table %d, 4096 x 16384: row %d", i,
+              pick(&t, 4096, 16384, 4096, 1, 0, 0, why));
+        n += 3;
+        dsp_free(&t);
+    }
+    return n;
+}
+
 static char *write_folder(const char *table_text)
 {
     char *dir = tl_xasprintf("%s/dispatch_XXXXXX", getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp");
@@ -344,6 +377,7 @@ int main(void)
     total += check_pick();
     total += check_consensus();
     total += check_waves();
+    total += check_switch();
     total += check_tuned_cases();
     total += check_config_errors();
     total += check_default_table();

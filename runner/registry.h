@@ -191,6 +191,13 @@ typedef struct {
      * last blocks run, the tiles past the matrix; >= 1. NULL: a time measured on one problem carries
      * over to another as it is. */
     double (*dispatch_overhead)(const reg_variant *v, const long *params, const reg_spec *s, int sms);
+    /* Optional, for dispatch tables: a param that the pick switches on or off (nonzero or 0) where the
+     * table has the picked rung with both, all else equal, as dispatch_switch_on says for the problem
+     * (given the params with it on): 1 to run it on. For a param that helps some problems and costs
+     * others by what it does to a launch, not by what the nearest measured problems can tell (sgemm's
+     * SK: whether it cuts anything here). */
+    const char *dispatch_switch;
+    int (*dispatch_switch_on)(const reg_variant *v, const long *params, const reg_spec *s);
 } reg_op;
 
 extern const reg_op *const reg_ops[];

@@ -201,9 +201,9 @@ static int check_waves(void)
     return 5;
 }
 
-/* sgemm's switch: where the pick has a twin with SK on (or off), SK runs where it cuts the problem's last
- * wave and not elsewhere, whichever of the two was faster where they were measured; a measured problem
- * keeps what was measured. */
+/* sgemm's switch: where the pick has a twin with SK on (or off), SK runs where it cuts the last wave of a
+ * problem of under two waves and not elsewhere, whichever of the two was faster where they were measured;
+ * a measured problem keeps what was measured. */
 static int check_switch(void)
 {
     static const char *const tables[] = {
@@ -228,7 +228,11 @@ static int check_switch(void)
         /* 4096 x 16384: 8192 tiles, 272 past the waves: one slice a tile, nothing cut; no SK. */
         CHECK(pick(&t, 4096, 16384, 4096, 1, 0, 0, why) == 0, "table %d, 4096 x 16384: row %d", i,
               pick(&t, 4096, 16384, 4096, 1, 0, 0, why));
-        n += 3;
+        /* 4096^3: 2048 tiles, 68 past five waves, cut in 5; but five waves and more: no SK. */
+        CHECK(pick(&t, 4096, 4096, 4096, 1, 0, 0, why) == 0, "table %d, 4096^3: row %d", i, pick(&t, 4096, 4096, 4096, 1, 0, 0, why));
+        /* 1000 x 600: 80 tiles, under a wave: 4 slices each, SK. */
+        CHECK(pick(&t, 1000, 600, 2048, 1, 0, 0, why) == 1, "table %d, 1000 x 600: row %d", i, pick(&t, 1000, 600, 2048, 1, 0, 0, why));
+        n += 5;
         dsp_free(&t);
     }
     return n;

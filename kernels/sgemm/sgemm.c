@@ -1413,9 +1413,12 @@ static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, 
     return f;
 }
 
-/* The dispatch's switch: SK where it cuts this problem's last wave (at least two slices a tile left), its
- * twin without SK elsewhere. The tuning measured it so (tuned_h100.table, packed 128 x 64 and 64 x 128):
- * where SK cuts, its rel was below or within 2% of the twin's; where it cuts nothing, 1 - 8% above. */
+/* The dispatch's switch: SK where it cuts the last wave (at least two slices a tile left) of a problem
+ * of under two waves of tiles, its twin without SK elsewhere. The tuning measured it so (tuned_h100.table,
+ * packed 128 x 64 and 64 x 128): SK's rel 1.00 - 1.16 against 1.12 - 1.47 under one wave, within 1% at
+ * 1.3 waves, 2% either way at 5 - 6 waves (where the last wave is a small part of the time, and the
+ * hardware's schedule runs its few blocks faster than a wave's share), 1 - 8% above where it cuts nothing
+ * (its code alone). */
 static int sgemm_sk_cuts(const reg_variant *v, const long *params, const reg_spec *s)
 {
     tile_shape t;
@@ -1425,7 +1428,7 @@ static int sgemm_sk_cuts(const reg_variant *v, const long *params, const reg_spe
     if (t.sk < 1) return 0;
     double blocks, partials;
     sk_launch(&t, s, &blocks, &partials);
-    return partials > 0;
+    return partials > 0 && (double)ceil_div(s->dims[M_], t.bm) * (double)ceil_div(s->dims[N_], t.bn) < 2.0 * (double)t.sk;
 }
 
 const reg_op sgemm_op = {

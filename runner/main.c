@@ -55,8 +55,10 @@ static const char usage[] =
     "                                           --gpus-per-task G: each task asks for G GPUs (gres\n"
     "                                           gpu:G unless --gres) and runs its shard on all of\n"
     "                                           them (run --devices all)\n"
-    "  runner validate EXPERIMENT.yaml... [--compile [--arch sm_90] [-j N]] [--chip CHIP]\n"
+    "  runner validate EXPERIMENT.yaml... [--compile [--arch sm_90] [-j N]] [--chip CHIP] [--picks]\n"
     "                                           check configs and print case counts; runs nothing.\n"
+    "                                           --picks: what a dispatching variant (sgemm's tuned)\n"
+    "                                           runs for each of its cases, from its table\n"
     "                                           --compile also compiles every kernel (NVRTC, no GPU);\n"
     "                                           --chip GH100 checks counter names against that chip's\n"
     "                                           metric list (CUPTI's host library, no GPU; `run`\n"
@@ -182,6 +184,7 @@ typedef struct {
     int compile;      /* validate: compile the kernels too */
     int arch, jobs;
     const char *chip; /* validate --chip: check counter names against this chip's metric list */
+    int picks;        /* validate --picks: each dispatched case's pick */
     char **files;     /* experiment files as given */
     int nfiles;
 } check_opts;
@@ -193,6 +196,8 @@ static int parse_check_args(const char *cmd, int argc, char **argv, check_opts *
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--compile") && !strcmp(cmd, "validate")) {
             o->compile = 1;
+        } else if (!strcmp(argv[i], "--picks") && !strcmp(cmd, "validate")) {
+            o->picks = 1;
         } else if (!strcmp(argv[i], "--chip") && i + 1 < argc && !strcmp(cmd, "validate")) {
             o->chip = argv[++i];
         } else if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
@@ -255,7 +260,7 @@ static int load_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, int pri
             fprintf(stderr, "%s\n", e.msg);
             bad = 1;
         } else if (print_validate) {
-            report_validate(stdout, o->files[i], &xs[i], &ps[i]);
+            report_validate(stdout, o->files[i], &xs[i], &ps[i], o->picks);
         }
         free(path);
     }

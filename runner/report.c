@@ -67,7 +67,7 @@ void report_list_op(FILE *f, const reg_op *op)
     }
 }
 
-void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl_plan *p)
+void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl_plan *p, int picks)
 {
     int host = 0, undecided = 0;
     for (int i = 0; i < p->ncases; i++) {
@@ -98,6 +98,12 @@ void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl
             if (n) fprintf(f, " %s x %d", x->op->variants[r].name, n);
         }
         fputc('\n', f);
+        for (int i = 0; picks && i < p->ncases; i++) {
+            const tl_case *c = &p->cases[i];
+            if (c->cv != cv) continue;
+            fprintf(f, "    %s %s %s: %s\n", c->sizes_text, c->layout_text, c->dtype,
+                    c->skipped ? (c->reason ? c->reason : "skipped") : c->dispatch ? c->dispatch : "?");
+        }
     }
     if (undecided)
         fprintf(f, "  %d cases are decided on the device: their requires or launch name sms, smem_optin or warp\n",

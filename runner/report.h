@@ -10,7 +10,8 @@
 #include "runner/result.h"
 
 void report_list_op(FILE *f, const reg_op *op);
-void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl_plan *p);
+/* picks: also each dispatched case's pick, a line each. */
+void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl_plan *p, int picks);
 void report_header(FILE *f, const tl_experiment *x, const tl_plan *p, const env_info *env, const char *out_path);
 void report_progress(FILE *f, int done, int total, const tl_result *r, double elapsed_s);
 /* variant, params, size, median ms, GFLOP/s, % of the op's library baseline, status. */

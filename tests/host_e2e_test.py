@@ -309,6 +309,29 @@ class BadInput(unittest.TestCase):
         self.assertIn("12 cases (0 on the GPU, 12 on the host, 0 skipped)", p.stdout)
         self.assertIn("25 cases (25 on the GPU", p.stdout)
 
+    def test_validate_picks(self):
+        """--picks names, per case of a dispatching variant, the rung its table picks; the table's SK twin
+        runs where SK cuts the last wave of a problem of under two waves, the one without SK elsewhere."""
+        with open(os.path.join(self.tmp, "my.table"), "w") as f:
+            f.write("op sgemm\n"
+                    "m=2048,n=2048,k=2048 a=col,b=row f32 packed BM=128,BN=64,WM=64,WN=32,WNITER=2,STAGES=3,MINB=2 rel=1\n"
+                    "m=2048,n=2048,k=2048 a=col,b=row f32 packed BM=128,BN=64,WM=64,WN=32,WNITER=2,STAGES=3,MINB=2,SK=396 "
+                    "rel=1.01\n")
+        exp = os.path.join(self.tmp, "picks.yaml")
+        with open(exp, "w") as f:
+            f.write("name: picks\nop: sgemm\nseed: 1\nlayout: {a: col, b: row}\n"
+                    "sizes: [{m: 2047, n: 2049, k: 2048}, {m: 4096, n: 16384, k: 4096}]\n"
+                    "variants: [{name: tuned, table: my.table}]\n")
+        p = run("validate", exp, "--picks")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = {l.split()[0]: l for l in p.stdout.splitlines() if l.startswith("    m=")}
+        self.assertEqual(sorted(lines), ["m=2047,n=2049,k=2048", "m=4096,n=16384,k=4096"], p.stdout)
+        self.assertIn("a=col,b=row f32: packed BM=128,BN=64,", lines["m=2047,n=2049,k=2048"])
+        self.assertIn(",SK=396 (", lines["m=2047,n=2049,k=2048"])
+        self.assertNotIn("SK=", lines["m=4096,n=16384,k=4096"])
+        self.assertIn("my.table:2)", lines["m=4096,n=16384,k=4096"])
+        self.assertNotIn("    m=", run("validate", exp).stdout)
+
     def test_compile_rejects_an_incomplete_option(self):
         p = run("compile", SMOKE, "--arch")
         self.assertEqual(p.returncode, 2)

@@ -262,8 +262,9 @@ static double overhead(const dsp_table *t, const reg_op *op, const dsp_row *r, c
 }
 
 /* The pick with the op's switch (reg_op.dispatch_switch) set as the op says for spec (a problem the
- * table did not measure), where the table has the picked candidate's twin (the same rung and params but that one, on where the pick has it off or
- * the other way) among the candidates of these rows (row[c], rd[c]: as in pick_among) and it takes spec. */
+ * table did not measure), where the table has the picked candidate's twin (the same rung and params but
+ * that one, on where the pick has it off or the other way) among the candidates of these rows (row[c],
+ * rd[c]: as in pick_among) and the twin takes spec. */
 static int switched(const dsp_table *t, const reg_op *op, const reg_spec *s, int best, const int *row, const double *rd)
 {
     if (best < 0 || !op->dispatch_switch || !op->dispatch_switch_on) return best;
@@ -277,7 +278,8 @@ static int switched(const dsp_table *t, const reg_op *op, const reg_spec *s, int
         int same = 1;
         for (int k = 0; k < b->v->nparams && same; k++) same = k == pi || o->params[k] == b->params[k];
         if (!same) continue;
-        const dsp_row *on = b->params[pi] ? b : o, *want = op->dispatch_switch_on(b->v, on->params, s) ? on : on == b ? o : b;
+        const dsp_row *on = b->params[pi] ? b : o, *off = on == b ? o : b;
+        const dsp_row *want = op->dispatch_switch_on(b->v, on->params, s) ? on : off;
         char no[256];
         if (want == b || (want->v->check && !want->v->check(want->params, s, no, sizeof no))) return best;
         return row[c];

@@ -195,7 +195,7 @@ typedef struct {
      * table has the picked rung with both, all else equal, as dispatch_switch_on says for the problem
      * (given the params with it on): 1 to run it on. For a param that helps some problems and costs
      * others by what it does to a launch, not by what the nearest measured problems can tell (sgemm's
-     * SK: whether it cuts anything here). */
+     * SK: whether it cuts the last wave of a problem of under two waves). */
     const char *dispatch_switch;
     int (*dispatch_switch_on)(const reg_variant *v, const long *params, const reg_spec *s);
 } reg_op;

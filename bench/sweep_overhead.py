@@ -3,6 +3,9 @@
 kernel cache and then a warm one, and prints for each its wall time, the time inside timed regions, their
 ratio and where the rest went (the session's t_<phase>_s attributes, schema 1.5); then the same sweep
 with `--devices all` (warm cache) against the warm run on one GPU, wall clock of the whole command.
+"Cold" is cold on any machine: the driver's compute cache (CUDA_CACHE_PATH, ~/.nv/ComputeCache by
+default), which keeps what NVRTC compiled in earlier processes, is a fresh folder too, shared by the
+runs that follow (docs/sweep-overhead.md).
 A benchmark: it prints figures and checks nothing.
 
 usage: sweep_overhead.py [RUNNER] [--experiment YAML] [--out DIR] [--compile-jobs N] [--devices SPEC]
@@ -22,11 +25,17 @@ import h5py
 PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "write")
 
 
+def caches(cache):
+    """The environment of a run whose kernel cache and driver compute cache are both under cache."""
+    return dict(os.environ, TILELAB_CACHE_DIR=os.path.join(cache, "tilelab"),
+                CUDA_CACHE_PATH=os.path.join(cache, "driver"))
+
+
 def one(runner, yaml, out, cache, label, extra=()):
     h5 = os.path.join(out, "%s.h5" % label)
     if os.path.exists(h5):
         os.remove(h5)
-    env = dict(os.environ, TILELAB_CACHE_DIR=cache)
+    env = caches(cache)
     t0 = time.monotonic()
     p = subprocess.run([runner, yaml, "-o", h5, "-q"] + list(extra), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        env=env)
@@ -54,7 +63,7 @@ def on_devices(runner, yaml, out, cache, spec, extra, one_gpu_s):
     h5 = os.path.join(out, "devices.h5")
     if os.path.exists(h5):
         os.remove(h5)
-    env = dict(os.environ, TILELAB_CACHE_DIR=cache)
+    env = caches(cache)
     t0 = time.monotonic()
     p = subprocess.run([runner, yaml, "-o", h5, "-q", "--devices", spec] + list(extra), stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, env=env)

@@ -113,8 +113,11 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     ThrMMA thr = mma.get_slice(tid);
     Tensor sA0 = make_tensor(make_smem_ptr(smem), smem_layout<BM>());
     Tensor sB0 = make_tensor(make_smem_ptr(smem + BK * SA), smem_layout<BN>());
-    Tensor tCrA = thr.partition_fragment_A(sA0); // (1, BM / TM, BK) registers
-    Tensor tCrB = thr.partition_fragment_B(sB0);
+    // One k of the fragments at a time, (1, BM / TM) and (1, BN / TN) registers: a (.., BK) fragment
+    // indexed by k ends up in local memory wherever the compiler does not unroll the k loop whole
+    // (A row-major and B column-major did not: 2048 bytes of stack, 10 x slower).
+    Tensor tCrA = make_fragment_like(thr.partition_A(sA0)(_, _, 0));
+    Tensor tCrB = make_fragment_like(thr.partition_B(sB0)(_, _, 0));
 
     Tensor mC = make_tensor(make_gmem_ptr(C), make_shape(M, N), make_stride(N, Int<1>{}));
     Tensor gC = local_tile(mC, make_shape(Int<BM>{}, Int<BN>{}), make_coord(blockIdx.x, blockIdx.y));
@@ -137,9 +140,9 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         Tensor tCsB = thr.partition_B(stage_b(s));
         CUTE_UNROLL
         for (int k = 0; k < BK; k++) {
-            copy(tCsA(_, _, k), tCrA(_, _, k)); // 16-byte shared loads: the explicit register blocks
-            copy(tCsB(_, _, k), tCrB(_, _, k));
-            gemm(mma, tCrA(_, _, k), tCrB(_, _, k), acc);
+            copy(tCsA(_, _, k), tCrA); // 16-byte shared loads: the explicit register blocks
+            copy(tCsB(_, _, k), tCrB);
+            gemm(mma, tCrA, tCrB, acc);
         }
     };
 

@@ -405,6 +405,41 @@ static int check_static_grid(void)
     return n;
 }
 
+/* hopper's and packed's XPF: 0 or 1, refused with KMAJ (its four k-slices at a time) and out of range;
+ * XPF = 0 stays out of the ids, XPF = 1 is in them and in the case's params. */
+static int check_xpf(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nsizes: {m: 1000, n: 600, k: 512}\nvariants:\n"
+                              "  - {name: hopper, params: {BK: 8, XPF: [0, 1, 2]}}\n"
+                              "  - {name: packed, params: {BK: 8, XPF: [0, 1]}}\n"
+                              "  - {name: hopper, params: {BM: 64, BN: 64, BK: 32, WM: 32, WN: 32, WNITER: 1, MINB: 4, "
+                              "KMAJ: 1, XPF: 1}}\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0, ran = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    CHECK(p.ncases == 6, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases; i++) {
+        const tl_case *c = &p.cases[i];
+        const char *why = c->reason ? c->reason : "(runs)";
+        if (strstr(c->params_text, "XPF=2")) {
+            CHECK(c->skipped && strstr(why, "XPF must be 0 or 1"), "XPF = 2: %s", why);
+        } else if (strstr(c->params_text, "KMAJ=1")) {
+            CHECK(c->skipped && strstr(why, "XPF = 1 needs KMAJ = 0"), "XPF with KMAJ: %s", why);
+        } else {
+            int on = strstr(c->params_text, "XPF=1") != NULL;
+            CHECK(!c->skipped, "%s %s: %s", c->variant->name, c->params_text, why);
+            CHECK(on == (strstr(c->canonical, "XPF=1") != NULL) && !strstr(c->canonical, "XPF=0"),
+                  "XPF in the case's text as set: %s", c->canonical);
+            ran++;
+        }
+        n += 1;
+    }
+    CHECK(ran == 4, "%d cases run, want 4", ran);
+    unload(&x, &p);
+    return n + 1;
+}
+
 /* SK: the whole waves' tiles one block each, then the tiles left in slices (as many as a wave of SK blocks
  * has room for, at most the k tiles), one slice; its workspace a partial tile a slice (packed's after its
  * packed operands); refused with GRID, SPLITK or SKPAR. */
@@ -632,6 +667,7 @@ int main(void)
     total += check_splitk_partials();
     total += check_kmajor_tiles();
     total += check_static_grid();
+    total += check_xpf();
     total += check_stream_k();
     total += check_shards();
     total += check_shards_keep_problems();

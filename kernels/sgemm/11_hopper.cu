@@ -56,6 +56,13 @@
 //   slice to arrive adds up in slice order (as SKPAR: no block waits, the same sum every run). For
 //   problems whose tiles fill 1.25 or 1.33 waves: the hardware's schedule was seen to give some SMs 5
 //   tiles and others 3 (docs/gpu-runs.md), and the last wave runs partly empty in any case.
+// - XPF = 1: the barrier before a tile's last k-slice instead of before its first, and the next tile's first
+//   fragments loaded while that slice's FMAs run, over stages unrolled to constant addresses (what cuBLAS's
+//   own SIMT kernels do: Nsight Compute on the H100 put 5 - 7% of the warps' samples at the top of a tile,
+//   waiting for the first fragments, docs/gpu-runs.md). Paired with BK = 8 it took packed's 128 x 256 tiles
+//   from 0.87 - 0.93 to 0.94 - 0.99 x cuBLAS at 4096^3 and 8192^3, and its smaller tiles 1 - 8% on odd and
+//   skinny problems; hopper's own kernel, with its checked loop beside the unchecked one, got slower with
+//   it. Not with KMAJ.
 // Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
 // 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
@@ -117,6 +124,12 @@
 #endif
 #ifndef SK
 #define SK 0
+#endif
+#ifndef XPF
+#define XPF 0
+#endif
+#if XPF < 0 || XPF > 1 || (XPF && KMAJ)
+#error "11_hopper: XPF 0 or 1 (1: KMAJ = 0)"
 #endif
 #if SK < 0 || SK > 65536 || (SK && (GRID || SPLITK > 1 || SKPAR))
 #error "11_hopper: SK 0 .. 65536; with SK > 0, GRID = 0, SPLITK = 1 and SKPAR = 0"
@@ -251,6 +264,53 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
         cp_async_commit();
     }
     if ((REG_A || REG_B) && STAGES - 1 < ntiles) HOPPER_LDG(STAGES - 1);
+#if XPF
+    // The barrier before a tile's last k-slice instead of before its first: the next tile's first
+    // fragments are loaded while the last slice's FMAs run. The stages go round in an unrolled loop, so
+    // that every stage's address is a constant.
+    if (ntiles > 0) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+    }
+    float regM[2][WMITER * TM], regN[2][WNITER * TN];
+    warptile_fragments<LDA, LDB, SWIZZLE>(smem, smem + A_FLOATS, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
+    for (int t0s = 0; t0s < ntiles; t0s += STAGES) {
+#pragma unroll
+        for (int s = 0; s < STAGES; ++s) {
+            const int t = t0s + s;
+            if (t >= ntiles) break;
+            const float *As = smem + s * STAGE_FLOATS, *An = smem + ((s + 1) % STAGES) * STAGE_FLOATS;
+            float *stage = smem + ((s + STAGES - 1) % STAGES) * STAGE_FLOATS; // tile t + STAGES - 1's
+#pragma unroll
+            for (int k = 0; k < BK; ++k) {
+                if (k + 1 < BK) {
+                    warptile_fragments<LDA, LDB, SWIZZLE>(As, As + A_FLOATS, k + 1, wrow, wcol, lrow, lcol,
+                                                          regM[(k + 1) & 1], regN[(k + 1) & 1]);
+                } else {
+                    // Tile t + 1 has landed, and every warp has loaded its last fragments of this one.
+                    cp_async_wait<STAGES - 2>();
+                    __syncthreads();
+                    if (t + 1 < ntiles) // BK is even: slice 0 goes to buffer 0
+                        warptile_fragments<LDA, LDB, SWIZZLE>(An, An + A_FLOATS, 0, wrow, wcol, lrow, lcol, regM[0],
+                                                              regN[0]);
+                }
+                if (k == 0) {
+                    const int next = t + STAGES - 1;
+                    if (next < ntiles) {
+                        hopper_load<LOAD, VEC16, REG_A, REG_B>(stage, A, B, M, N, K, (t0 + next * step) * BK, row0,
+                                                               col0, tid);
+                        if (REG_A || REG_B) {
+                            HOPPER_STS(stage);
+                            if (next + 1 < ntiles) HOPPER_LDG(next + 1);
+                        }
+                    }
+                    cp_async_commit();
+                }
+                warptile_fma(acc, regM[k & 1], regN[k & 1]);
+            }
+        }
+    }
+#else
     for (int t = 0; t < ntiles; ++t) {
         cp_async_wait<STAGES - 2>();
         __syncthreads();
@@ -268,6 +328,7 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
         const float *As = smem + (t % STAGES) * STAGE_FLOATS;
         hopper_tile_fma(As, As + A_FLOATS, wrow, wcol, lrow, lcol, acc);
     }
+#endif
     cp_async_wait<0>();
 #undef HOPPER_LDG
 #undef HOPPER_STS

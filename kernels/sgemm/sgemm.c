@@ -184,6 +184,7 @@ typedef struct {
     long grid;          /* hopper's and packed's GRID: blocks launched (a static schedule of the tiles); 0: one a tile */
     long sk;            /* hopper's and packed's SK: blocks a wave, the last wave cut into k slices; 0: none */
     long sk_kt;         /* with SK, the kernel's k tiles (packed: K padded); 0: ceil(K / BK) */
+    long xpf;           /* hopper's and packed's XPF: 0 or 1 */
     int kma, kmb;       /* with KMAJ, A's and B's tiles k-major (the operand contiguous along k) */
 } tile_shape;
 
@@ -305,6 +306,8 @@ static int tile_check(const tile_shape *t, const reg_spec *s, char *why, size_t 
         return snprintf(why, n, "SK = %ld: the partial tiles (BM x BN floats a slice) exceed 2^31-1 floats", t->sk), 0;
     if (t->kmaj && (t->tldg || t->swizzle_param))
         return snprintf(why, n, "KMAJ = 1 needs TLDG = 0 and SWIZZLE = 0"), 0;
+    if (t->xpf < 0 || t->xpf > 1) return snprintf(why, n, "XPF must be 0 or 1"), 0;
+    if (t->xpf && t->kmaj) return snprintf(why, n, "XPF = 1 needs KMAJ = 0"), 0;
     if (t->splitk > 1 && (double)ceil_div(s->dims[M_], t->bm) * ceil_div(s->dims[N_], t->bn) > 65536)
         return snprintf(why, n, "SPLITK > 1 takes at most 65536 tiles of C (its turn counters)"), 0;
     return fits_int(s, why, n);
@@ -405,6 +408,8 @@ static tile_shape shape10(const long *p)
 #define PARAM_GRID {"GRID", 0, "blocks launched, each computing tiles b, b + GRID, ... (a static schedule); 0: one a tile"}
 #define PARAM_SK {"SK", 0, "blocks a wave (the GPU's SMs x the blocks an SM holds): the tiles past the whole waves are " \
                            "cut into interleaved k slices to fill one, added in order; 0: none"}
+#define PARAM_XPF {"XPF", 0, "1: the barrier before a tile's last k-slice, the next tile's first fragments loaded under " \
+                             "its FMAs (needs KMAJ 0); 0: the barrier before the first"}
 
 static const reg_param p11[] = {
     P11_TILES
@@ -416,6 +421,7 @@ static const reg_param p11[] = {
                 "at a time; 0: transposed by the copy"},
     PARAM_GRID,
     PARAM_SK,
+    PARAM_XPF,
 };
 static tile_shape shape11(const long *p)
 {
@@ -423,7 +429,7 @@ static tile_shape shape11(const long *p)
                         .tn = p[7], .stages = p[8], .group_m = p[9], .minb = p[10], .threads = p[11],
                         .pad = p[12] ? 0 : 4, .vec = 1, .swizzle = p[12] != 0, .warptile = 1, .dynamic = 1,
                         .raster = 1, .swizzle_param = p[12], .splitk = p[13], .odd = p[14], .tldg = p[15],
-                        .skpar = p[16], .kmaj = p[17], .grid = p[18], .sk = p[19]};
+                        .skpar = p[16], .kmaj = p[17], .grid = p[18], .sk = p[19], .xpf = p[20]};
 }
 
 static uint64_t workspace11(const long *p, const reg_spec *s)
@@ -457,6 +463,7 @@ static const reg_param p15[] = {
     P11_TILES
     PARAM_GRID,
     PARAM_SK,
+    PARAM_XPF,
 };
 #define NP15 14 /* p11's first: BM .. SPLITK; then GRID and SK */
 static tile_shape shape15(const long *p)
@@ -465,6 +472,7 @@ static tile_shape shape15(const long *p)
     memcpy(q, p, NP15 * sizeof *p);
     q[18] = p[NP15];     /* GRID */
     q[19] = p[NP15 + 1]; /* SK */
+    q[20] = p[NP15 + 2]; /* XPF */
     return shape11(q);
 }
 

@@ -239,9 +239,11 @@ static int check_tile_constraints(void)
     return 1;
 }
 
-/* packed (15_packed.cu): the pack runs before the GEMM, over the tiles of the operands it copies, and
- * an operand already laid out and padded as the GEMM reads it is read in place (no copy, no workspace).
- * Rows: sizes, layouts of A and B, the pack's blocks, the workspace's bytes (128 x 128 tiles, k to 32). */
+/* packed (15_packed.cu): the pack runs before the GEMM, over the tiles of the operands it copies (a block
+ * 4 tiles of 32 x 32 along the source's contiguous side, k for row-major A and column-major B, else m or
+ * n), and an operand already laid out and padded as the GEMM reads it is read in place (no copy, no
+ * workspace). Rows: sizes, layouts of A and B, the pack's blocks, the workspace's bytes (128 x 128 tiles,
+ * k to 32). */
 static int check_packed_launch(void)
 {
     static const struct {
@@ -250,11 +252,11 @@ static int check_packed_launch(void)
         uint64_t ws;
     } rows[] = {
         {"m=256,n=512,k=64", "a=col,b=row", 1, 0},                        /* both in place: one idle block */
-        {"m=256,n=512,k=64", "a=row,b=col", 2 * (8 + 16), 64 * (256 + 512) * 4}, /* both copied */
-        {"m=256,n=512,k=64", "a=col,b=col", 2 * 16, 64 * 512 * 4},               /* A in place */
-        {"m=256,n=512,k=64", "a=row,b=row", 2 * 8, 64 * 256 * 4},                /* B in place */
-        {"m=250,n=512,k=96", "a=col,b=row", 3 * 8, 96 * 256 * 4},                /* M no tile multiple */
-        {"m=256,n=512,k=70", "a=col,b=row", 3 * (8 + 16), 96 * (256 + 512) * 4}, /* K padded to 96 */
+        {"m=256,n=512,k=64", "a=row,b=col", 8 + 16, 64 * (256 + 512) * 4}, /* both copied, 2 k tiles a block */
+        {"m=256,n=512,k=64", "a=col,b=col", 16, 64 * 512 * 4},              /* A in place */
+        {"m=256,n=512,k=64", "a=row,b=row", 8, 64 * 256 * 4},               /* B in place */
+        {"m=250,n=512,k=96", "a=col,b=row", 3 * 2, 96 * 256 * 4},           /* M no tile multiple: 8 m tiles, 4 a block */
+        {"m=256,n=512,k=70", "a=col,b=row", 3 * (2 + 4), 96 * (256 + 512) * 4}, /* K padded to 96 */
     };
     static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
                               "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 512, k: 96}, {m: 256, n: 512, k: 70}]\n"

@@ -40,6 +40,7 @@
 #include "11_hopper.cu"
 
 #define PACK_T 32 // the pack's tile: 32 x 32 elements, 32 x 8 threads
+#define PACK_G 4  // tiles a block of the pack copies
 #define PACK_K (BK > PACK_T ? BK : PACK_T)
 #if PACK_K % BK || PACK_K % PACK_T
 #error "15_packed: BK must divide 32 or be a multiple of it"
@@ -69,36 +70,65 @@ __device__ __forceinline__ bool packed_b_in_place(int N, int K)
     return !SRC_B_COL && N % BN == 0 && K % PACK_K == 0;
 }
 
-// One 32 x 32 tile of a packed operand: dst[p][r] (p < KP along k, r along m or n, rows of ld) from
-// the source operand, whose element (r, p) is src[p * R + r] or, k-contiguous (KMAJOR), src[r * K + p];
-// zero past R or K.
+// The pack's blocks for one operand of ld x KP packed floats: each covers PACK_G tiles of 32 x 32 side by
+// side along the source's contiguous side (k when KMAJOR, else r). sgemm.c's pack_blocks says the same.
 template <bool KMAJOR>
-__device__ __forceinline__ void pack_tile(float *__restrict__ dst, int ld, const float *__restrict__ src, int R, int K,
-                                          int p0, int r0)
+__device__ __forceinline__ int pack_blocks(int ld, int KP)
 {
-    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int along = (KMAJOR ? KP : ld) / PACK_T, across = (KMAJOR ? ld : KP) / PACK_T;
+    return across * ((along + PACK_G - 1) / PACK_G);
+}
+
+// Block b's tiles of a packed operand: dst[p][r] (p < KP along k, r < ld along m or n, rows of ld) from the
+// source operand, whose element (r, p) is src[p * R + r] or, k-contiguous (KMAJOR), src[r * K + p]; zero
+// past R or K. Every load of the block's PACK_G tiles is issued before its first store: 4 PACK_G loads in
+// flight a thread. (With one tile a block, 4 loads a thread, the pack read 1.35 TB/s on the H100 and took
+// 5 - 6% of the GEMM's time where it copied the large operand: Nsight Compute, docs/gpu-runs.md.)
+template <bool KMAJOR>
+__device__ __forceinline__ void pack_tiles(float *__restrict__ dst, int ld, int KP, const float *__restrict__ src, int R,
+                                           int K, int b)
+{
+    const int tx = threadIdx.x, ty = threadIdx.y, along = (KMAJOR ? KP : ld) / PACK_T;
+    const int groups = (along + PACK_G - 1) / PACK_G, a0 = (b % groups) * PACK_G, c0 = (b / groups) * PACK_T;
     if (!KMAJOR) {
-        // Along r on both sides: a warp reads and writes 128 contiguous bytes.
+        // Along r on both sides: a warp reads and writes 128 contiguous bytes a tile, PACK_G of them in a row.
+        const int p0 = c0;
+        float v[PACK_G][PACK_T / 8];
 #pragma unroll
-        for (int y = ty; y < PACK_T; y += 8) {
-            const int p = p0 + y, r = r0 + tx;
-            dst[(size_t)p * ld + r] = p < K && r < R ? src[(size_t)p * R + r] : 0.0f;
-        }
+        for (int g = 0; g < PACK_G; ++g)
+#pragma unroll
+            for (int y = 0; y < PACK_T / 8; ++y) {
+                const int p = p0 + ty + 8 * y, r = (a0 + g) * PACK_T + tx;
+                v[g][y] = p < K && r < R ? src[(size_t)p * R + r] : 0.0f;
+            }
+#pragma unroll
+        for (int g = 0; g < PACK_G; ++g)
+            if (a0 + g < along)
+#pragma unroll
+                for (int y = 0; y < PACK_T / 8; ++y)
+                    dst[(size_t)(p0 + ty + 8 * y) * ld + (a0 + g) * PACK_T + tx] = v[g][y];
     } else {
         // Read along p, write along r: through shared memory, its rows padded against bank conflicts.
-        __shared__ float t[PACK_T][PACK_T + 1];
+        const int r0 = c0;
+        __shared__ float t[PACK_G][PACK_T][PACK_T + 1];
 #pragma unroll
-        for (int y = ty; y < PACK_T; y += 8) {
-            const int r = r0 + y, p = p0 + tx;
-            t[y][tx] = p < K && r < R ? src[(size_t)r * K + p] : 0.0f;
-        }
+        for (int g = 0; g < PACK_G; ++g)
+#pragma unroll
+            for (int y = 0; y < PACK_T / 8; ++y) {
+                const int r = r0 + ty + 8 * y, p = (a0 + g) * PACK_T + tx;
+                t[g][ty + 8 * y][tx] = p < K && r < R ? src[(size_t)r * K + p] : 0.0f;
+            }
         __syncthreads();
 #pragma unroll
-        for (int y = ty; y < PACK_T; y += 8) dst[(size_t)(p0 + y) * ld + r0 + tx] = t[tx][y];
+        for (int g = 0; g < PACK_G; ++g)
+            if (a0 + g < along)
+#pragma unroll
+                for (int y = 0; y < PACK_T / 8; ++y)
+                    dst[(size_t)((a0 + g) * PACK_T + ty + 8 * y) * ld + r0 + tx] = t[g][tx][ty + 8 * y];
     }
 }
 
-// The pack: blocks of 32 x 8 threads, A's tiles first, then B's (the runner's geometry2).
+// The pack: blocks of 32 x 8 threads, A's first, then B's (the runner's geometry2).
 extern "C" __global__ void __launch_bounds__(256)
 sgemm_pack(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B, float beta,
            float *__restrict__ C)
@@ -107,15 +137,10 @@ sgemm_pack(int M, int N, int K, float alpha, const float *__restrict__ A, const 
     const int MP = packed_round(M, BM), NP = packed_round(N, BN), KP = packed_round(K, PACK_K);
     const bool a_here = packed_a_in_place(M, K), b_here = packed_b_in_place(N, K);
     float *Ap = tilelab_workspace, *Bp = Ap + (a_here ? 0 : (size_t)KP * MP);
-    const int a_tiles = a_here ? 0 : (KP / PACK_T) * (MP / PACK_T), b_tiles = b_here ? 0 : (KP / PACK_T) * (NP / PACK_T);
+    const int a_blocks = a_here ? 0 : pack_blocks<!SRC_A_COL>(MP, KP), b_blocks = b_here ? 0 : pack_blocks<SRC_B_COL>(NP, KP);
     int b = blockIdx.x;
-    if (b < a_tiles) {
-        const int per = MP / PACK_T;
-        pack_tile<!SRC_A_COL>(Ap, MP, A, M, K, (b / per) * PACK_T, (b % per) * PACK_T);
-    } else if ((b -= a_tiles) < b_tiles) { // (with nothing to copy the launch is one idle block)
-        const int per = NP / PACK_T;
-        pack_tile<SRC_B_COL>(Bp, NP, B, N, K, (b / per) * PACK_T, (b % per) * PACK_T);
-    }
+    if (b < a_blocks) pack_tiles<!SRC_A_COL>(Ap, MP, KP, A, M, K, b);
+    else if ((b -= a_blocks) < b_blocks) pack_tiles<SRC_B_COL>(Bp, NP, KP, B, N, K, b); // (nothing to copy: one idle block)
 }
 
 // The GEMM on the packed operands: every block's tiles lie inside them.

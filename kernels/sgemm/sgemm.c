@@ -477,6 +477,7 @@ static tile_shape shape15(const long *p)
 }
 
 #define PACK_T 32 /* 15_packed.cu's PACK_T: the pack's tiles are 32 x 32 */
+#define PACK_G 4  /* 15_packed.cu's PACK_G: tiles a block of the pack copies */
 
 /* The packed operands' sizes (15_packed.cu): M, N rounded up to the tiles, K to 32 and BK. */
 static void packed_dims(const long *p, const reg_spec *s, int64_t *mp, int64_t *np, int64_t *kp)
@@ -527,13 +528,21 @@ static void geometry15(const long *p, const reg_spec *s, reg_launch *l)
     tile_geometry(&t, s, l);
 }
 
+/* The pack's blocks for one operand of ld x kp packed floats (15_packed.cu's pack_blocks): PACK_G tiles side
+ * by side along the source's contiguous side, k when kmajor. */
+static int64_t pack_blocks(int kmajor, int64_t ld, int64_t kp)
+{
+    int64_t along = (kmajor ? kp : ld) / PACK_T, across = (kmajor ? ld : kp) / PACK_T;
+    return across * ((along + PACK_G - 1) / PACK_G);
+}
+
 static void geometry15_pack(const long *p, const reg_spec *s, reg_launch *l)
 {
     int64_t mp, np, kp;
     packed_dims(p, s, &mp, &np, &kp);
-    int64_t tiles = (packed_in_place(p, s, OP_A) ? 0 : mp / PACK_T) + (packed_in_place(p, s, OP_B) ? 0 : np / PACK_T);
-    tiles *= kp / PACK_T;
-    *l = (reg_launch){{(unsigned)(tiles > 0 ? tiles : 1), 1, 1}, {PACK_T, 8, 1}, 0};
+    int64_t blocks = (packed_in_place(p, s, OP_A) ? 0 : pack_blocks(s->layouts[OP_A] != REG_COL, mp, kp)) +
+                     (packed_in_place(p, s, OP_B) ? 0 : pack_blocks(s->layouts[OP_B] == REG_COL, np, kp));
+    *l = (reg_launch){{(unsigned)(blocks > 0 ? blocks : 1), 1, 1}, {PACK_T, 8, 1}, 0};
 }
 
 static uint64_t workspace15(const long *p, const reg_spec *s)

@@ -306,24 +306,29 @@ static int check_packed_launch(void)
     return n + 3;
 }
 
-/* hopper's SKPAR: a workspace of SPLITK partial tiles per tile of C only with SPLITK > 1, the ids of
- * the cases without it unchanged, and a workspace past 2^31 floats refused at plan time. */
+/* hopper's and packed's SKPAR: a workspace of SPLITK partial tiles per tile of C only with SPLITK > 1
+ * (packed's after its packed operands), the ids of the cases without it unchanged, and a workspace past
+ * 2^31 floats refused at plan time. */
 static int check_splitk_partials(void)
 {
     static const char *yaml = "name: t\nop: sgemm\nseed: 9\nsizes: [{m: 300, n: 256, k: 4096}, {m: 16384, n: 16384, k: 64}]\n"
                               "variants:\n  - {name: hopper, params: {BM: 128, BN: 128, WM: 64, WN: 32, WNITER: 2, "
+                              "SPLITK: [1, 8], SKPAR: [0, 1]}}\n"
+                              "  - {name: packed, params: {BM: 128, BN: 128, WM: 64, WN: 32, WNITER: 2, "
                               "SPLITK: [1, 8], SKPAR: [0, 1]}}\n";
     tl_experiment x;
     tl_plan p;
     int n = 0;
     if (load(yaml, &x, &p, 0)) return 1;
-    CHECK(p.ncases == 8, "ncases %d", p.ncases);
+    CHECK(p.ncases == 16, "ncases %d", p.ncases);
     for (int i = 0; i < p.ncases; i++) {
         const tl_case *c = &p.cases[i];
         int big = strstr(c->sizes_text, "m=16384") != NULL, split = strstr(c->params_text, "SPLITK=8") != NULL;
-        int par = strstr(c->params_text, "SKPAR=1") != NULL;
+        int par = strstr(c->params_text, "SKPAR=1") != NULL, packed = !strcmp(c->variant->name, "packed");
         uint64_t ws = c->run->workspace ? c->run->workspace(c->run_params, &c->spec) : 0;
         uint64_t want = par && split && !big ? 3ull * 2 * 8 * 128 * 128 * 4 : 0; /* 3 x 2 tiles, 8 slices */
+        if (packed) /* row-major A packed: k x m rounded up to the tiles; B row-major, aligned: read in place */
+            want += big ? 64ull * 16384 * 4 : 4096ull * 384 * 4;
         if (big && par && split)
             CHECK(c->skipped && strstr(c->reason, "2^31-1 floats"), "SKPAR, 8 x 16384^2 floats: %s",
                   c->reason ? c->reason : "(runs)");

@@ -15,8 +15,8 @@
 // percent at 4096^3) where 11 copied 16 bytes anyway: the dispatch table (`tuned`) measures which.
 // The workspace, 4 KP (MP + NP) bytes at most, is the runner's (reg_variant.workspace in sgemm.c).
 //
-// Params: hopper's, except ODD, TLDG, SKPAR and KMAJ (the packed operands never need them); GRID and SK as
-// hopper's (SK's partial tiles go in the workspace after the packed operands).
+// Params: hopper's, except ODD, TLDG and KMAJ (the packed operands never need them); GRID, SK and SKPAR as
+// hopper's (SK's and SKPAR's partial tiles go in the workspace after the packed operands).
 
 // The operands as the YAML lays them out; the GEMM below reads the packed ones (A_COL 1, B_COL 0).
 #if defined(A_COL) && A_COL
@@ -33,8 +33,8 @@
 #undef B_COL
 #define A_COL 1
 #define B_COL 0
-#if defined(ODD) || defined(TLDG) || defined(SKPAR)
-#error "15_packed: ODD, TLDG and SKPAR are hopper's params (a packed problem needs no ODD or TLDG)"
+#if defined(ODD) || defined(TLDG) || defined(KMAJ)
+#error "15_packed: ODD, TLDG and KMAJ are hopper's params (a packed problem needs none of them)"
 #endif
 #define HOPPER_NO_ENTRY 1
 #include "11_hopper.cu"
@@ -50,7 +50,8 @@
 #endif
 
 // The workspace (tilelab_workspace, 11_hopper.cu): A's KP x MP floats (unless A is read in place),
-// then B's KP x NP (unless B is), then with SK BM x BN floats a slice of the last wave (its partial tile).
+// then B's KP x NP (unless B is), then with SK BM x BN floats a slice of the last wave (its partial tile),
+// with SKPAR (and SPLITK > 1) SPLITK x BM x BN floats a tile of C (its slices' partial tiles).
 
 __device__ __forceinline__ int packed_round(int x, int to)
 {
@@ -154,9 +155,9 @@ sgemm_packed(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     const float *Ap = a_here ? A : tilelab_workspace;
     const float *Bp = b_here ? B : tilelab_workspace + (a_here ? 0 : (size_t)KP * MP);
     const int tiles_m = MP / BM, tiles_n = NP / BN;
-#if SK
-    // The partial tiles after the packed operands.
+    // SK's or SKPAR's partial tiles, after the packed operands.
     float *partials = tilelab_workspace + (size_t)KP * ((a_here ? 0 : MP) + (b_here ? 0 : NP));
+#if SK
     hopper_sk_block<true>(M, N, tiles_m, tiles_n, KP / BK, alpha, beta, C, partials,
                     [&](int row0, int col0, int t0, int step, float *acc) {
                         hopper_mainloop<LOAD_INTERIOR, true>(smem, Ap, Bp, MP, NP, KP, row0, col0, t0, KP / BK, acc, step);
@@ -175,7 +176,7 @@ sgemm_packed(int M, int N, int K, float alpha, const float *__restrict__ A, cons
         const int row0 = tile_m * BM, col0 = tile_n * BN;
         float acc[WMITER * TM * WNITER * TN] = {0.0f};
         hopper_mainloop<LOAD_INTERIOR, true>(smem, Ap, Bp, MP, NP, KP, row0, col0, t0, t1, acc);
-        hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta, nullptr);
+        hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta, partials);
     }
 #endif
 }

@@ -405,6 +405,8 @@ static tile_shape shape10(const long *p)
     {"SWIZZLE", 0, "1: XOR-swizzled tiles (08); 0: padded by 4 floats (07)"}, \
     {"SPLITK", 1, "blocks per tile of C, each a slice of k, added in order (deterministic); 1: none"},
 
+#define PARAM_SKPAR {"SKPAR", 0, "with SPLITK > 1, 1: slices write partial tiles to a workspace, the last to finish " \
+                                 "adds them in slice order (no slice waits for another)"}
 #define PARAM_GRID {"GRID", 0, "blocks launched, each computing tiles b, b + GRID, ... (a static schedule); 0: one a tile"}
 #define PARAM_SK {"SK", 0, "blocks a wave (the GPU's SMs x the blocks an SM holds): the tiles past the whole waves are " \
                            "cut into interleaved k slices to fill one, added in order; 0: none"}
@@ -415,8 +417,7 @@ static const reg_param p11[] = {
     P11_TILES
     {"ODD", 0, "1: blocks inside C run the unchecked loop for any k and row alignment (a checked k tail, 4-byte copies)"},
     {"TLDG", 0, "1: k-contiguous tiles (row-major A, column-major B) copied 16 bytes at a time through registers"},
-    {"SKPAR", 0, "with SPLITK > 1, 1: slices write partial tiles to a workspace, the last to finish adds them in "
-                 "slice order (no slice waits for another)"},
+    PARAM_SKPAR,
     {"KMAJ", 0, "1: k-contiguous operands (row-major A, column-major B) kept k-major in shared memory, read four k "
                 "at a time; 0: transposed by the copy"},
     PARAM_GRID,
@@ -458,14 +459,15 @@ TILED_RUNG(09)
 TILED_RUNG(10)
 TILED_RUNG(11)
 
-/* 15_packed: hopper's params but ODD, TLDG, SKPAR and KMAJ, and the pack that runs before it. */
+/* 15_packed: hopper's params but ODD, TLDG and KMAJ, and the pack that runs before it. */
 static const reg_param p15[] = {
     P11_TILES
     PARAM_GRID,
     PARAM_SK,
     PARAM_XPF,
+    PARAM_SKPAR,
 };
-#define NP15 14 /* p11's first: BM .. SPLITK; then GRID and SK */
+#define NP15 14 /* p11's first: BM .. SPLITK; then GRID, SK, XPF and SKPAR */
 static tile_shape shape15(const long *p)
 {
     long q[sizeof p11 / sizeof *p11] = {0};
@@ -473,6 +475,7 @@ static tile_shape shape15(const long *p)
     q[18] = p[NP15];     /* GRID */
     q[19] = p[NP15 + 1]; /* SK */
     q[20] = p[NP15 + 2]; /* XPF */
+    q[16] = p[NP15 + 3]; /* SKPAR */
     return shape11(q);
 }
 
@@ -551,7 +554,7 @@ static uint64_t workspace15(const long *p, const reg_spec *s)
     packed_dims(p, s, &mp, &np, &kp);
     uint64_t rows = (uint64_t)(packed_in_place(p, s, OP_A) ? 0 : mp) + (uint64_t)(packed_in_place(p, s, OP_B) ? 0 : np);
     tile_shape t = packed_shape(p, s);
-    return ((uint64_t)kp * rows + (uint64_t)sk_floats(&t, s)) * sizeof(float);
+    return ((uint64_t)kp * rows + (uint64_t)(sk_floats(&t, s) + skpar_floats(&t, s))) * sizeof(float);
 }
 
 #define NPARAMS(a) ((int)(sizeof a / sizeof *a))
@@ -1305,10 +1308,11 @@ static const reg_variant sgemm_variants[] = {
     {.name = "packed", .summary = "hopper on A and B packed first into a workspace: column-major A, row-major B, "
                                   "zero-padded to whole tiles (odd sizes, k-contiguous operands)",
      .kind = REG_NVRTC, .source = "sgemm/15_packed.cu", .entry = "sgemm_packed", .entry2 = "sgemm_pack",
-     .entry2_first = 1, .params = p15, .nparams = NPARAMS(p15), .nid_params = NP15 /* GRID and SK came later */,
+     .entry2_first = 1, .params = p15, .nparams = NPARAMS(p15), .nid_params = NP15 /* GRID, SK, XPF and SKPAR came later */,
      .workspace = workspace15,
      .constraints = "as hopper; BM, BN multiples of 32; BK divides 32 or is a multiple of it; workspace "
-                    "at most 4 KP (MP + NP) bytes (an operand read in place takes none), with SK 4 BM BN bytes a slice more",
+                    "at most 4 KP (MP + NP) bytes (an operand read in place takes none), with SK 4 BM BN bytes a slice more, "
+                    "with SKPAR (SPLITK > 1) 4 SPLITK BM BN bytes a tile of C more",
      .check = check15, .geometry = geometry15, .geometry2 = geometry15_pack},
     {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, ldmatrix fragments, cp.async multistage",
      .kind = REG_NVRTC, .source = "sgemm/12_mma_sync.cu", .entry = "sgemm_mma_sync", .params = p12,

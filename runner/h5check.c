@@ -46,6 +46,16 @@ static H5I_type_t kind_of(hid_t loc, const char *name)
     return t;
 }
 
+/* Whether an attribute of the object at name cannot be read in full (h5_read_attrs: what a merge copies). */
+static int attrs_unreadable(hid_t loc, const char *name)
+{
+    hid_t o = H5Oopen(loc, name, H5P_DEFAULT);
+    if (o < 0) return 1;
+    int rc = h5_read_attrs(o);
+    H5Oclose(o);
+    return rc != 0;
+}
+
 /* ---- root --------------------------------------------------------------------------------------- */
 
 static int check_root(checker *c, hid_t f)
@@ -65,7 +75,9 @@ static int check_root(checker *c, hid_t f)
     }
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) free(v[i]);
     if (rc) return rc;
+    if (h5_read_attrs(f)) return bad(c, "a root attribute cannot be read");
     if (kind_of(f, "/env") != H5I_GROUP) return bad(c, "/env is missing or not a group");
+    if (attrs_unreadable(f, "/env")) return bad(c, "an attribute of /env cannot be read");
     if (kind_of(f, "/cases") != H5I_GROUP) return bad(c, "/cases is missing or not a group");
     if (kind_of(f, "/summary") != H5I_DATASET) return bad(c, "/summary is missing or not a dataset");
     if (c->minor >= 1 && kind_of(f, "/sessions") != H5I_GROUP)
@@ -88,6 +100,13 @@ static int check_sessions(checker *c, hid_t f)
         char name[32];
         snprintf(name, sizeof name, "%d", k);
         if (kind_of(g, name) != H5I_GROUP) rc = bad(c, "/sessions/%d is missing or not a group", k);
+        else if (attrs_unreadable(g, name)) rc = bad(c, "/sessions/%d: an attribute cannot be read", k);
+        else {
+            char env[48];
+            snprintf(env, sizeof env, "%d/env", k);
+            if (kind_of(g, env) == H5I_GROUP && attrs_unreadable(g, env))
+                rc = bad(c, "/sessions/%d/env: an attribute cannot be read", k);
+        }
     }
     H5Gclose(g);
     return rc;
@@ -193,6 +212,10 @@ static int check_case(checker *c, hid_t cases, const char *name)
     if (kind_of(cases, name) != H5I_GROUP) return bad(c, "/cases/%s: not a group", name);
     hid_t g = H5Gopen2(cases, name, H5P_DEFAULT);
     if (g < 0) return bad(c, "/cases/%s: cannot open it", name);
+    if (h5_read_attrs(g)) {
+        H5Gclose(g);
+        return bad(c, "/cases/%s: an attribute cannot be read", name);
+    }
     char *status = h5_read_str(g, "status"), *op = h5_read_str(g, "op"), *variant = h5_read_str(g, "variant");
     int rc = check_identity(c, g, name);
     if (!rc && (!op || !variant)) rc = bad(c, "/cases/%s: its op or variant attribute is missing or not a string", name);

@@ -253,6 +253,8 @@ hid_t h5_counter_type(void)
     return t;
 }
 
+/* Reads attribute name of from in full (a variable-length value's heap objects too) and, when *data is an
+ * object (not -1), writes it there. */
 static herr_t copy_attr(hid_t from, const char *name, const H5A_info_t *info, void *data)
 {
     (void)info;
@@ -267,7 +269,7 @@ static herr_t copy_attr(hid_t from, const char *name, const H5A_info_t *info, vo
     if (n < 0 || size == 0) goto out;
     buf = tl_xcalloc((size_t)n + 1, size);
     if (H5Aread(a, mtype, buf) < 0) goto out;
-    rc = attr_put(to, name, mtype, space, buf);
+    rc = to < 0 ? 0 : attr_put(to, name, mtype, space, buf);
     if (H5Tdetect_class(mtype, H5T_VLEN) > 0 || H5Tis_variable_str(mtype) > 0)
         H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
 out:
@@ -283,6 +285,13 @@ int h5_copy_attrs(hid_t from, hid_t to)
 {
     hsize_t idx = 0;
     return H5Aiterate2(from, H5_INDEX_NAME, H5_ITER_INC, &idx, copy_attr, &to) < 0 ? -1 : 0;
+}
+
+int h5_read_attrs(hid_t loc)
+{
+    hid_t none = -1;
+    hsize_t idx = 0;
+    return H5Aiterate2(loc, H5_INDEX_NAME, H5_ITER_INC, &idx, copy_attr, &none) < 0 ? -1 : 0;
 }
 
 int h5_copy_file(const char *src, const char *dst, tl_err *e)

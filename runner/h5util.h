@@ -76,6 +76,11 @@ hid_t h5_counter_type(void);
 /* Copies every attribute of object from to object to (replacing ones of the same name). */
 int h5_copy_attrs(hid_t from, hid_t to);
 
+/* Reads every attribute of loc in full, as h5_copy_attrs does: 0, or -1 when one cannot be read. The file
+ * check reads what a merge copies, so that a value that crashes the HDF5 library does so in the check's
+ * child process (h5in.c), not in the merge. */
+int h5_read_attrs(hid_t loc);
+
 /* Copies src to dst (created, or truncated) and fsyncs it. */
 int h5_copy_file(const char *src, const char *dst, tl_err *e);
 /* fsync of a file, and of the folder that holds path (so a rename in it is durable). */

@@ -161,6 +161,11 @@ ROWS = [
     # Found by fuzzing: HDF5 1.10 itself segfaults reading one of its attributes. Read in a child process.
     ("hdf5_crash", lambda good, path: shutil.copy(os.path.join("fuzz", "corpus_results", "hdf5_crash_global_heap.h5"),
                                                   path), "damaged in a way that crashes the HDF5 library"),
+    # Found by fuzzing (twelfth session): a root attribute's value that crashes HDF5 only when read, which
+    # merge's copy of the root attributes did after the check had passed; the check now reads them all.
+    ("hdf5_crash_root_attr", lambda good, path: shutil.copy(os.path.join("fuzz", "corpus_results",
+                                                                         "hdf5_crash_root_attr.h5"), path),
+     "damaged in a way that crashes the HDF5 library"),
 ]
 TRUNCATIONS = (512, 2048, 0.5, -1024, -8)
 

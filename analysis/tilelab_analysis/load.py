@@ -60,6 +60,12 @@ def _attr_str(obj, name):
     return v if isinstance(v, str) else None
 
 
+def _read_attrs(obj):
+    """Reads every attribute of obj (h5py raises what READ_ERRORS holds on one it cannot read)."""
+    for _ in obj.attrs.values():
+        pass
+
+
 def _samples(g, name):
     d = g.get(name)
     if not isinstance(d, h5py.Dataset) or d.ndim != 1:
@@ -180,6 +186,12 @@ def _validate(path, f):
     for k in range(nsessions):
         if not isinstance(f["sessions"].get(str(k)), h5py.Group):
             raise SchemaError("%s: /sessions/%d is missing or not a group" % (path, k))
+    # Every attribute the tools read, in full: a value that crashes the HDF5 library does so here, in the
+    # probe's child (_probe), not later in the caller.
+    groups = [f, f["env"]] + [f["sessions"][str(k)] for k in range(nsessions)]
+    groups += [g["env"] for g in groups[2:] if isinstance(g.get("env"), h5py.Group)]
+    for g in groups + [g for g in f["cases"].values() if isinstance(g, h5py.Group)]:
+        _read_attrs(g)
     cases = {name: _check_case(path, name, g, minor, nsessions) for name, g in f["cases"].items()}
     _check_summary(path, f, cases)
     if minor >= 2:

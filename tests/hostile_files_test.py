@@ -12,6 +12,7 @@ import io
 import os
 import random
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -98,6 +99,26 @@ def case_attr(name, value):
     return edit(lambda f: first_case(f).attrs.__setitem__(name, value))
 
 
+def bad_heap_reference(good, path):
+    """A root attribute whose variable-length value points past its global heap collection's objects:
+    HDF5 1.10 segfaults reading it (the kind of file CI's fuzzing found in the twelfth session, which
+    passed the check and crashed `runner merge` as it copied the root attributes)."""
+    shutil.copy(good, path)
+    marker = "tilelab-crafted-heap-reference"
+    with h5py.File(path, "r+") as f:
+        f.attrs["zz_note"] = marker
+    data = bytearray(open(path, "rb").read())
+    heap = data.rfind(b"GCOL", 0, data.find(marker.encode()))  # the collection that holds the value
+    for idx in range(1, 4096):  # the attribute's stored reference: length, collection address, index
+        at = data.find(struct.pack("<IQI", len(marker), heap, idx))
+        if at >= 0:
+            data[at + 12:at + 16] = struct.pack("<I", 0x7FFFFFF0)
+            break
+    else:
+        raise AssertionError("the attribute's heap reference was not found in the file")
+    open(path, "wb").write(data)
+
+
 def replace_time(data):
     def fn(f):
         g = first_case(f)
@@ -163,9 +184,7 @@ ROWS = [
                                                   path), "damaged in a way that crashes the HDF5 library"),
     # Found by fuzzing (twelfth session): a root attribute's value that crashes HDF5 only when read, which
     # merge's copy of the root attributes did after the check had passed; the check now reads them all.
-    ("hdf5_crash_root_attr", lambda good, path: shutil.copy(os.path.join("fuzz", "corpus_results",
-                                                                         "hdf5_crash_root_attr.h5"), path),
-     "damaged in a way that crashes the HDF5 library"),
+    ("hdf5_crash_root_attr", bad_heap_reference, "damaged in a way that crashes the HDF5 library"),
 ]
 TRUNCATIONS = (512, 2048, 0.5, -1024, -8)
 

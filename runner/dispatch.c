@@ -149,7 +149,7 @@ int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, 
     t->name = tl_xstrdup(name);
     t->device = tl_xstrdup("");
     t->measured = tl_xstrdup("");
-    int line = 0, have_op = 0;
+    int line = 0, have_op = 0, cap = 0;
     for (size_t at = 0; at < len;) {
         size_t end = at;
         while (end < len && text[end] != '\n') end++;
@@ -198,8 +198,11 @@ int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, 
             line_err(e, name, line, "more than %s%s rows", "100000", "");
             goto fail;
         }
-        t->rows = realloc(t->rows, sizeof *t->rows * (size_t)(t->n + 1));
-        if (!t->rows) abort();
+        if (t->n == cap) { /* doubling: a row at a time copied the table's rows n^2 / 2 times */
+            cap = cap ? 2 * cap : 256;
+            t->rows = realloc(t->rows, sizeof *t->rows * (size_t)cap);
+            if (!t->rows) abort();
+        }
         memset(&t->rows[t->n], 0, sizeof t->rows[t->n]);
         if (parse_row(op, name, line, s, &t->rows[t->n], e)) {
             free(t->rows[t->n].text);
@@ -218,6 +221,7 @@ int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, 
     for (int i = 0; i < t->n; i++) {
         dsp_row *r = &t->rows[i];
         r->prob = r->cand = -1;
+        if (i > 0 && same_problem(r, &t->rows[i - 1])) r->prob = t->rows[i - 1].prob; /* a problem's rows in a row */
         for (int j = 0; j <= i && (r->prob < 0 || r->cand < 0); j++) {
             if (r->prob < 0 && same_problem(r, &t->rows[j])) r->prob = j;
             if (r->cand < 0 && same_candidate(r, &t->rows[j])) r->cand = j;

@@ -488,7 +488,7 @@ static int load_table(cfg_ctx *c, yaml_node_t *node, const char *field, cfg_vari
     snprintf(f2, sizeof f2, "%s.table", field);
     if (node && expect(c, node, YAML_SCALAR_NODE, f2)) return -1;
     const char *origin = node ? SRC_EXPERIMENT : SRC_TILELAB, *path = node ? scalar(node) : cv->v->table;
-    if (src_resolve(&x->store, origin, path, &cv->src, c->e)) {
+    if (src_resolve_table(&x->store, origin, path, &cv->src, c->e)) {
         if (node)
             tl_err_wrap(c->e, "%s:%lu:%lu: %s", c->path, (unsigned long)node->start_mark.line + 1,
                         (unsigned long)node->start_mark.column + 1, f2);

@@ -106,8 +106,8 @@ static char *read_bytes(hid_t g, const char *where, const char *sha, size_t *len
     }
     if ((d = H5Dopen2(g, sha, H5P_DEFAULT)) < 0 || (space = H5Dget_space(d)) < 0 || (t = H5Dget_type(d)) < 0 ||
         H5Sget_simple_extent_ndims(space) != 1 || H5Tget_class(t) != H5T_INTEGER || H5Tget_size(t) != 1 ||
-        H5Sget_simple_extent_dims(space, &n, NULL) < 0 || n > SRC_MAX_BYTES) {
-        tl_err_set(e, "%s: /sources/%s: not a dataset of at most %d bytes", where, sha, SRC_MAX_BYTES);
+        H5Sget_simple_extent_dims(space, &n, NULL) < 0 || n > SRC_MAX_TABLE_BYTES) {
+        tl_err_set(e, "%s: /sources/%s: not a dataset of at most %d bytes", where, sha, SRC_MAX_TABLE_BYTES);
         goto out;
     }
     buf = tl_xmalloc((size_t)n + 1);

@@ -52,14 +52,23 @@ static int find_index(const src_store *s, const char *origin, const char *path)
     return f ? (int)(f - s->files) : -1;
 }
 
-/* A usable source: text without NUL bytes, at most SRC_MAX_BYTES. */
-static int text_ok(const char *path, const char *text, size_t len, tl_err *e)
+/* What a file of each limit is, in messages. */
+static const char *limit_what(size_t limit)
 {
-    if (len > SRC_MAX_BYTES) {
-        tl_err_set(e, "%s: %.1f MiB, over the %d MiB limit for a kernel source", path, len / 1048576.0,
-                   SRC_MAX_BYTES >> 20);
-        return -1;
-    }
+    return limit == SRC_MAX_TABLE_BYTES ? "a dispatch table" : "a kernel source";
+}
+
+static int too_big(tl_err *e, const char *path, size_t len, size_t limit)
+{
+    tl_err_set(e, "%s: %.1f MiB, over the %d MiB limit for %s", path, len / 1048576.0, (int)(limit >> 20),
+               limit_what(limit));
+    return -1;
+}
+
+/* A usable file: text without NUL bytes, at most limit bytes. */
+static int text_ok(const char *path, const char *text, size_t len, size_t limit, tl_err *e)
+{
+    if (len > limit) return too_big(e, path, len, limit);
     if (memchr(text, '\0', len)) {
         tl_err_set(e, "%s: not a text file (it holds a NUL byte)", path);
         return -1;
@@ -96,7 +105,7 @@ int src_store_add(src_store *s, const char *origin, const char *path, const char
         tl_err_set(e, "%s: not a usable source path (%s)", path, why ? why : "not normalised");
         return -1;
     }
-    if (text_ok(path, text, len, e)) return -1;
+    if (text_ok(path, text, len, SRC_MAX_TABLE_BYTES, e)) return -1;
     if (find_index(s, origin, path) >= 0) {
         tl_err_set(e, "%s:%s: given twice", origin, path);
         return -1;
@@ -159,8 +168,8 @@ static char *shown_path(const src_store *s, const char *path)
 }
 
 /* Reads path (normalised, relative) from the experiment's folder: a regular file inside it, also
- * after following links. */
-static int read_experiment_file(src_store *s, const char *path, tl_err *e)
+ * after following links, of at most limit bytes. */
+static int read_experiment_file(src_store *s, const char *path, size_t limit, tl_err *e)
 {
     char *shown = shown_path(s, path);
     if (!s->dir) {
@@ -179,22 +188,30 @@ static int read_experiment_file(src_store *s, const char *path, tl_err *e)
         tl_err_set(e, "%s: a link to %s, outside the experiment's folder", shown, real);
     } else if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
         tl_err_set(e, "%s: not a regular file", shown);
-    } else if (st.st_size > SRC_MAX_BYTES) {
-        tl_err_set(e, "%s: %.1f MiB, over the %d MiB limit for a kernel source", shown, st.st_size / 1048576.0,
-                   SRC_MAX_BYTES >> 20);
+    } else if ((size_t)st.st_size > limit) {
+        too_big(e, shown, (size_t)st.st_size, limit);
     } else if ((text = tl_read_file(real, &len, e))) {
-        if (text_ok(shown, text, len, e) == 0) rc = push_file(s, SRC_EXPERIMENT, path, text, len, 0);
+        if (text_ok(shown, text, len, limit, e) == 0) rc = push_file(s, SRC_EXPERIMENT, path, text, len, 0);
     }
     free(full), free(real), free(text), free(shown);
     return rc;
 }
 
-/* The store's index of (origin, path), reading it when needed. */
-static int get_file(src_store *s, const char *origin, const char *path, tl_err *e)
+/* The store's index of (origin, path), reading it when needed; a file over limit bytes (a preloaded
+ * one too) is refused. */
+static int get_file(src_store *s, const char *origin, const char *path, size_t limit, tl_err *e)
 {
     int i = find_index(s, origin, path);
-    if (i >= 0) return i;
-    if (!strcmp(origin, SRC_EXPERIMENT)) return read_experiment_file(s, path, e);
+    if (i >= 0) {
+        if (s->files[i].len > limit) {
+            char *shown = src_display(s, &s->files[i]);
+            too_big(e, shown, s->files[i].len, limit);
+            free(shown);
+            return -1;
+        }
+        return i;
+    }
+    if (!strcmp(origin, SRC_EXPERIMENT)) return read_experiment_file(s, path, limit, e);
     const reg_source *r = s->tilelab_preloaded ? NULL : reg_find_source(path);
     if (!r) {
         tl_err_set(e, "kernels/%s: not among %s", path,
@@ -446,7 +463,7 @@ static int resolve_includes(src_store *s, src_set *set, int i, tl_err *e)
             tl_err_set(e, "%s:%d: \"%s\": %s", shown, in->line, in->name, why);
             rc = -1;
         } else if (in->kind == '"') {
-            int at = set_find_name(set, in->name), idx = get_file(s, origin, path, e);
+            int at = set_find_name(set, in->name), idx = get_file(s, origin, path, SRC_MAX_BYTES, e);
             if (idx < 0) {
                 tl_err_wrap(e, "%s:%d: #include \"%s\"", shown, in->line, in->name);
                 rc = -1;
@@ -481,7 +498,7 @@ int src_resolve(src_store *s, const char *origin, const char *path, src_set *set
         tl_err_set(e, "%s: %s", path, why);
         return -1;
     }
-    int main_file = get_file(s, origin, norm, e);
+    int main_file = get_file(s, origin, norm, SRC_MAX_BYTES, e);
     if (main_file < 0) return -1;
     set_push(set, main_file, norm);
     /* Breadth first: the set grows while it is walked. */
@@ -491,6 +508,22 @@ int src_resolve(src_store *s, const char *origin, const char *path, src_set *set
             return -1;
         }
     for (int i = 0; i < set->n; i++) s->files[set->files[i]].used = 1;
+    return 0;
+}
+
+int src_resolve_table(src_store *s, const char *origin, const char *path, src_set *set, tl_err *e)
+{
+    char norm[PATH_MAX];
+    const char *why;
+    memset(set, 0, sizeof *set);
+    if (src_join("", path, norm, sizeof norm, &why)) {
+        tl_err_set(e, "%s: %s", path, why);
+        return -1;
+    }
+    int i = get_file(s, origin, norm, SRC_MAX_TABLE_BYTES, e);
+    if (i < 0) return -1;
+    set_push(set, i, norm);
+    s->files[i].used = 1;
     return 0;
 }
 

@@ -13,7 +13,8 @@
 
 #include "runner/util.h"
 
-#define SRC_MAX_BYTES (1 << 20) /* one source file, bytes */
+#define SRC_MAX_BYTES (1 << 20)        /* a kernel source or header, bytes */
+#define SRC_MAX_TABLE_BYTES (16 << 20) /* a dispatch table (sgemm's tuning writes some MiB), bytes */
 #define SRC_MAX_FILES 256       /* files one compile may read */
 #define SRC_EXPERIMENT "experiment"
 #define SRC_TILELAB "tilelab"
@@ -55,8 +56,9 @@ void src_store_init(src_store *s, const char *yaml_path);
 /* A store that reads nothing from disk: its files are preloaded with src_store_add. */
 void src_store_init_preloaded(src_store *s, const char *display, int tilelab_preloaded);
 void src_store_free(src_store *s);
-/* Preloads a file (from a result file). -1 when it is not a usable source (NUL byte, too big, a
- * path that is not normalised and relative). */
+/* Preloads a file (from a result file). -1 when it is not a usable file (NUL byte, over
+ * SRC_MAX_TABLE_BYTES, a path that is not normalised and relative); a kernel source's own limit is
+ * checked where a compile uses it. */
 int src_store_add(src_store *s, const char *origin, const char *path, const char *text, size_t len, tl_err *e);
 /* The file of (origin, path), or NULL. */
 const src_file *src_store_find(const src_store *s, const char *origin, const char *path);
@@ -64,6 +66,8 @@ const src_file *src_store_find(const src_store *s, const char *origin, const cha
 /* Reads (origin, path) and every file it includes, transitively, into set; marks them used. Errors
  * name the file and line of a bad #include. */
 int src_resolve(src_store *s, const char *origin, const char *path, src_set *set, tl_err *e);
+/* Reads (origin, path) as a dispatch table: one file (no includes), at most SRC_MAX_TABLE_BYTES. */
+int src_resolve_table(src_store *s, const char *origin, const char *path, src_set *set, tl_err *e);
 void src_set_free(src_set *set);
 /* Stable text naming a set's files and their hashes, one "origin:path sha256" line each, main first. */
 char *src_set_text(const src_store *s, const src_set *set);

@@ -4,7 +4,9 @@
  *  - extract writes a folder that validates and plans to the same case ids, with the same bytes;
  *  - the experiment parsed from the file alone (as rerun does) plans to the same ids and sources;
  *  - a damaged source, a path that leaves the folder, a non-empty target are refused;
- *  - resuming with an edited kernel is refused (it would mix kernels in one file). */
+ *  - resuming with an edited kernel is refused (it would mix kernels in one file);
+ *  - a dispatch table of some MiB (a tuning's) is carried, extracted and read back like a source, and
+ *    a kernel source over 1 MiB in a result file is refused where a compile would read it. */
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -263,6 +265,129 @@ static int check_resume_refuses_edited_kernel(void)
     return 1;
 }
 
+static void write_text(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(text, 1, len, f) == len && fclose(f) == 0, "writing %s", path);
+}
+
+/* A table padded with comment lines past n bytes: the registry's own, which parses. */
+static char *padded_table(size_t n, size_t *len)
+{
+    const reg_source *own = reg_find_source("sgemm/tuned_h100.table");
+    CHECK(own != NULL, "the registry's table");
+    if (!own) return NULL;
+    tl_buf b = {0};
+    tl_buf_printf(&b, "%.*s", (int)own->len, own->text);
+    while (b.len <= n) tl_buf_printf(&b, "# padding to %zu bytes: a comment line the parser skips\n", n);
+    *len = b.len;
+    return b.s;
+}
+
+/* Writes yaml into dir, its result file, and reads the file back as rerun does: the same cases, and
+ * the table at (origin, path) carried as read. */
+static int table_round_trip(const char *dir, const char *yaml, const char *origin, const char *table, tl_experiment *x)
+{
+    char path[700], h5[700];
+    tl_experiment y;
+    tl_err e;
+    snprintf(path, sizeof path, "%s/t.yaml", dir);
+    write_text(path, yaml, strlen(yaml));
+    if (config_load(path, x, &e)) {
+        CHECK(0, "%s: %s", table, e.msg);
+        return -1;
+    }
+    snprintf(h5, sizeof h5, "%s/%s.h5", tmp, origin);
+    CHECK(write_result(h5, x, 0, &e) == 0, "%s", e.msg);
+    src_store st;
+    int n;
+    CHECK(load_sources(h5, 0, &st, &n, &e) == 0, "reading %s back: %s", table, e.msg);
+    const src_file *f = src_store_find(&st, origin, table), *g = src_store_find(&x->store, origin, table);
+    CHECK(f && g && f->len == g->len && g->len > SRC_MAX_BYTES && !memcmp(f->text, g->text, f->len),
+          "%s:%s not carried as read", origin, table);
+    h5in_source src;
+    hid_t hf = h5in_open(h5, &e);
+    CHECK(hf >= 0 && h5in_read_source(hf, h5, &src, &e) == 0, "%s", e.msg);
+    if (hf >= 0) H5Fclose(hf);
+    if (config_parse_with("tables.h5:config_yaml", src.config_yaml, strlen(src.config_yaml), &st, &y, &e) == 0) {
+        same_ids(x, &y, table);
+        config_free(&y);
+    } else {
+        CHECK(0, "%s", e.msg);
+    }
+    h5in_source_free(&src);
+    src_store_free(&st);
+    if (!strcmp(origin, SRC_EXPERIMENT)) {
+        extract_report r;
+        char out[700], want[700];
+        snprintf(out, sizeof out, "%s/tables-extracted", tmp);
+        CHECK(extract_result(h5, out, &r, &e) == 0, "extract: %s", e.msg);
+        snprintf(path, sizeof path, "%s/%s", out, table);
+        snprintf(want, sizeof want, "%s/%s", dir, table);
+        CHECK(same_file(path, want), "the extracted %s differs", table);
+        extract_report_free(&r);
+    }
+    return 0;
+}
+
+static int check_tables(void)
+{
+    char dir[600], path[700];
+    tl_experiment x;
+    tl_err e;
+    size_t len;
+    snprintf(dir, sizeof dir, "%s/tables", tmp);
+    CHECK(mkdir(dir, 0755) == 0, "mkdir %s", dir);
+    char *big = padded_table(3u << 20, &len);
+    if (!big) return 1;
+    snprintf(path, sizeof path, "%s/mine.table", dir);
+    write_text(path, big, len);
+    free(big);
+    if (table_round_trip(dir, "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\n"
+                              "variants: [{name: tuned, table: mine.table}]\n", SRC_EXPERIMENT, "mine.table", &x) == 0)
+        config_free(&x);
+    /* The registry's own table, where it is over a kernel's limit. */
+    const reg_source *own = reg_find_source("sgemm/tuned_h100.table");
+    if (own && own->len > SRC_MAX_BYTES &&
+        table_round_trip(dir, "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\nvariants: [tuned]\n", SRC_TILELAB,
+                         "sgemm/tuned_h100.table", &x) == 0)
+        config_free(&x);
+    /* Over the table limit: refused, named. */
+    big = padded_table(SRC_MAX_TABLE_BYTES, &len);
+    snprintf(path, sizeof path, "%s/mine.table", dir);
+    write_text(path, big, len);
+    free(big);
+    const char *yaml = "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\nvariants: [{name: tuned, table: mine.table}]\n";
+    snprintf(path, sizeof path, "%s/t.yaml", dir);
+    write_text(path, yaml, strlen(yaml));
+    CHECK(config_load(path, &x, &e) != 0 && strstr(e.msg, "mine.table: 16.0 MiB, over the 16 MiB limit for a dispatch table"),
+          "a table over 16 MiB: %s", e.msg);
+    return 9;
+}
+
+/* A preloaded file (what a result file gives rerun) may be a table's size; as a kernel source it is
+ * refused where the compile would read it, named. */
+static int check_big_preloaded_kernel(void)
+{
+    src_store st;
+    src_set set;
+    tl_err e;
+    size_t n = 2u << 20;
+    char *text = tl_xmalloc(n);
+    memset(text, ' ', n);
+    memcpy(text, "// a kernel of 2 MiB\n", 21);
+    src_store_init_preloaded(&st, "r.h5:/sources", 0);
+    CHECK(src_store_add(&st, SRC_EXPERIMENT, "kernels/big.cu", text, n, &e) == 0, "preloading 2 MiB: %s", e.msg);
+    CHECK(src_resolve(&st, SRC_EXPERIMENT, "kernels/big.cu", &set, &e) != 0 &&
+              strstr(e.msg, "kernels/big.cu: 2.0 MiB, over the 1 MiB limit for a kernel source"),
+          "a 2 MiB kernel from a result file: %s", e.msg);
+    CHECK(src_resolve_table(&st, SRC_EXPERIMENT, "kernels/big.cu", &set, &e) == 0, "as a table: %s", e.msg);
+    src_set_free(&set);
+    src_store_free(&st);
+    free(text);
+    return 2;
+}
+
 int main(void)
 {
     const char *t = getenv("TEST_TMPDIR");
@@ -283,6 +408,8 @@ int main(void)
     total += check_embedded(h5, &x);
     total += check_hostile(h5);
     total += check_resume_refuses_edited_kernel();
+    total += check_big_preloaded_kernel();
+    total += check_tables();
     config_free(&x);
     return TEST_REPORT(total);
 }

@@ -509,6 +509,54 @@ static int check_stream_k(void)
 }
 
 /* A case listed twice is an error, found at plan time, before anything runs. */
+/* skinny: the grid is the large side's blocks by the k slices (at most one a chunk, none empty), the
+ * workspace only with more than one slice, and a small side over SMAX, a tile over 48 KiB of shared
+ * memory, or a bad param skipped with the reason. */
+static int check_skinny(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: row}\n"
+                              "sizes: [{m: 3, n: 1000, k: 5000}, {m: 1000, n: 30, k: 70}]\nvariants:\n"
+                              "  - {name: skinny, params: {SIDE: [0, 1], SMAX: 4, LPT: 2, SLICES: [1, 8, 1000]}}\n"
+                              "  - {name: skinny, params: {SIDE: 1, SMAX: 32, LPT: [2, 4], SLICES: 3}}\n"
+                              "  - {name: skinny, params: {SIDE: 2, SMAX: 3}}\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    CHECK(p.ncases == 2 * 2 * (6 + 2 + 1), "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases; i++, n++) {
+        const tl_case *c = &p.cases[i];
+        int skinny_m = strstr(c->sizes_text, "m=3,") != NULL, side = strstr(c->params_text, "SIDE=1") ? 1 : 0;
+        const char *why = c->reason ? c->reason : "(runs)";
+        if (strstr(c->params_text, "SIDE=2")) {
+            CHECK(c->skipped && strstr(why, "SIDE must be 0 (m small) or 1 (n small)"), "SIDE 2: %s", why);
+        } else if (strstr(c->params_text, "SMAX=32,LPT=2")) {
+            CHECK(c->skipped && strstr(why, "more than 48 KiB of shared memory"), "SMAX 32 LPT 2: %s", why);
+        } else if (side != !skinny_m || (!skinny_m && strstr(c->params_text, "SMAX=4"))) {
+            CHECK(c->skipped && strstr(why, side ? "n is more than SMAX" : "m is more than SMAX"), "%s %s: %s",
+                  c->sizes_text, c->params_text, why);
+        } else if (skinny_m) {
+            /* SMAX 4, LPT 2: 512 columns a block, 8 k a chunk: 625 chunks, 2 block columns. */
+            long slices = strstr(c->params_text, "SLICES=1000") ? 625 : strstr(c->params_text, "SLICES=8") ? 8 : 1;
+            uint64_t ws = c->run->workspace(c->run_params, &c->spec);
+            CHECK(!c->skipped && c->nlaunch == 1 && c->launch[0].grid[0] == 2 && c->launch[0].grid[1] == slices &&
+                      c->launch[0].block[0] == 256,
+                  "%s %s: grid %u x %u, want 2 x %ld (%s)", c->sizes_text, c->params_text, c->launch[0].grid[0],
+                  c->launch[0].grid[1], slices, why);
+            CHECK(ws == (slices > 1 ? 2ull * slices * 256 * 4 * 2 * 4 : 0), "%s: workspace %llu", c->params_text,
+                  (unsigned long long)ws);
+        } else {
+            /* n = 30 on SMAX 32, LPT 4: 128 rows of A a block, 32 k a chunk: 3 chunks, 3 slices; 8 blocks. */
+            uint64_t ws = c->run->workspace(c->run_params, &c->spec);
+            CHECK(!c->skipped && c->launch[0].grid[0] == 8 && c->launch[0].grid[1] == 3 && ws == 8ull * 3 * 256 * 4 * 4 * 4,
+                  "%s %s: grid %u x %u, workspace %llu (%s)", c->sizes_text, c->params_text, c->launch[0].grid[0],
+                  c->launch[0].grid[1], (unsigned long long)ws, why);
+        }
+    }
+    unload(&x, &p);
+    return n;
+}
+
 static int check_duplicates_rejected(void)
 {
     static const char *const dup[] = {
@@ -676,6 +724,7 @@ int main(void)
     total += check_static_grid();
     total += check_xpf();
     total += check_stream_k();
+    total += check_skinny();
     total += check_shards();
     total += check_shards_keep_problems();
     return TEST_REPORT(total);

@@ -559,6 +559,75 @@ static uint64_t workspace15(const long *p, const reg_spec *s)
 
 #define NPARAMS(a) ((int)(sizeof a / sizeof *a))
 
+/* ---- 16_skinny: few rows or columns of C, the large operand streamed once ------------------ */
+
+static const reg_param p16[] = {
+    {"SIDE", 0, "0: m is the small side (C's rows), 1: n is (its columns)"},
+    {"SMAX", 8, "the small side at most: 1, 2, 4, 8, 16 or 32 (sets the block's tile)"},
+    {"LPT", 4, "large-side columns a thread: 1, 2 or 4"},
+    {"SLICES", 1, "k slices at most, 1 .. 1024 (> 1: partial results in a workspace, added in slice order)"},
+};
+
+/* 16_skinny.cu's tile: LT columns of the large side a block, KT k a chunk, 256 threads. */
+#define SKINNY_NT 256
+static void skinny_tile(const long *p, long *lt, long *kt)
+{
+    long smax = p[1], spt = smax < 4 ? smax : 4;
+    *lt = SKINNY_NT * spt / smax * p[2];
+    *kt = 16 * SKINNY_NT / *lt;
+}
+
+/* The launch's slices: at most SLICES and one a chunk, none empty (16_skinny.cu gives slice z the chunks
+ * z * per .. of ceil(chunks / slices) each). */
+static long skinny_slices(const long *p, const reg_spec *s)
+{
+    long lt, kt;
+    skinny_tile(p, &lt, &kt);
+    int64_t chunks = (s->dims[K_] + kt - 1) / kt;
+    int64_t z = p[3] < chunks ? p[3] : chunks, per = (chunks + z - 1) / z;
+    return (long)((chunks + per - 1) / per);
+}
+
+static int check16(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    long side = p[0], smax = p[1], lpt = p[2], slices = p[3];
+    if (side != 0 && side != 1) return snprintf(why, n, "SIDE must be 0 (m small) or 1 (n small)"), 0;
+    if (smax != 1 && smax != 2 && smax != 4 && smax != 8 && smax != 16 && smax != 32)
+        return snprintf(why, n, "SMAX must be 1, 2, 4, 8, 16 or 32"), 0;
+    if (lpt != 1 && lpt != 2 && lpt != 4) return snprintf(why, n, "LPT must be 1, 2 or 4"), 0;
+    if (slices < 1 || slices > 1024) return snprintf(why, n, "SLICES must be 1 .. 1024"), 0;
+    long lt, kt;
+    skinny_tile(p, &lt, &kt);
+    if (2 * kt * (lt + 4 + smax) * 4 > 48 * 1024)
+        return snprintf(why, n, "SMAX %ld with LPT %ld takes more than 48 KiB of shared memory (SMAX 32 needs LPT 4)",
+                        smax, lpt), 0;
+    int64_t small = s->dims[side ? N_ : M_], large = s->dims[side ? M_ : N_];
+    if (small > smax)
+        return snprintf(why, n, "%s is more than SMAX = %ld", side ? "n" : "m", smax), 0;
+    if (skinny_slices(p, s) > 1 && (large + lt - 1) / lt > 65536)
+        return snprintf(why, n, "with SLICES > 1, at most 65536 blocks along %s (%ld each)", side ? "m" : "n", lt), 0;
+    if ((large + lt - 1) / lt > 2147483647) return snprintf(why, n, "more than 2^31-1 blocks"), 0;
+    return fits_int(s, why, n);
+}
+
+static void geometry16(const long *p, const reg_spec *s, reg_launch *l)
+{
+    long lt, kt;
+    skinny_tile(p, &lt, &kt);
+    unsigned cols = ceil_div(s->dims[p[0] ? M_ : N_], lt);
+    *l = (reg_launch){{cols, (unsigned)skinny_slices(p, s), 1}, {SKINNY_NT, 1, 1}, 0};
+}
+
+static uint64_t workspace16(const long *p, const reg_spec *s)
+{
+    long lt, kt, z = skinny_slices(p, s);
+    skinny_tile(p, &lt, &kt);
+    if (z < 2) return 0;
+    long spt = p[1] < 4 ? p[1] : 4;
+    uint64_t cols = ceil_div(s->dims[p[0] ? M_ : N_], lt);
+    return cols * (uint64_t)z * SKINNY_NT * (uint64_t)(spt * p[2]) * sizeof(float);
+}
+
 /* ---- 12_mma_sync: tensor cores, warp-level MMA ---------------------------------------------- */
 
 static const reg_param p12[] = {
@@ -1314,6 +1383,14 @@ static const reg_variant sgemm_variants[] = {
                     "at most 4 KP (MP + NP) bytes (an operand read in place takes none), with SK 4 BM BN bytes a slice more, "
                     "with SKPAR (SPLITK > 1) 4 SPLITK BM BN bytes a tile of C more",
      .check = check15, .geometry = geometry15, .geometry2 = geometry15_pack},
+    {.name = "skinny", .summary = "few rows or columns of C (m or n <= 32): the large operand read once at DRAM "
+                                  "speed, any sizes and layouts, k split in slices added in order",
+     .kind = REG_NVRTC, .source = "sgemm/16_skinny.cu", .entry = "sgemm_skinny", .params = p16,
+     .nparams = NPARAMS(p16), .workspace = workspace16,
+     .constraints = "SIDE 0 (m <= SMAX) or 1 (n <= SMAX); SMAX 1, 2, 4, 8, 16, 32; LPT 1, 2, 4 (SMAX 32: 4); "
+                    "SLICES 1 .. 1024 (> 1: at most 65536 blocks along the large side, a workspace of "
+                    "4 x 256 x min(SMAX, 4) x LPT bytes a block)",
+     .check = check16, .geometry = geometry16},
     {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, ldmatrix fragments, cp.async multistage",
      .kind = REG_NVRTC, .source = "sgemm/12_mma_sync.cu", .entry = "sgemm_mma_sync", .params = p12,
      .nparams = NPARAMS(p12), .dtypes = (1u << TF32) | (1u << BF16),

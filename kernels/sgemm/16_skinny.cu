@@ -1,0 +1,233 @@
+// 16_skinny: C with few rows or few columns (m or n of 1 .. 32), the large operand streamed once.
+//
+// The tiled rungs' tiles are 64 - 256 rows of C: at m = 8 a 64-row tile computes 8 times what the
+// problem needs, and at m = 1 (a matrix-vector product) 64 times. But such a product is not bound by
+// its multiply-adds at all: with S rows of C (the small side), each element of the large operand (B
+// for few rows, A for few columns) feeds S multiply-adds and is read once, so at S = 1 .. 32 the time is
+// reading it (4 k L bytes: 2k S L flops against the H100's 60 FP32 TFLOP/s and 3.3 TB/s cross near
+// S = 40). This rung reads the large operand once, at the DRAM's pace, whatever its layout and sizes:
+// - a block takes LT columns of the large side (L: n when the small side is m, m when it is n) and
+//   every row of the small side, up to SMAX (a param; the rows past S compute zeros and the warps that
+//   hold only such rows skip the multiply-adds);
+// - it walks its k range in chunks of KT: the large operand's KT x LT chunk and the small one's KT x
+//   SMAX go through shared memory (two buffers, one barrier a chunk), loaded into registers one chunk
+//   ahead so that the loads are in flight while the multiply-adds of the chunk before run. The loads
+//   are 4 bytes, coalesced along whichever side of the operand is contiguous (k, or the large side),
+//   and checked against the edges: any sizes, any leading dimensions, no alignment asked;
+// - each thread keeps SPT x LPT results (SPT = 4, or SMAX below that; LPT a param, 1, 2 or 4: at 4 x 4,
+//   two 16-byte shared loads a k for 16 multiply-adds). LPT sets the block's columns and so the chunk:
+//   LT = 256 SPT LPT / SMAX columns, KT = 4096 / LT k (16 elements of the large operand a thread), which
+//   is the length of the runs read where the operand is contiguous along k;
+// - SLICES (a param) splits k: the grid's y dimension, so that a short large side still fills the
+//   GPU. Slices write their partial results to the workspace and the last one of a block column to
+//   arrive (a per-column count) adds them in slice order: the same sum on every run.
+//
+// Params: SIDE (0: m is the small side, 1: n is), SMAX (the small side at most: 1, 2, 4, 8, 16, 32),
+// LPT, SLICES (k slices at most, 1 .. 1024; the launch takes no more than one a chunk). sgemm.c's
+// skinny_tile says the same tile sizes as below.
+#include "sgemm_common.cuh"
+
+#ifndef SIDE
+#define SIDE 0
+#endif
+#ifndef SMAX
+#define SMAX 8
+#endif
+#ifndef SLICES
+#define SLICES 1
+#endif
+#ifndef LPT
+#define LPT 4
+#endif
+#if SIDE != 0 && SIDE != 1
+#error "16_skinny: SIDE 0 (m small) or 1 (n small)"
+#endif
+#if SMAX != 1 && SMAX != 2 && SMAX != 4 && SMAX != 8 && SMAX != 16 && SMAX != 32
+#error "16_skinny: SMAX 1, 2, 4, 8, 16 or 32"
+#endif
+#if LPT != 1 && LPT != 2 && LPT != 4
+#error "16_skinny: LPT 1, 2 or 4"
+#endif
+#if SLICES < 1 || SLICES > 1024
+#error "16_skinny: SLICES 1 .. 1024"
+#endif
+
+#define SK_NT 256                               // threads a block
+#define SK_SPT (SMAX < 4 ? SMAX : 4)            // small-side rows a thread
+#define SK_LPT LPT                              // large-side columns a thread
+#define SK_LG (SK_NT * SK_SPT / SMAX)           // threads along the large side
+#define SK_LT (SK_LG * SK_LPT)                  // large-side columns a block: 128 (SMAX 32) .. 1024
+#define SK_KT (16 * SK_NT / SK_LT)              // k a chunk: 16 elements of the large operand a thread
+#define SK_E (SK_LT * SK_KT / SK_NT)            // = 16
+#define SK_SE ((SMAX * SK_KT + SK_NT - 1) / SK_NT) // elements of the small operand a thread loads
+#define SK_LPAD (SK_LT + 4)                     // a shared row of the large chunk: 16-byte aligned
+#if 2 * SK_KT * (SK_LPAD + SMAX) * 4 > 48 * 1024
+#error "16_skinny: the two chunks take more than 48 KiB of shared memory (SMAX 32 needs LPT 4, SMAX 16 LPT 1 .. 4)"
+#endif
+
+// The large side's operand contiguous along that side (else along k).
+#if SIDE == 0
+#define SK_LCONTIG (!B_COL)
+#define SK_SCONTIG (A_COL)
+#else
+#define SK_LCONTIG (A_COL)
+#define SK_SCONTIG (!B_COL)
+#endif
+
+// The runner's workspace (reg_variant.workspace in sgemm.c): with more than one slice, per block column
+// SLICES x SK_NT x SK_SPT x SK_LPT floats of partial results.
+__device__ float *tilelab_workspace;
+
+// Per block column: how many of its slices have written their part. Zero at load; the last slice sets
+// it back, so every launch finds it so (one launch at a time per module: the runner's one stream).
+#define SK_MAX_COLUMNS 65536
+__device__ unsigned int skinny_arrived[SK_MAX_COLUMNS];
+
+extern "C" __global__ void __launch_bounds__(SK_NT)
+sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B, float beta,
+             float *__restrict__ C)
+{
+    __shared__ __align__(16) float lt[2][SK_KT][SK_LPAD];
+    __shared__ __align__(16) float st[2][SK_KT][SMAX];
+    const int tid = threadIdx.x;
+#if SIDE == 0
+    const int S = M, L = N;
+    const float *small = A, *large = B;
+    const int ss = A_COL ? 1 : K, sp = A_COL ? M : 1; // small(s, p) = small[s * ss + p * sp]
+    const int ll = B_COL ? K : 1, lp = B_COL ? 1 : N; // large(l, p) = large[l * ll + p * lp]
+    const int os = N, ol = 1;                         // out(s, l) = C[s * os + l * ol]
+#else
+    const int S = N, L = M;
+    const float *small = B, *large = A;
+    const int ss = B_COL ? K : 1, sp = B_COL ? 1 : N;
+    const int ll = A_COL ? 1 : K, lp = A_COL ? M : 1;
+    const int os = 1, ol = N;
+#endif
+    const int l0 = blockIdx.x * SK_LT;
+    const int chunks = (K + SK_KT - 1) / SK_KT, per = (chunks + gridDim.y - 1) / gridDim.y;
+    const int c0 = blockIdx.y * per, c1 = min(chunks, c0 + per);
+
+    // Where this thread's loads of a chunk land: element e of the large chunk, and of the small one.
+    float lv[SK_E], sv[SK_SE];
+    auto load = [&](int c) {
+        const int p0 = c * SK_KT;
+#pragma unroll
+        for (int e = 0; e < SK_E; ++e) {
+            const int i = tid + e * SK_NT;
+            const int l = SK_LCONTIG ? i % SK_LT : i / SK_KT, p = SK_LCONTIG ? i / SK_LT : i % SK_KT;
+            const int gl = l0 + l, gp = p0 + p;
+            lv[e] = gl < L && gp < K ? __ldg(&large[(size_t)gl * ll + (size_t)gp * lp]) : 0.0f;
+        }
+#pragma unroll
+        for (int e = 0; e < SK_SE; ++e) {
+            const int i = tid + e * SK_NT;
+            const int s = SK_SCONTIG ? i % SMAX : i / SK_KT, p = SK_SCONTIG ? i / SMAX : i % SK_KT;
+            const int gp = p0 + p;
+            sv[e] = i < SMAX * SK_KT && s < S && gp < K ? __ldg(&small[(size_t)s * ss + (size_t)gp * sp]) : 0.0f;
+        }
+    };
+    auto store = [&](int b) {
+#pragma unroll
+        for (int e = 0; e < SK_E; ++e) {
+            const int i = tid + e * SK_NT;
+            const int l = SK_LCONTIG ? i % SK_LT : i / SK_KT, p = SK_LCONTIG ? i / SK_LT : i % SK_KT;
+            lt[b][p][l] = lv[e];
+        }
+#pragma unroll
+        for (int e = 0; e < SK_SE; ++e) {
+            const int i = tid + e * SK_NT;
+            const int s = SK_SCONTIG ? i % SMAX : i / SK_KT, p = SK_SCONTIG ? i / SMAX : i % SK_KT;
+            if (i < SMAX * SK_KT) st[b][p][s] = sv[e];
+        }
+    };
+
+    // This thread's results: small-side rows sg * SPT .., large-side columns lg * LPT ..; a warp's
+    // threads share sg, so the skip of rows past S is the warp's.
+    const int lg = tid % SK_LG, sg = tid / SK_LG;
+    const bool live = sg * SK_SPT < S;
+    float acc[SK_SPT][SK_LPT];
+#pragma unroll
+    for (int i = 0; i < SK_SPT; ++i)
+#pragma unroll
+        for (int j = 0; j < SK_LPT; ++j) acc[i][j] = 0.0f;
+
+    int b = 0;
+    if (c0 < c1) load(c0);
+    for (int c = c0; c < c1; ++c, b ^= 1) {
+        store(b);
+        __syncthreads(); // chunk c in buffer b; every thread is past chunk c - 2's reads of it
+        if (c + 1 < c1) load(c + 1);
+        if (live) {
+#pragma unroll
+            for (int p = 0; p < SK_KT; ++p) {
+                float x[SK_LPT];
+#if SK_LPT == 4
+                const float4 x4 = *reinterpret_cast<const float4 *>(&lt[b][p][lg * SK_LPT]);
+                x[0] = x4.x, x[1] = x4.y, x[2] = x4.z, x[3] = x4.w;
+#elif SK_LPT == 2
+                const float2 x2 = *reinterpret_cast<const float2 *>(&lt[b][p][lg * SK_LPT]);
+                x[0] = x2.x, x[1] = x2.y;
+#else
+                x[0] = lt[b][p][lg];
+#endif
+                float y[SK_SPT];
+#if SK_SPT == 4
+                const float4 y4 = *reinterpret_cast<const float4 *>(&st[b][p][sg * SK_SPT]);
+                y[0] = y4.x, y[1] = y4.y, y[2] = y4.z, y[3] = y4.w;
+#else
+#pragma unroll
+                for (int i = 0; i < SK_SPT; ++i) y[i] = st[b][p][sg * SK_SPT + i];
+#endif
+#pragma unroll
+                for (int i = 0; i < SK_SPT; ++i)
+#pragma unroll
+                    for (int j = 0; j < SK_LPT; ++j) acc[i][j] += y[i] * x[j];
+            }
+        }
+    }
+
+    if (gridDim.y > 1) {
+        // Slice order, whichever slice arrives last: each thread's results side by side, 16 bytes a
+        // thread (coalesced), SLICES parts a block column.
+        float *part = tilelab_workspace + (size_t)blockIdx.x * gridDim.y * SK_NT * SK_SPT * SK_LPT;
+        float *mine = part + (size_t)blockIdx.y * SK_NT * SK_SPT * SK_LPT;
+        if (live)
+#pragma unroll
+            for (int i = 0; i < SK_SPT; ++i)
+#pragma unroll
+                for (int j = 0; j < SK_LPT; ++j) __stcg(&mine[(i * SK_LPT + j) * SK_NT + tid], acc[i][j]);
+        __threadfence(); // the part is visible to the GPU before this slice counts as arrived
+        __syncthreads();
+        const int last = __syncthreads_or(tid == 0 && atomicAdd(&skinny_arrived[blockIdx.x], 1u) == gridDim.y - 1);
+        if (!last) return;
+        __threadfence();
+        if (live) {
+#pragma unroll
+            for (int i = 0; i < SK_SPT; ++i)
+#pragma unroll
+                for (int j = 0; j < SK_LPT; ++j) acc[i][j] = 0.0f;
+            for (int z = 0; z < (int)gridDim.y; ++z) {
+                const float *their = part + (size_t)z * SK_NT * SK_SPT * SK_LPT;
+#pragma unroll
+                for (int i = 0; i < SK_SPT; ++i)
+#pragma unroll
+                    for (int j = 0; j < SK_LPT; ++j) acc[i][j] += __ldcg(&their[(i * SK_LPT + j) * SK_NT + tid]);
+            }
+        }
+        if (tid == 0) skinny_arrived[blockIdx.x] = 0u;
+    }
+    if (!live) return;
+#pragma unroll
+    for (int i = 0; i < SK_SPT; ++i) {
+        const int s = sg * SK_SPT + i;
+        if (s >= S) break;
+#pragma unroll
+        for (int j = 0; j < SK_LPT; ++j) {
+            const int l = l0 + lg * SK_LPT + j;
+            if (l < L) {
+                float *c = &C[(size_t)s * os + (size_t)l * ol];
+                *c = sgemm_epilogue(acc[i][j], alpha, beta, c);
+            }
+        }
+    }
+}

@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.image as mpimg  # noqa: E402
 import numpy as np  # noqa: E402
 
-from tilelab_analysis import SchemaError, load  # noqa: E402
+from tilelab_analysis import SchemaError, load, load_meta  # noqa: E402
 from tilelab_analysis.report import SECTIONS  # noqa: E402
 
 RUNNER = os.path.join("runner", "runner")
@@ -78,6 +78,16 @@ class Analysis(unittest.TestCase):
             self.assertAlmostEqual(r["iqr_ms"], q3 - q1, places=12)
             self.assertAlmostEqual(r["median_ms"], runner_median[r["case_id"]], places=12)
             self.assertAlmostEqual(r["gflops"], r["flop"] / (np.median(s) * 1e-3) / 1e9, places=6)
+
+    def test_load_gives_each_files_meta_from_the_same_read(self):
+        meta = []
+        df = load([self.real, self.a], meta=meta)
+        self.assertEqual(len(df), 8)
+        self.assertEqual(meta, [load_meta(self.real), load_meta(self.a)])
+        root, env = meta[1]
+        self.assertEqual(root["experiment"], "analysis_host")
+        self.assertNotEqual(meta[0][0]["created_utc"], "")
+        self.assertIn("host", root)
 
     def test_summary_csv_and_markdown(self):
         p = sh(TOOL["summary"], self.real, "--csv")

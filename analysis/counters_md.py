@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the bundle has no installed package
 from tilelab_analysis import counters  # noqa: E402
-from tilelab_analysis.load import SchemaError, load, load_meta  # noqa: E402
+from tilelab_analysis.load import SchemaError, load  # noqa: E402
 from tilelab_analysis.summary import render_markdown  # noqa: E402
 
 
@@ -24,8 +24,9 @@ def _work(sizes):
 
 
 def section(path):
-    root, env = load_meta(path)
-    df = load(path)
+    meta = []
+    df = load(path, meta=meta)
+    root, env = meta[0]
     lines = ["## %s (%s)\n" % (root.get("experiment"), os.path.basename(path)),
              "%s, compute capability %s, driver %s; run %s on %s, commit %s. Counters: `%s`.\n" % (
                  env.get("device_name", "host"), env.get("compute_capability"), env.get("driver_version"),

@@ -19,13 +19,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from tilelab_analysis.load import SchemaError, load, load_meta  # noqa: E402
+from tilelab_analysis.load import SchemaError, load  # noqa: E402
 
 REL_KEEP = 1.5  # candidates slower than this over a problem's fastest are left out of its rows
 
 
 def table(paths, kinds):
-    df = load(paths)
+    meta = []
+    df = load(paths, meta=meta)
     if df.empty:
         raise SystemExit("dispatch_table: no cases in %s" % ", ".join(paths))
     ops = sorted(set(df["op"]))
@@ -34,7 +35,6 @@ def table(paths, kinds):
     ok = df[(df["status"] == "ok") & df["median_ms"].notna()]
     lib = ok[ok["kind"] == "library"]
     pick = ok[ok["kind"].isin(kinds) & (ok["dispatch"] == "") & (ok["variant_origin"] == "tilelab")]
-    meta = [load_meta(p) for p in paths]
     devices = sorted({env.get("device_name", "") or "host" for _, env in meta})
     sms = sorted({int(env.get("sms", 0) or 0) for _, env in meta})
     lines = ["# Written by analysis/dispatch_table.py: per problem, the verified compiled cases within %.2f x "

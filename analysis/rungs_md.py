@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the bundle has no installed package
-from tilelab_analysis.load import SchemaError, load, load_meta  # noqa: E402
+from tilelab_analysis.load import SchemaError, load  # noqa: E402
 
 
 CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"  # shown when the cases collected it
@@ -26,8 +26,9 @@ def _work(sizes):
 
 
 def section(path, bar):
-    root, env = load_meta(path)
-    df = load(path)
+    meta = []
+    df = load(path, meta=meta)
+    root, env = meta[0]
     lines = ["## %s (%s)\n" % (root.get("experiment"), os.path.basename(path)),
              "%s, compute capability %s, driver %s; run %s on %s, commit %s.\n" % (
                  env.get("device_name", "host"), env.get("compute_capability"), env.get("driver_version"),

@@ -282,9 +282,7 @@ def load_meta(path):
     """The file's root attributes (provenance, config) and /env (machine), as dicts of str/numbers."""
     path = resolve_path(path)
     with open_result(path) as f:
-        root = {k: _text(v) for k, v in f.attrs.items()}
-        env = {k: _text(v) for k, v in f["env"].attrs.items()} if "env" in f else {}
-    return root, env
+        return _meta(f)
 
 
 TELEMETRY = ("sm_clock_mhz", "temp_c", "power_w", "throttled")
@@ -292,9 +290,17 @@ TELEMETRY = ("sm_clock_mhz", "temp_c", "power_w", "throttled")
 PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters")
 
 
-def _read_cases(path):
+def _meta(f):
+    root = {k: _text(v) for k, v in f.attrs.items()}
+    env = {k: _text(v) for k, v in f["env"].attrs.items()} if "env" in f else {}
+    return root, env
+
+
+def _read_cases(path, meta=None):
     rows = []
     with open_result(path) as f:
+        if meta is not None:
+            meta.append(_meta(f))
         device = _text(f["env"].attrs.get("device_name", "")) if "env" in f else ""
         # tilelab/1.1: each case names its session, whose env says where it ran (a merged sweep may
         # span several machines).
@@ -328,8 +334,9 @@ def _read_cases(path):
     return rows
 
 
-def load(paths):
-    """One row per case of one file or several. Columns: the case attributes of the schema
+def load(paths, meta=None):
+    """One row per case of one file or several (meta, a list: each file's load_meta is appended to it,
+    from the same read: a large file is checked once, not again by load_meta). Columns: the case attributes of the schema
     (results/README.md), plus file, device and host (of the case's session), samples (time_ms as a numpy array), the telemetry samples
     (<name>_samples, None without NVML), reps, median_ms, mean_ms, q1_ms, q3_ms, iqr_ms, min_ms,
     max_ms, gflops, gbs (from the median), counters (metric name -> value, {} without; tilelab/1.3),
@@ -341,7 +348,7 @@ def load(paths):
         paths = [paths]
     rows = []
     for p in paths:
-        rows.extend(_read_cases(resolve_path(os.fspath(p))))
+        rows.extend(_read_cases(resolve_path(os.fspath(p)), meta))
     df = pd.DataFrame(rows)
     if df.empty:
         return df

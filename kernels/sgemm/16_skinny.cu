@@ -60,10 +60,32 @@
 #define SK_KT (16 * SK_NT / SK_LT)              // k a chunk: 16 elements of the large operand a thread
 #define SK_E (SK_LT * SK_KT / SK_NT)            // = 16
 #define SK_SE ((SMAX * SK_KT + SK_NT - 1) / SK_NT) // elements of the small operand a thread loads
-#define SK_LPAD (SK_LT + 4)                     // a shared row of the large chunk: 16-byte aligned
-#if 2 * SK_KT * (SK_LPAD + SMAX) * 4 > 48 * 1024
+#define SK_LPAD (SK_LT + 4)                     // a shared row of the large chunk: 16-byte aligned, 4 mod 32
+#define SK_SPAD (SMAX < 4 ? SMAX : SMAX == 4 ? 12 : SMAX + 4) // of the small one: 4, 12 or 20 mod 32 from 4 on
+#if 2 * SK_KT * (SK_LPAD + SK_SPAD) * 4 > 48 * 1024
 #error "16_skinny: the two chunks take more than 48 KiB of shared memory (SMAX 32 needs LPT 4, SMAX 16 LPT 1 .. 4)"
 #endif
+
+// Which element of the small chunk (R = SMAX rows by SK_KT k) consecutive threads copy, i = 0 .. R SK_KT
+// - 1. Where the operand is contiguous along the rows: consecutive rows of one k, stored along a shared
+// row. Where it is contiguous along k: blocks of G = 8 consecutive k by 4 rows a warp, each row's 8 k
+// one 32-byte sector of global memory, so that the transposing store (row stride SK_SPAD: 4, 12 or 20
+// mod 32 floats) puts the 32 threads in 32 banks; 32 consecutive k of one row fall in 32 / (the stride's
+// banks) banks, at SMAX 32 all in one: a 32-way conflict on every store. A side of fewer than 32 / G rows
+// (SMAX 1, 2) keeps the run of k. (The large chunk keeps runs of 32 k: its stride SK_LPAD costs 4-way
+// conflicts there, and 8 k by 4 rows read the operand 5% slower at m = 1 on the H100.)
+template <int R, bool ALONG_ROWS> __device__ __forceinline__ void sk_at(int i, int &r, int &p)
+{
+    constexpr int G = SK_KT < 8 ? SK_KT : 8, RG = 32 / G, PG = SK_KT / G;
+    if (ALONG_ROWS) {
+        r = i % R, p = i / R;
+    } else if (R % RG != 0) {
+        r = i / SK_KT, p = i % SK_KT;
+    } else {
+        const int q = i / 32, lane = i % 32;
+        p = lane % G + G * (q % PG), r = lane / G + RG * (q / PG);
+    }
+}
 
 // The large side's operand contiguous along that side (else along k).
 #if SIDE == 0
@@ -88,7 +110,7 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
              float *__restrict__ C)
 {
     __shared__ __align__(16) float lt[2][SK_KT][SK_LPAD];
-    __shared__ __align__(16) float st[2][SK_KT][SMAX];
+    __shared__ __align__(16) float st[2][SK_KT][SK_SPAD];
     const int tid = threadIdx.x;
 #if SIDE == 0
     const int S = M, L = N;
@@ -121,7 +143,8 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
 #pragma unroll
         for (int e = 0; e < SK_SE; ++e) {
             const int i = tid + e * SK_NT;
-            const int s = SK_SCONTIG ? i % SMAX : i / SK_KT, p = SK_SCONTIG ? i / SMAX : i % SK_KT;
+            int s, p;
+            sk_at<SMAX, SK_SCONTIG>(i, s, p);
             const int gp = p0 + p;
             sv[e] = i < SMAX * SK_KT && s < S && gp < K ? __ldg(&small[(size_t)s * ss + (size_t)gp * sp]) : 0.0f;
         }
@@ -136,7 +159,8 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
 #pragma unroll
         for (int e = 0; e < SK_SE; ++e) {
             const int i = tid + e * SK_NT;
-            const int s = SK_SCONTIG ? i % SMAX : i / SK_KT, p = SK_SCONTIG ? i / SMAX : i % SK_KT;
+            int s, p;
+            sk_at<SMAX, SK_SCONTIG>(i, s, p);
             if (i < SMAX * SK_KT) st[b][p][s] = sv[e];
         }
     };

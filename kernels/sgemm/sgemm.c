@@ -598,7 +598,8 @@ static int check16(const long *p, const reg_spec *s, char *why, size_t n)
     if (slices < 1 || slices > 1024) return snprintf(why, n, "SLICES must be 1 .. 1024"), 0;
     long lt, kt;
     skinny_tile(p, &lt, &kt);
-    if (2 * kt * (lt + 4 + smax) * 4 > 48 * 1024)
+    long spad = smax < 4 ? smax : smax == 4 ? 12 : smax + 4; /* 16_skinny.cu's SK_SPAD */
+    if (2 * kt * (lt + 4 + spad) * 4 > 48 * 1024)
         return snprintf(why, n, "SMAX %ld with LPT %ld takes more than 48 KiB of shared memory (SMAX 32 needs LPT 4)",
                         smax, lpt), 0;
     int64_t small = s->dims[side ? N_ : M_], large = s->dims[side ? M_ : N_];

@@ -346,9 +346,13 @@ def load(paths, meta=None):
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    rows = []
+    rows, got, envs = [], [], {}
     for p in paths:
-        rows.extend(_read_cases(resolve_path(os.fspath(p)), meta))
+        path = resolve_path(os.fspath(p))
+        rows.extend(_read_cases(path, got))
+        envs[path] = got[-1][1]
+    if meta is not None:
+        meta.extend(got)
     df = pd.DataFrame(rows)
     if df.empty:
         return df
@@ -358,7 +362,7 @@ def load(paths, meta=None):
     sec = df["median_ms"] * 1e-3
     df["gflops"] = df["flop"].astype(float) / sec / 1e9
     df["gbs"] = df["bytes"].astype(float) / sec / 1e9
-    return add_metrics(df)
+    return add_metrics(df, envs)
 
 
 def _stats(s):

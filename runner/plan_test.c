@@ -554,7 +554,16 @@ static int check_skinny(void)
         }
     }
     unload(&x, &p);
-    return n;
+    /* A large side or k within a tile of 2^31 - 1 (the kernel's int arithmetic rounds them up): skipped. */
+    static const char *edge = "name: t\nop: sgemm\nseed: 9\nsizes: [{m: 1, n: 2147483600, k: 1}, {m: 1, n: 2147483000, k: 1}]\n"
+                              "variants:\n  - {name: skinny, params: {SMAX: 4, LPT: 2}}\n";
+    if (load(edge, &x, &p, 0)) return n + 1;
+    CHECK(p.ncases == 2 && p.cases[0].skipped && strstr(p.cases[0].reason, "n or k within a tile (512, 8) of 2^31-1") &&
+              !p.cases[1].skipped,
+          "n = 2147483600: %s; n = 2147483000: %s", p.ncases ? p.cases[0].reason : "-",
+          p.ncases > 1 && p.cases[1].reason ? p.cases[1].reason : "(runs)");
+    unload(&x, &p);
+    return n + 1;
 }
 
 static int check_duplicates_rejected(void)

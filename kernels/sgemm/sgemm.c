@@ -607,7 +607,9 @@ static int check16(const long *p, const reg_spec *s, char *why, size_t n)
         return snprintf(why, n, "%s is more than SMAX = %ld", side ? "n" : "m", smax), 0;
     if (skinny_slices(p, s) > 1 && (large + lt - 1) / lt > 65536)
         return snprintf(why, n, "with SLICES > 1, at most 65536 blocks along %s (%ld each)", side ? "m" : "n", lt), 0;
-    if ((large + lt - 1) / lt > 2147483647) return snprintf(why, n, "more than 2^31-1 blocks"), 0;
+    /* 16_skinny.cu rounds the large side and k up to its tiles in int arithmetic. */
+    if (large > 2147483647 - lt || s->dims[K_] > 2147483647 - kt)
+        return snprintf(why, n, "%s or k within a tile (%ld, %ld) of 2^31-1", side ? "m" : "n", lt, kt), 0;
     return fits_int(s, why, n);
 }
 

@@ -112,8 +112,13 @@ static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
 static int add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, const long *params,
                     const reg_spec *spec, const plan_limits *lim, tl_err *e)
 {
-    p->cases = realloc(p->cases, sizeof *p->cases * (size_t)(p->ncases + 1));
-    if (!p->cases) abort();
+    /* Room doubles (at 16, 32, 64, ... cases): a realloc per case copies the array each time where the
+     * allocator cannot grow it in place (ASan's never does: a 47000-case plan took over 10 minutes). */
+    int n = p->ncases;
+    if (n == 0 || (n >= 16 && (n & (n - 1)) == 0)) {
+        p->cases = realloc(p->cases, sizeof *p->cases * (size_t)(n ? 2 * n : 16));
+        if (!p->cases) abort();
+    }
     tl_case *c = &p->cases[p->ncases++];
     memset(c, 0, sizeof *c);
     c->op = x->op;

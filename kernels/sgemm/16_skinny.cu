@@ -14,16 +14,21 @@
 //   ahead so that the loads are in flight while the multiply-adds of the chunk before run. The loads
 //   are 4 bytes, coalesced along whichever side of the operand is contiguous (k, or the large side),
 //   and checked against the edges: any sizes, any leading dimensions, no alignment asked;
-// - each thread keeps SPT x LPT results (SPT = 4, or SMAX below that; LPT a param, 1, 2 or 4: at 4 x 4,
-//   two 16-byte shared loads a k for 16 multiply-adds). LPT sets the block's columns and so the chunk:
-//   LT = 256 SPT LPT / SMAX columns, KT = 4096 / LT k (16 elements of the large operand a thread), which
-//   is the length of the runs read where the operand is contiguous along k;
+// - each thread keeps SPT x LPT results (SPT a param, 4 or 8, or SMAX below that; LPT a param, 1, 2 or
+//   4). The large operand's LPT values of a k are a warp's 32 threads side by side (LPT shared
+//   wavefronts a k), the small one's SPT values the same for the whole warp (one broadcast wavefront a
+//   16-byte load): at SPT 4 x LPT 4, a warp's k is 5 wavefronts (cycles of the SM's shared memory) for
+//   16 multiply-adds a thread, 4 cycles of the SM's FMA pipes: the shared memory sets the pace; at 8 x 4,
+//   6 wavefronts for 8 cycles (SPT 16 was slower than 8 on all 20 problems tried on the H100). LPT and
+//   SPT set the block's columns and so the chunk: LT = 256 SPT LPT / SMAX columns, KT = 4096 / LT k (16
+//   elements of the large operand a thread), which is the length of the runs read where the operand is
+//   contiguous along k;
 // - SLICES (a param) splits k: the grid's y dimension, so that a short large side still fills the
 //   GPU. Slices write their partial results to the workspace and the last one of a block column to
 //   arrive (a per-column count) adds them in slice order: the same sum on every run.
 //
 // Params: SIDE (0: m is the small side, 1: n is), SMAX (the small side at most: 1, 2, 4, 8, 16, 32),
-// LPT, SLICES (k slices at most, 1 .. 1024; the launch takes no more than one a chunk). sgemm.c's
+// LPT, SPT, SLICES (k slices at most, 1 .. 1024; the launch takes no more than one a chunk). sgemm.c's
 // skinny_tile says the same tile sizes as below.
 #include "sgemm_common.cuh"
 
@@ -39,6 +44,9 @@
 #ifndef LPT
 #define LPT 4
 #endif
+#ifndef SPT
+#define SPT 4
+#endif
 #if SIDE != 0 && SIDE != 1
 #error "16_skinny: SIDE 0 (m small) or 1 (n small)"
 #endif
@@ -48,12 +56,15 @@
 #if LPT != 1 && LPT != 2 && LPT != 4
 #error "16_skinny: LPT 1, 2 or 4"
 #endif
+#if SPT != 4 && SPT != 8
+#error "16_skinny: SPT 4 or 8"
+#endif
 #if SLICES < 1 || SLICES > 1024
 #error "16_skinny: SLICES 1 .. 1024"
 #endif
 
 #define SK_NT 256                               // threads a block
-#define SK_SPT (SMAX < 4 ? SMAX : 4)            // small-side rows a thread
+#define SK_SPT (SMAX < SPT ? SMAX : SPT)        // small-side rows a thread
 #define SK_LPT LPT                              // large-side columns a thread
 #define SK_LG (SK_NT * SK_SPT / SMAX)           // threads along the large side
 #define SK_LT (SK_LG * SK_LPT)                  // large-side columns a block: 128 (SMAX 32) .. 1024
@@ -63,7 +74,7 @@
 #define SK_LPAD (SK_LT + 4)                     // a shared row of the large chunk: 16-byte aligned, 4 mod 32
 #define SK_SPAD (SMAX < 4 ? SMAX : SMAX == 4 ? 12 : SMAX + 4) // of the small one: 4, 12 or 20 mod 32 from 4 on
 #if 2 * SK_KT * (SK_LPAD + SK_SPAD) * 4 > 48 * 1024
-#error "16_skinny: the two chunks take more than 48 KiB of shared memory (SMAX 32 needs LPT 4, SMAX 16 LPT 1 .. 4)"
+#error "16_skinny: the two chunks take more than 48 KiB of shared memory (SMAX 32 needs SPT x LPT >= 16)"
 #endif
 
 // Which element of the small chunk (R = SMAX rows by SK_KT k) consecutive threads copy, i = 0 .. R SK_KT
@@ -195,9 +206,12 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
                 x[0] = lt[b][p][lg];
 #endif
                 float y[SK_SPT];
-#if SK_SPT == 4
-                const float4 y4 = *reinterpret_cast<const float4 *>(&st[b][p][sg * SK_SPT]);
-                y[0] = y4.x, y[1] = y4.y, y[2] = y4.z, y[3] = y4.w;
+#if SK_SPT >= 4
+#pragma unroll
+                for (int h = 0; h < SK_SPT; h += 4) {
+                    const float4 y4 = *reinterpret_cast<const float4 *>(&st[b][p][sg * SK_SPT + h]);
+                    y[h] = y4.x, y[h + 1] = y4.y, y[h + 2] = y4.z, y[h + 3] = y4.w;
+                }
 #else
 #pragma unroll
                 for (int i = 0; i < SK_SPT; ++i) y[i] = st[b][p][sg * SK_SPT + i];

@@ -566,14 +566,20 @@ static const reg_param p16[] = {
     {"SMAX", 8, "the small side at most: 1, 2, 4, 8, 16 or 32 (sets the block's tile)"},
     {"LPT", 4, "large-side columns a thread: 1, 2 or 4"},
     {"SLICES", 1, "k slices at most, 1 .. 1024 (> 1: partial results in a workspace, added in slice order)"},
+    {"SPT", 4, "small-side rows a thread: 4 or 8 (SMAX below it: SMAX); 8: fewer shared loads a multiply-add"},
 };
+
+/* 16_skinny.cu's SK_SPT: the small side's rows a thread. */
+static long skinny_spt(const long *p)
+{
+    return p[1] < p[4] ? p[1] : p[4];
+}
 
 /* 16_skinny.cu's tile: LT columns of the large side a block, KT k a chunk, 256 threads. */
 #define SKINNY_NT 256
 static void skinny_tile(const long *p, long *lt, long *kt)
 {
-    long smax = p[1], spt = smax < 4 ? smax : 4;
-    *lt = SKINNY_NT * spt / smax * p[2];
+    *lt = SKINNY_NT * skinny_spt(p) / p[1] * p[2];
     *kt = 16 * SKINNY_NT / *lt;
 }
 
@@ -590,18 +596,19 @@ static long skinny_slices(const long *p, const reg_spec *s)
 
 static int check16(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    long side = p[0], smax = p[1], lpt = p[2], slices = p[3];
+    long side = p[0], smax = p[1], lpt = p[2], slices = p[3], spt = p[4];
     if (side != 0 && side != 1) return snprintf(why, n, "SIDE must be 0 (m small) or 1 (n small)"), 0;
     if (smax != 1 && smax != 2 && smax != 4 && smax != 8 && smax != 16 && smax != 32)
         return snprintf(why, n, "SMAX must be 1, 2, 4, 8, 16 or 32"), 0;
     if (lpt != 1 && lpt != 2 && lpt != 4) return snprintf(why, n, "LPT must be 1, 2 or 4"), 0;
     if (slices < 1 || slices > 1024) return snprintf(why, n, "SLICES must be 1 .. 1024"), 0;
+    if (spt != 4 && spt != 8) return snprintf(why, n, "SPT must be 4 or 8"), 0;
     long lt, kt;
     skinny_tile(p, &lt, &kt);
     long spad = smax < 4 ? smax : smax == 4 ? 12 : smax + 4; /* 16_skinny.cu's SK_SPAD */
     if (2 * kt * (lt + 4 + spad) * 4 > 48 * 1024)
-        return snprintf(why, n, "SMAX %ld with LPT %ld takes more than 48 KiB of shared memory (SMAX 32 needs LPT 4)",
-                        smax, lpt), 0;
+        return snprintf(why, n, "SMAX %ld with LPT %ld and SPT %ld takes more than 48 KiB of shared memory (SMAX 32 "
+                        "needs SPT x LPT >= 16)", smax, lpt, spt), 0;
     int64_t small = s->dims[side ? N_ : M_], large = s->dims[side ? M_ : N_];
     if (small > smax)
         return snprintf(why, n, "%s is more than SMAX = %ld", side ? "n" : "m", smax), 0;
@@ -626,7 +633,7 @@ static uint64_t workspace16(const long *p, const reg_spec *s)
     long lt, kt, z = skinny_slices(p, s);
     skinny_tile(p, &lt, &kt);
     if (z < 2) return 0;
-    long spt = p[1] < 4 ? p[1] : 4;
+    long spt = skinny_spt(p);
     uint64_t cols = ceil_div(s->dims[p[0] ? M_ : N_], lt);
     return cols * (uint64_t)z * SKINNY_NT * (uint64_t)(spt * p[2]) * sizeof(float);
 }
@@ -1389,10 +1396,10 @@ static const reg_variant sgemm_variants[] = {
     {.name = "skinny", .summary = "few rows or columns of C (m or n <= 32): the large operand read once at DRAM "
                                   "speed, any sizes and layouts, k split in slices added in order",
      .kind = REG_NVRTC, .source = "sgemm/16_skinny.cu", .entry = "sgemm_skinny", .params = p16,
-     .nparams = NPARAMS(p16), .workspace = workspace16,
-     .constraints = "SIDE 0 (m <= SMAX) or 1 (n <= SMAX); SMAX 1, 2, 4, 8, 16, 32; LPT 1, 2, 4 (SMAX 32: 4); "
-                    "SLICES 1 .. 1024 (> 1: at most 65536 blocks along the large side, a workspace of "
-                    "4 x 256 x min(SMAX, 4) x LPT bytes a block)",
+     .nparams = NPARAMS(p16), .nid_params = 4 /* SPT came later */, .workspace = workspace16,
+     .constraints = "SIDE 0 (m <= SMAX) or 1 (n <= SMAX); SMAX 1, 2, 4, 8, 16, 32; LPT 1, 2, 4; SPT 4, 8 "
+                    "(SMAX 32: SPT x LPT >= 16); SLICES 1 .. 1024 (> 1: at most 65536 blocks along the large "
+                    "side, a workspace of 4 x 256 x min(SMAX, SPT) x LPT bytes a block)",
      .check = check16, .geometry = geometry16},
     {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, ldmatrix fragments, cp.async multistage",
      .kind = REG_NVRTC, .source = "sgemm/12_mma_sync.cu", .entry = "sgemm_mma_sync", .params = p12,

@@ -12,6 +12,9 @@ typedef struct {
     int force;             /* merge files of different experiments (config_sha256), first case wins */
     int first_wins;        /* a case in several inputs: the first input's copy (same experiment only) */
     const char *argv_text; /* the merge command line, recorded */
+    int trusted;           /* the inputs are files this process's own workers wrote and closed (they exited)
+                              moments ago: opened without h5in.h's checks, which guard against files that
+                              are damaged or crafted and read every case twice */
 } merge_opts;
 
 typedef struct {

@@ -511,8 +511,8 @@ static int check_stream_k(void)
 /* A case listed twice is an error, found at plan time, before anything runs. */
 /* skinny: the grid is the large side's blocks by the k slices (at most one a chunk, none empty), the
  * workspace only with more than one slice, and a small side over SMAX, a tile over 48 KiB of shared
- * memory, or a bad param skipped with the reason. SPT (a later param) is in the params text only off
- * its default, and SPT 8 at LPT 2 is the tile of SPT 4 at LPT 4 along the large side. */
+ * memory, or a bad param skipped with the reason. SPT and MINB (later params) are in the params text only off
+ * their defaults, and SPT 8 at LPT 2 is the tile of SPT 4 at LPT 4 along the large side. */
 static int check_skinny(void)
 {
     static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: row}\n"
@@ -521,19 +521,23 @@ static int check_skinny(void)
                               "  - {name: skinny, params: {SIDE: 1, SMAX: 32, LPT: [2, 4], SLICES: 3}}\n"
                               "  - {name: skinny, params: {SIDE: 1, SMAX: 32, LPT: 1, SPT: [8, 5, 4, 16], SLICES: 3}}\n"
                               "  - {name: skinny, params: {SIDE: 1, SMAX: 32, LPT: 2, SPT: 8, SLICES: 3}}\n"
+                              "  - {name: skinny, params: {SIDE: 1, SMAX: 32, LPT: 4, MINB: [0, 2, 5], SLICES: 3}}\n"
                               "  - {name: skinny, params: {SIDE: 2, SMAX: 3}}\n";
     tl_experiment x;
     tl_plan p;
     int n = 0;
     if (load(yaml, &x, &p, 0)) return 1;
-    CHECK(p.ncases == 2 * 2 * (6 + 2 + 1 + 5), "ncases %d", p.ncases);
+    CHECK(p.ncases == 2 * 2 * (6 + 2 + 1 + 5 + 3), "ncases %d", p.ncases);
     for (int i = 0; i < p.ncases; i++, n++) {
         const tl_case *c = &p.cases[i];
         int skinny_m = strstr(c->sizes_text, "m=3,") != NULL, side = strstr(c->params_text, "SIDE=1") ? 1 : 0;
         const char *why = c->reason ? c->reason : "(runs)";
-        CHECK(!strstr(c->params_text, "SPT=4"), "SPT 4 is the default, not in the id: %s", c->params_text);
+        CHECK(!strstr(c->params_text, "SPT=4") && !strstr(c->params_text, "MINB=1"),
+              "SPT 4 and MINB 1 are the defaults, not in the id: %s", c->params_text);
         if (strstr(c->params_text, "SIDE=2")) {
             CHECK(c->skipped && strstr(why, "SIDE must be 0 (m small) or 1 (n small)"), "SIDE 2: %s", why);
+        } else if (strstr(c->params_text, "MINB=0") || strstr(c->params_text, "MINB=5")) {
+            CHECK(c->skipped && strstr(why, "MINB must be 1 .. 4"), "MINB 0, 5: %s", why);
         } else if (strstr(c->params_text, "SPT=5") || strstr(c->params_text, "SPT=16")) {
             CHECK(c->skipped && strstr(why, "SPT must be 4 or 8"), "SPT 5, 16: %s", why);
         } else if (strstr(c->params_text, "SMAX=32,LPT=1") ||

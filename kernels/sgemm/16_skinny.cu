@@ -27,8 +27,11 @@
 //   GPU. Slices write their partial results to the workspace and the last one of a block column to
 //   arrive (a per-column count) adds them in slice order: the same sum on every run.
 //
+// - MINB (a param): blocks an SM the compiler must leave registers for (65536 / (256 MINB) a thread):
+//   more blocks, more of the large operand in flight;
+//
 // Params: SIDE (0: m is the small side, 1: n is), SMAX (the small side at most: 1, 2, 4, 8, 16, 32),
-// LPT, SPT, SLICES (k slices at most, 1 .. 1024; the launch takes no more than one a chunk). sgemm.c's
+// LPT, SPT, MINB, SLICES (k slices at most, 1 .. 1024; the launch takes no more than one a chunk). sgemm.c's
 // skinny_tile says the same tile sizes as below.
 #include "sgemm_common.cuh"
 
@@ -47,6 +50,9 @@
 #ifndef SPT
 #define SPT 4
 #endif
+#ifndef MINB
+#define MINB 1
+#endif
 #if SIDE != 0 && SIDE != 1
 #error "16_skinny: SIDE 0 (m small) or 1 (n small)"
 #endif
@@ -58,6 +64,9 @@
 #endif
 #if SPT != 4 && SPT != 8
 #error "16_skinny: SPT 4 or 8"
+#endif
+#if MINB < 1 || MINB > 4
+#error "16_skinny: MINB 1 .. 4"
 #endif
 #if SLICES < 1 || SLICES > 1024
 #error "16_skinny: SLICES 1 .. 1024"
@@ -116,7 +125,7 @@ __device__ float *tilelab_workspace;
 #define SK_MAX_COLUMNS 65536
 __device__ unsigned int skinny_arrived[SK_MAX_COLUMNS];
 
-extern "C" __global__ void __launch_bounds__(SK_NT)
+extern "C" __global__ void __launch_bounds__(SK_NT, MINB)
 sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B, float beta,
              float *__restrict__ C)
 {

@@ -567,6 +567,7 @@ static const reg_param p16[] = {
     {"LPT", 4, "large-side columns a thread: 1, 2 or 4"},
     {"SLICES", 1, "k slices at most, 1 .. 1024 (> 1: partial results in a workspace, added in slice order)"},
     {"SPT", 4, "small-side rows a thread: 4 or 8 (SMAX below it: SMAX); 8: fewer shared loads a multiply-add"},
+    {"MINB", 1, "blocks an SM the registers must allow: 1 .. 4 (__launch_bounds__)"},
 };
 
 /* 16_skinny.cu's SK_SPT: the small side's rows a thread. */
@@ -603,6 +604,7 @@ static int check16(const long *p, const reg_spec *s, char *why, size_t n)
     if (lpt != 1 && lpt != 2 && lpt != 4) return snprintf(why, n, "LPT must be 1, 2 or 4"), 0;
     if (slices < 1 || slices > 1024) return snprintf(why, n, "SLICES must be 1 .. 1024"), 0;
     if (spt != 4 && spt != 8) return snprintf(why, n, "SPT must be 4 or 8"), 0;
+    if (p[5] < 1 || p[5] > 4) return snprintf(why, n, "MINB must be 1 .. 4"), 0;
     long lt, kt;
     skinny_tile(p, &lt, &kt);
     long spad = smax < 4 ? smax : smax == 4 ? 12 : smax + 4; /* 16_skinny.cu's SK_SPAD */
@@ -1396,8 +1398,8 @@ static const reg_variant sgemm_variants[] = {
     {.name = "skinny", .summary = "few rows or columns of C (m or n <= 32): the large operand read once at DRAM "
                                   "speed, any sizes and layouts, k split in slices added in order",
      .kind = REG_NVRTC, .source = "sgemm/16_skinny.cu", .entry = "sgemm_skinny", .params = p16,
-     .nparams = NPARAMS(p16), .nid_params = 4 /* SPT came later */, .workspace = workspace16,
-     .constraints = "SIDE 0 (m <= SMAX) or 1 (n <= SMAX); SMAX 1, 2, 4, 8, 16, 32; LPT 1, 2, 4; SPT 4, 8 "
+     .nparams = NPARAMS(p16), .nid_params = 4 /* SPT and MINB came later */, .workspace = workspace16,
+     .constraints = "SIDE 0 (m <= SMAX) or 1 (n <= SMAX); SMAX 1, 2, 4, 8, 16, 32; LPT 1, 2, 4; SPT 4, 8; MINB 1 .. 4 "
                     "(SMAX 32: SPT x LPT >= 16); SLICES 1 .. 1024 (> 1: at most 65536 blocks along the large "
                     "side, a workspace of 4 x 256 x min(SMAX, SPT) x LPT bytes a block)",
      .check = check16, .geometry = geometry16},

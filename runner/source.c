@@ -489,7 +489,8 @@ static int resolve_includes(src_store *s, src_set *set, int i, tl_err *e)
     return rc;
 }
 
-int src_resolve(src_store *s, const char *origin, const char *path, src_set *set, tl_err *e)
+/* The set's first file: path (normalized) read into the store, at most max bytes; its index or -1. */
+static int resolve_first(src_store *s, const char *origin, const char *path, size_t max, src_set *set, tl_err *e)
 {
     char norm[PATH_MAX];
     const char *why;
@@ -498,9 +499,14 @@ int src_resolve(src_store *s, const char *origin, const char *path, src_set *set
         tl_err_set(e, "%s: %s", path, why);
         return -1;
     }
-    int main_file = get_file(s, origin, norm, SRC_MAX_BYTES, e);
-    if (main_file < 0) return -1;
-    set_push(set, main_file, norm);
+    int i = get_file(s, origin, norm, max, e);
+    if (i >= 0) set_push(set, i, norm);
+    return i;
+}
+
+int src_resolve(src_store *s, const char *origin, const char *path, src_set *set, tl_err *e)
+{
+    if (resolve_first(s, origin, path, SRC_MAX_BYTES, set, e) < 0) return -1;
     /* Breadth first: the set grows while it is walked. */
     for (int i = 0; i < set->n; i++)
         if (resolve_includes(s, set, i, e)) {
@@ -513,16 +519,8 @@ int src_resolve(src_store *s, const char *origin, const char *path, src_set *set
 
 int src_resolve_table(src_store *s, const char *origin, const char *path, src_set *set, tl_err *e)
 {
-    char norm[PATH_MAX];
-    const char *why;
-    memset(set, 0, sizeof *set);
-    if (src_join("", path, norm, sizeof norm, &why)) {
-        tl_err_set(e, "%s: %s", path, why);
-        return -1;
-    }
-    int i = get_file(s, origin, norm, SRC_MAX_TABLE_BYTES, e);
+    int i = resolve_first(s, origin, path, SRC_MAX_TABLE_BYTES, set, e);
     if (i < 0) return -1;
-    set_push(set, i, norm);
     s->files[i].used = 1;
     return 0;
 }

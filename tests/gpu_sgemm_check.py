@@ -31,10 +31,6 @@ from gpu_files import cases, run_experiment as run  # noqa: E402
 SMALL_SIDE_OVER = re.compile(r"[mn] is more than SMAX = \d+$")  # skinny's check16 (kernels/sgemm/sgemm.c)
 
 
-
-
-
-
 def shapes(cs):
     """The per-shape table of `tuned` against cuBLAS, and the bars it misses."""
     fails, ratios = [], []

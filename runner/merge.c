@@ -105,9 +105,34 @@ static herr_t collect_case(hid_t g, const char *name, const H5L_info_t *info, vo
     memcpy(p->id, name, 17);
     p->input = c->input;
     p->row = -1;
-    for (hsize_t r = 0; r < c->in->nrows; r++)
-        if (c->in->rows[r].case_id && !strcmp(c->in->rows[r].case_id, name)) p->row = (long)r;
     return 0;
+}
+
+/* Sorting by id, then input, then row: a case's copies side by side, the first input's first. */
+static int by_id(const void *a, const void *b)
+{
+    const placed *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : x->input != y->input ? (x->input < y->input ? -1 : 1) : (x->row > y->row) - (x->row < y->row);
+}
+
+/* Each case's /summary row in its input (the last row of that id, as a scan would find): the cases
+ * (sorted by id) against the input's rows sorted by id. */
+static void match_rows(placed *v, int n, const input *in)
+{
+    placed *rows = tl_xcalloc((size_t)in->nrows + 1, sizeof *rows);
+    int nr = 0;
+    for (hsize_t r = 0; r < in->nrows; r++)
+        if (in->rows[r].case_id && strlen(in->rows[r].case_id) == 16) {
+            memcpy(rows[nr].id, in->rows[r].case_id, 17);
+            rows[nr++].row = (long)r;
+        }
+    qsort(rows, (size_t)nr, sizeof *rows, by_id);
+    for (int k = 0, j = 0; k < n; k++) {
+        while (j < nr && strcmp(rows[j].id, v[k].id) < 0) j++;
+        for (int t = j; t < nr && !strcmp(rows[t].id, v[k].id); t++) v[k].row = rows[t].row;
+    }
+    free(rows);
 }
 
 static int by_order(const void *a, const void *b)
@@ -116,12 +141,28 @@ static int by_order(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Plan order of the first input's experiment: index of each case id, or -1 (cases outside it). */
-static long plan_index(const tl_plan *p, const char *id)
+/* The plan's case ids sorted, each with its plan index (the first where an id repeats). */
+static placed *plan_ids(const tl_plan *p)
 {
-    for (int i = 0; i < p->ncases; i++)
-        if (!strcmp(p->cases[i].id, id)) return i;
-    return -1;
+    placed *v = tl_xcalloc((size_t)p->ncases + 1, sizeof *v);
+    for (int i = 0; i < p->ncases; i++) {
+        snprintf(v[i].id, sizeof v[i].id, "%s", p->cases[i].id);
+        v[i].row = i;
+    }
+    qsort(v, (size_t)p->ncases, sizeof *v, by_id);
+    return v;
+}
+
+/* Plan order of the first input's experiment: index of each case id, or -1 (cases outside it). */
+static long plan_index(const placed *ids, int n, const char *id)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(ids[mid].id, id) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && !strcmp(ids[lo].id, id) ? ids[lo].row : -1;
 }
 
 typedef struct {
@@ -279,28 +320,32 @@ int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merg
             goto out;
         }
         H5Gclose(g);
-        for (int k = 0; k < c.n; k++) {
-            int dup = -1;
-            for (int j = 0; j < all.n && dup < 0; j++)
-                if (!strcmp(all.v[j].id, c.v[k].id)) dup = j;
-            if (dup >= 0) {
-                if (!o->force && !o->first_wins) {
-                    tl_err_set(e, "case %s is in both %s and %s: the inputs overlap (--force keeps the first)",
-                               c.v[k].id, inputs[all.v[dup].input], inputs[i]);
-                    free(c.v);
-                    goto out;
-                }
-                continue;
-            }
-            if (all.n == all.cap) {
-                all.cap = all.cap ? 2 * all.cap : 256;
-                all.v = realloc(all.v, sizeof *all.v * (size_t)all.cap);
-                if (!all.v) abort();
-            }
-            all.v[all.n++] = c.v[k];
+        qsort(c.v, (size_t)c.n, sizeof *c.v, by_id);
+        match_rows(c.v, c.n, &ins[i]);
+        if (all.n + c.n > all.cap) {
+            all.cap = all.n + c.n > 2 * all.cap ? all.n + c.n : 2 * all.cap;
+            all.v = realloc(all.v, sizeof *all.v * (size_t)(all.cap + 1));
+            if (!all.v) abort();
         }
+        memcpy(all.v + all.n, c.v, sizeof *c.v * (size_t)c.n);
+        all.n += c.n;
         free(c.v);
     }
+    /* A case in several inputs: an error, or the first input's copy. */
+    qsort(all.v, (size_t)all.n, sizeof *all.v, by_id);
+    int kept = 0;
+    for (int k = 0; k < all.n; k++) {
+        if (kept && !strcmp(all.v[kept - 1].id, all.v[k].id)) {
+            if (!o->force && !o->first_wins) {
+                tl_err_set(e, "case %s is in both %s and %s: the inputs overlap (--force keeps the first)",
+                           all.v[k].id, inputs[all.v[kept - 1].input], inputs[all.v[k].input]);
+                goto out;
+            }
+            continue;
+        }
+        all.v[kept++] = all.v[k];
+    }
+    all.n = kept;
     /* Plan order, and what is missing, from the experiment the first input embeds. */
     tl_err pe;
     plan_limits lim = {0};
@@ -315,10 +360,13 @@ int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merg
         fprintf(log, "merge: warning: cannot plan the embedded experiment (%s); cases keep the inputs' order\n", pe.msg);
     src_store_free(&store); /* what config_parse_with did not take over */
     free(label);
+    placed *ids = planned ? plan_ids(&plan) : NULL;
     for (int k = 0; k < all.n; k++) {
-        long i = planned ? plan_index(&plan, all.v[k].id) : -1;
-        all.v[k].order = i >= 0 ? i : (long)(planned ? plan.ncases : 0) + k;
+        long i = planned ? plan_index(ids, plan.ncases, all.v[k].id) : -1;
+        /* Outside the plan: after it, by input, then by id (the order an input lists its cases in). */
+        all.v[k].order = i >= 0 ? i : (long)(planned ? plan.ncases : 0) + (long)all.v[k].input * (all.n + 1) + k;
     }
+    free(ids);
     qsort(all.v, (size_t)all.n, sizeof *all.v, by_order);
     r->ncases = all.n;
     if (planned) {

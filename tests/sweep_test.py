@@ -187,6 +187,10 @@ class Sweep(unittest.TestCase):
             self.assertEqual(f.attrs["merge_forced"], 1)
             shas = {text(f["sessions"][k].attrs["config_sha256"]) for k in f["sessions"]}
             self.assertEqual(len(shas), 2)
+        # The first input's cases in its plan's order, then those outside that plan as the other lists them.
+        first = set(summary_ids(self.shards[0]))
+        self.assertEqual(summary_ids(out), [c for c in summary_ids(self.single) if c in first] +
+                         sorted(summary_ids(other)))
 
     def test_merge_refuses_overlaps_and_reports_missing_cases(self):
         out = os.path.join(self.tmp, "overlap.h5")

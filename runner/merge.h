@@ -14,7 +14,8 @@ typedef struct {
     const char *argv_text; /* the merge command line, recorded */
     int trusted;           /* the inputs are files this process's own workers wrote and closed (they exited)
                               moments ago: opened without h5in.h's checks, which guard against files that
-                              are damaged or crafted and read every case twice */
+                              are damaged or crafted and read every case twice, and the output begins as a
+                              copy of the first (needs first_wins) */
 } merge_opts;
 
 typedef struct {

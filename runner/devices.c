@@ -147,13 +147,12 @@ static int drop_held(const char *path, const tl_experiment *x, const char *shard
         h5out_existing_free(&have);
         return -1;
     }
-    for (int k = 0; k < have.n; k++)
-        for (int i = 0; i < p->ncases; i++)
-            if (todo[i] && !strcmp(p->cases[i].id, have.ids[k])) {
-                todo[i] = 0;
-                (*held)++;
-                break;
-            }
+    plan_id *ids = plan_ids(p);
+    for (int k = 0; k < have.n; k++) {
+        int i = plan_find(ids, p->ncases, have.ids[k]);
+        if (i >= 0 && todo[i]) todo[i] = 0, (*held)++;
+    }
+    free(ids);
     h5out_existing_free(&have);
     return 0;
 }
@@ -342,15 +341,14 @@ static int tally(const char *out, const tl_plan *p, const unsigned char *share, 
     h5out_existing h;
     if (h5out_read_existing(out, &h, e)) return -1;
     *have = *failed = 0;
-    for (int i = 0; i < p->ncases; i++) {
-        if (!share[i]) continue;
-        for (int k = 0; k < h.n; k++)
-            if (!strcmp(h.ids[k], p->cases[i].id)) {
-                (*have)++;
-                *failed += !strcmp(h.status[k], "error") || !strcmp(h.status[k], "verify_failed");
-                break;
-            }
+    plan_id *ids = plan_ids(p);
+    for (int k = 0; k < h.n; k++) {
+        int i = plan_find(ids, p->ncases, h.ids[k]);
+        if (i < 0 || !share[i]) continue;
+        (*have)++;
+        *failed += !strcmp(h.status[k], "error") || !strcmp(h.status[k], "verify_failed");
     }
+    free(ids);
     h5out_existing_free(&h);
     return 0;
 }

@@ -417,14 +417,13 @@ static int worker_share(const char *path, const tl_plan *p, unsigned char *todo,
         return -1;
     }
     unsigned char *listed = tl_xcalloc((size_t)p->ncases + 1, 1);
+    plan_id *ids = plan_ids(p);
     char line[64];
     int rc = 0, lineno = 0;
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
         line[strcspn(line, "\n")] = '\0';
-        int found = -1;
-        for (int i = 0; i < p->ncases && found < 0; i++)
-            if (!strcmp(p->cases[i].id, line)) found = i;
+        int found = plan_find(ids, p->ncases, line);
         if (found < 0 || !todo[found]) {
             tl_err_set(e, "%s:%d: '%s' is no case of this run's share of the experiment", path, lineno, line);
             rc = -1;
@@ -434,7 +433,7 @@ static int worker_share(const char *path, const tl_plan *p, unsigned char *todo,
     }
     fclose(f);
     for (int i = 0; i < p->ncases; i++) todo[i] = todo[i] && listed[i];
-    free(listed);
+    free(listed), free(ids);
     return rc;
 }
 
@@ -460,17 +459,16 @@ static int select_share(const run_opts *o, const tl_plan *p, run_share *sh, tl_e
 /* --resume: drops the cases the file already holds from the share, counting the failed ones. */
 static void skip_held(const tl_plan *p, const h5out_existing *have, run_share *sh)
 {
-    for (int i = 0; i < p->ncases; i++) {
-        if (!sh->todo[i]) continue;
-        for (int k = 0; k < have->n; k++)
-            if (!strcmp(have->ids[k], p->cases[i].id)) {
-                sh->todo[i] = 0;
-                sh->ntodo--;
-                sh->nearlier++;
-                sh->failed_earlier += !strcmp(have->status[k], "error") || !strcmp(have->status[k], "verify_failed");
-                break;
-            }
+    plan_id *ids = plan_ids(p);
+    for (int k = 0; k < have->n; k++) {
+        int i = plan_find(ids, p->ncases, have->ids[k]);
+        if (i < 0 || !sh->todo[i]) continue;
+        sh->todo[i] = 0;
+        sh->ntodo--;
+        sh->nearlier++;
+        sh->failed_earlier += !strcmp(have->status[k], "error") || !strcmp(have->status[k], "verify_failed");
     }
+    free(ids);
 }
 
 /* After a kernel fault the CUDA context is lost for good: the case is in the file as an error, and

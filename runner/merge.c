@@ -141,30 +141,6 @@ static int by_order(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* The plan's case ids sorted, each with its plan index (the first where an id repeats). */
-static placed *plan_ids(const tl_plan *p)
-{
-    placed *v = tl_xcalloc((size_t)p->ncases + 1, sizeof *v);
-    for (int i = 0; i < p->ncases; i++) {
-        snprintf(v[i].id, sizeof v[i].id, "%s", p->cases[i].id);
-        v[i].row = i;
-    }
-    qsort(v, (size_t)p->ncases, sizeof *v, by_id);
-    return v;
-}
-
-/* Plan order of the first input's experiment: index of each case id, or -1 (cases outside it). */
-static long plan_index(const placed *ids, int n, const char *id)
-{
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (strcmp(ids[mid].id, id) < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && !strcmp(ids[lo].id, id) ? ids[lo].row : -1;
-}
-
 typedef struct {
     hid_t f;
     const char *where;
@@ -374,9 +350,9 @@ int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merg
         fprintf(log, "merge: warning: cannot plan the embedded experiment (%s); cases keep the inputs' order\n", pe.msg);
     src_store_free(&store); /* what config_parse_with did not take over */
     free(label);
-    placed *ids = planned ? plan_ids(&plan) : NULL;
+    plan_id *ids = planned ? plan_ids(&plan) : NULL;
     for (int k = 0; k < all.n; k++) {
-        long i = planned ? plan_index(ids, plan.ncases, all.v[k].id) : -1;
+        long i = planned ? plan_find(ids, plan.ncases, all.v[k].id) : -1;
         /* Outside the plan: after it, by input, then by id (the order an input lists its cases in). */
         all.v[k].order = i >= 0 ? i : (long)(planned ? plan.ncases : 0) + (long)all.v[k].input * (all.n + 1) + k;
     }

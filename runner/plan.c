@@ -411,3 +411,27 @@ int plan_shard(const tl_plan *p, int index, int count, unsigned char *mine)
     free(owner);
     return 0;
 }
+
+static int by_plan_id(const void *a, const void *b)
+{
+    return strcmp(((const plan_id *)a)->id, ((const plan_id *)b)->id);
+}
+
+plan_id *plan_ids(const tl_plan *p)
+{
+    plan_id *v = tl_xcalloc((size_t)p->ncases + 1, sizeof *v);
+    for (int i = 0; i < p->ncases; i++) v[i] = (plan_id){p->cases[i].id, i};
+    qsort(v, (size_t)p->ncases, sizeof *v, by_plan_id);
+    return v;
+}
+
+int plan_find(const plan_id *ids, int n, const char *id)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(ids[mid].id, id) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && !strcmp(ids[lo].id, id) ? ids[lo].index : -1;
+}

@@ -70,4 +70,14 @@ int plan_assign(const tl_plan *p, const unsigned char *todo, int count, int *own
  * -1 when index/count is not a shard. */
 int plan_shard(const tl_plan *p, int index, int count, unsigned char *mine);
 
+/* Finding cases by id among many (a resumed sweep, a worker's list, a merge): the plan's ids sorted
+ * once (an id is unique in a plan), then a binary search. */
+typedef struct {
+    const char *id; /* the plan's own string */
+    int index;      /* in p->cases */
+} plan_id;
+plan_id *plan_ids(const tl_plan *p); /* p->ncases of them; free() */
+/* The plan index of case id, or -1. */
+int plan_find(const plan_id *ids, int n, const char *id);
+
 #endif

@@ -509,6 +509,29 @@ static int check_stream_k(void)
 }
 
 /* A case listed twice is an error, found at plan time, before anything runs. */
+/* plan_find: every case of a plan by its id, at its own index; an id of no case, -1. */
+static int check_find_by_id(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 4\nlayout: {a: [row, col], b: [row, col]}\n"
+                              "sizes: {mnk: [8, 16, 24, 32, 40]}\nvariants: [naive, smem_tile, cublas]\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    plan_id *ids = plan_ids(&p);
+    for (int i = 0; i < p.ncases; i++, n++) CHECK(plan_find(ids, p.ncases, p.cases[i].id) == i, "case %d", i);
+    char other[17];
+    snprintf(other, sizeof other, "%s", p.cases[0].id);
+    other[15] = other[15] == '0' ? '1' : '0';
+    int known = 0;
+    for (int i = 0; i < p.ncases; i++) known |= !strcmp(p.cases[i].id, other);
+    CHECK(known || plan_find(ids, p.ncases, other) == -1, "%s found", other);
+    CHECK(plan_find(ids, p.ncases, "") == -1 && plan_find(ids, 0, p.cases[0].id) == -1, "empty");
+    free(ids);
+    unload(&x, &p);
+    return n + 2;
+}
+
 /* skinny: the grid is the large side's blocks by the k slices (at most one a chunk, none empty), the
  * workspace only with more than one slice, and a small side over SMAX, a tile over 48 KiB of shared
  * memory, or a bad param skipped with the reason. SPT and MINB (later params) are in the params text only off
@@ -744,6 +767,7 @@ int main(void)
     total += check_static_grid();
     total += check_xpf();
     total += check_stream_k();
+    total += check_find_by_id();
     total += check_skinny();
     total += check_shards();
     total += check_shards_keep_problems();

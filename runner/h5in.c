@@ -99,6 +99,13 @@ hid_t h5in_open(const char *path, tl_err *e)
     return open_checked(path, e);
 }
 
+hid_t h5in_open_locked(const char *path, tl_err *e)
+{
+    int checked = probe(path, e);
+    if (checked < 0) return -1;
+    return checked ? h5_open_result(path, e) : open_checked(path, e);
+}
+
 int h5in_read_source(hid_t f, const char *path, h5in_source *s, tl_err *e)
 {
     memset(s, 0, sizeof *s);

@@ -759,7 +759,7 @@ int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_inf
         tl_err_set(e, "%s: exists; result files are never overwritten (--resume continues one)", path);
         goto fail;
     }
-    if (h5out_read_existing(path, have, e) || check_resumable(o, have, e)) goto fail;
+    if (h5out_read_existing(path, 1, have, e) || check_resumable(o, have, e)) goto fail;
     o->session = have->nsessions;
     o->prior_wall_s = have->wall_s;
     o->prior_timed_s = have->timed_s;
@@ -818,10 +818,10 @@ static herr_t add_case(hid_t g, const char *name, const H5L_info_t *info, void *
     return 0;
 }
 
-int h5out_read_existing(const char *path, h5out_existing *h, tl_err *e)
+int h5out_read_existing(const char *path, int locked, h5out_existing *h, tl_err *e)
 {
     memset(h, 0, sizeof *h);
-    hid_t f = h5in_open(path, e), g = -1;
+    hid_t f = locked ? h5in_open_locked(path, e) : h5in_open(path, e), g = -1;
     int rc = -1;
     walk w = {h, 0};
     if (f < 0) return -1;

@@ -114,8 +114,9 @@ int h5out_finish(h5out *o, double wall_s, double timed_s, tl_err *e);
 void h5out_close(h5out *o);
 
 void h5out_existing_free(h5out_existing *h);
-/* The cases of a result file, its sessions and totals (any tilelab/1.x file). */
-int h5out_read_existing(const char *path, h5out_existing *h, tl_err *e);
+/* The cases of a result file, its sessions and totals (any tilelab/1.x file). locked: this process
+ * holds the file's lock (h5out_lock; h5in_open_locked). */
+int h5out_read_existing(const char *path, int locked, h5out_existing *h, tl_err *e);
 
 /* Writes the attributes of env into group g (as /env). */
 int h5out_write_env(hid_t g, const env_info *v);

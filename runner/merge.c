@@ -28,7 +28,7 @@ typedef struct {
     char id[17];
     int input; /* which input holds it */
     long row;  /* its /summary row there, -1 when none */
-    long order;/* plan index, or plan size + arrival for cases outside the plan */
+    long order;/* plan index, or after the plan by input, then id, for cases outside it */
 } placed;
 
 static int open_input(input *in, const char *path, int trusted, tl_err *e)

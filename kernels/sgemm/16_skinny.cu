@@ -25,10 +25,10 @@
 //   contiguous along k;
 // - SLICES (a param) splits k: the grid's y dimension, so that a short large side still fills the
 //   GPU. Slices write their partial results to the workspace and the last one of a block column to
-//   arrive (a per-column count) adds them in slice order: the same sum on every run.
-//
+//   arrive (a per-column count) adds them in slice order: the same sum on every run;
 // - MINB (a param): blocks an SM the compiler must leave registers for (65536 / (256 MINB) a thread):
-//   more blocks, more of the large operand in flight;
+//   more blocks, more of the large operand in flight (SPT 8 takes up to 146 registers at MINB 1, one
+//   block an SM; MINB 2 holds it to 128 without spilling, MINB 3 spills).
 //
 // Params: SIDE (0: m is the small side, 1: n is), SMAX (the small side at most: 1, 2, 4, 8, 16, 32),
 // LPT, SPT, MINB, SLICES (k slices at most, 1 .. 1024; the launch takes no more than one a chunk). sgemm.c's

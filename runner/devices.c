@@ -465,8 +465,10 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
     if (started < nw) worst = worst < TL_EXIT_FAILED ? TL_EXIT_FAILED : worst;
     int have = 0, failed = 0;
     merge_report r;
-    if (merge_parts(o, parts, trusted, &r, &e) ||
-        (trusted ? (have = r.ncases, failed = r.failed, 0) : tally(o->out, p, share, &have, &failed, &e))) {
+    int merged = merge_parts(o, parts, trusted, &r, &e);
+    if (merged == 0 && trusted) have = r.ncases, failed = r.failed; /* the merge's own count */
+    else if (merged == 0) merged = tally(o->out, p, share, &have, &failed, &e);
+    if (merged) {
         fprintf(stderr, "runner: %s\nrunner: the workers' files are kept in %s; `--resume` merges them\n", e.msg, parts);
         rc = worst == TL_EXIT_BAD_INPUT ? worst : TL_EXIT_FAILED;
         goto out;

@@ -128,9 +128,9 @@ static int build_options(const jit_request *rq, char **opts)
 {
     int n = 0;
     const reg_op *op = rq->op;
-    opts[n++] = tl_xasprintf("--gpu-architecture=%s_%d%s", rq->ptx_only ? "compute" : "sm", rq->arch,
-                             rq->arch_specific ? "a" : "");
+    opts[n++] = tl_xasprintf("--gpu-architecture=sm_%d%s", rq->arch, rq->arch_specific ? "a" : "");
     opts[n++] = tl_xstrdup("-std=c++17");
+    if (rq->front_end_only) opts[n++] = tl_xstrdup("--fdevice-syntax-only");
     if (rq->src->angle) {
         /* The toolkit's headers include their siblings by quoted name, which needs the including
          * file's folder searched; every quoted name of the sources is still given in memory. */
@@ -330,11 +330,7 @@ static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, 
         compile_error(rq, out->log, rc, e);
         goto fail;
     }
-    if (rq->ptx_only) {
-        NVRTC_CHECK(nvrtcGetPTXSize(prog, &out->cubin_len));
-        out->cubin = tl_xmalloc(out->cubin_len);
-        NVRTC_CHECK(nvrtcGetPTX(prog, out->cubin));
-    } else {
+    if (!rq->front_end_only) {
         NVRTC_CHECK(nvrtcGetCUBINSize(prog, &out->cubin_len));
         out->cubin = tl_xmalloc(out->cubin_len);
         NVRTC_CHECK(nvrtcGetCUBIN(prog, out->cubin));
@@ -348,21 +344,11 @@ fail:
     return -1;
 }
 
-/* Both entries are extern "C" kernels of the cubin (of the PTX: an .entry of that name). */
+/* Both entries are extern "C" kernels of the cubin. */
 static int check_entries(const jit_request *rq, const jit_cubin *cb, tl_err *e)
 {
     const char *entries[2] = {rq->entry, rq->entry2};
     for (int i = 0; i < 2 && entries[i]; i++) {
-        if (rq->ptx_only) {
-            char *decl = tl_xasprintf(".entry %s(", entries[i]);
-            int found = strstr(cb->cubin, decl) != NULL;
-            free(decl);
-            if (found) continue;
-            char *shown = src_display(rq->store, &rq->store->files[rq->src->files[0]]);
-            tl_err_set(e, "%s: '%s' is not an extern \"C\" __global__ function of the compiled PTX", shown, entries[i]);
-            free(shown);
-            return -1;
-        }
         char kernels[512];
         int rc = jit_cubin_has_kernel(cb->cubin, cb->cubin_len, entries[i], kernels, sizeof kernels);
         if (rc == 1) continue;
@@ -463,7 +449,7 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
     }
     if (cutlass_needed(rq, e)) return -1;
     if (rq->src->cutlass) snprintf(out->cutlass_version, sizeof out->cutlass_version, "%s", jit_cutlass_version());
-    if (rq->ptx_only) cache_dir = NULL, memo = NULL; /* PTX is never a cubin of the cache or the memo */
+    if (rq->front_end_only) cache_dir = NULL, memo = NULL; /* it makes no cubin to keep */
     int nopts = build_options(rq, opts);
     tl_buf ob = {0};
     for (int i = 0; i < nopts; i++) tl_buf_printf(&ob, "%s%s", i ? " " : "", opts[i]);
@@ -477,6 +463,10 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
     } else {
         if (nvrtc_build(rq, wrapper, opts, nopts, out, e)) goto out;
         on_disk = cache_put(cache_dir, key, out->cubin, out->cubin_len) == 0;
+    }
+    if (rq->front_end_only) {
+        rc = 0;
+        goto out;
     }
     if (check_entries(rq, out, e)) goto out;
     tl_sha256_hex(out->cubin, out->cubin_len, out->cubin_sha256);

@@ -51,8 +51,9 @@ typedef struct {
     const reg_spec *spec;  /* layouts and dtype (-D macros) */
     int arch;              /* 90 for sm_90 */
     int arch_specific;     /* 1: sm_90a rather than sm_90 */
-    int ptx_only;          /* tests: stop at PTX for compute_<arch> (no ptxas, no disk cache): the C++
-                            * and its #if checks in about two thirds of the time; out holds the PTX */
+    int front_end_only;    /* tests: NVRTC's front end only (--fdevice-syntax-only: the C++, its templates,
+                            * #if and static_assert checks) in about a third of the time of PTX; no output,
+                            * no disk cache, and the entries are not checked (out->cubin stays NULL) */
 } jit_request;
 
 typedef struct {

@@ -52,7 +52,7 @@ typedef struct {
     int arch;              /* 90 for sm_90 */
     int arch_specific;     /* 1: sm_90a rather than sm_90 */
     int front_end_only;    /* tests: NVRTC's front end only (--fdevice-syntax-only: the C++, its templates,
-                            * #if and static_assert checks) in about a third of the time of PTX; no output,
+                            * #if and static_assert checks) in about a tenth of the time of PTX; no output,
                             * no disk cache, and the entries are not checked (out->cubin stays NULL) */
 } jit_request;
 

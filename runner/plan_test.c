@@ -534,8 +534,9 @@ static int check_find_by_id(void)
 
 /* skinny: the grid is the large side's blocks by the k slices (at most one a chunk, none empty), the
  * workspace only with more than one slice, and a small side over SMAX, a tile over 48 KiB of shared
- * memory, or a bad param skipped with the reason. SPT and MINB (later params) are in the params text only off
- * their defaults, and SPT 8 at LPT 2 is the tile of SPT 4 at LPT 4 along the large side. */
+ * memory, or a bad param skipped with the reason. SPT, MINB and STAGES (later params) are in the params text
+ * only off their defaults, and SPT 8 at LPT 2 is the tile of SPT 4 at LPT 4 along the large side. STAGES
+ * (cp.async) asks for STAGES chunks of dynamic shared memory, past 48 KiB, up to 227 KiB. */
 static int check_skinny(void)
 {
     static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: row}\n"
@@ -545,24 +546,59 @@ static int check_skinny(void)
                               "  - {name: skinny, params: {SIDE: 1, SMAX: 32, LPT: 1, SPT: [8, 5, 4, 16], SLICES: 3}}\n"
                               "  - {name: skinny, params: {SIDE: 1, SMAX: 32, LPT: 2, SPT: 8, SLICES: 3}}\n"
                               "  - {name: skinny, params: {SIDE: 1, SMAX: 32, LPT: 4, MINB: [0, 2, 5], SLICES: 3}}\n"
-                              "  - {name: skinny, params: {SIDE: 2, SMAX: 3}}\n";
+                              "  - {name: skinny, params: {SIDE: 2, SMAX: 3}}\n"
+                              "  - {name: skinny, params: {SIDE: 1, SMAX: 32, LPT: 1, STAGES: [1, 3, 8, 9], SLICES: 3}}\n"
+                              "  - {name: skinny, params: {SIDE: 0, SMAX: [24, 32], LPT: 2, SPT: [4, 6, 12]}}\n";
     tl_experiment x;
     tl_plan p;
     int n = 0;
     if (load(yaml, &x, &p, 0)) return 1;
-    CHECK(p.ncases == 2 * 2 * (6 + 2 + 1 + 5 + 3), "ncases %d", p.ncases);
+    CHECK(p.ncases == 2 * 2 * (6 + 2 + 1 + 5 + 3 + 4 + 6), "ncases %d", p.ncases);
     for (int i = 0; i < p.ncases; i++, n++) {
         const tl_case *c = &p.cases[i];
         int skinny_m = strstr(c->sizes_text, "m=3,") != NULL, side = strstr(c->params_text, "SIDE=1") ? 1 : 0;
         const char *why = c->reason ? c->reason : "(runs)";
-        CHECK(!strstr(c->params_text, "SPT=4") && !strstr(c->params_text, "MINB=1"),
-              "SPT 4 and MINB 1 are the defaults, not in the id: %s", c->params_text);
-        if (strstr(c->params_text, "SIDE=2")) {
+        CHECK(!strstr(c->params_text, "SPT=4") && !strstr(c->params_text, "MINB=1") && !strstr(c->params_text, "STAGES=0"),
+              "SPT 4, MINB 1 and STAGES 0 are the defaults, not in the id: %s", c->params_text);
+        const char *stages = strstr(c->params_text, "STAGES=");
+        int smax24 = strstr(c->params_text, "SMAX=24") != NULL,
+            spt6or12 = strstr(c->params_text, "SPT=6") || strstr(c->params_text, "SPT=12");
+        if (smax24 || spt6or12) {
+            /* SMAX 24 (small sides of 17 .. 24) in whole row groups: SPT 6 or 12, and those only there. */
+            if (smax24 != spt6or12) {
+                CHECK(c->skipped && strstr(why, "SMAX 24 takes SPT 6 or 12"), "%s: %s", c->params_text, why);
+            } else if (!skinny_m) {
+                CHECK(c->skipped && strstr(why, "m is more than SMAX = 24"), "%s at m = 1000: %s", c->params_text, why);
+            } else {
+                /* 64 (SPT 6) or 128 (SPT 12) threads along n, 2 columns each: 8 or 4 blocks of 256 threads. */
+                unsigned want = strstr(c->params_text, "SPT=6") ? 8 : 4;
+                CHECK(!c->skipped && c->launch[0].grid[0] == want && c->launch[0].grid[1] == 1 &&
+                          c->launch[0].block[0] == 256,
+                      "%s: grid %u x %u, want %u (%s)", c->params_text, c->launch[0].grid[0], c->launch[0].grid[1],
+                      want, why);
+            }
+        } else if (stages) {
+            stages += strlen("STAGES=");
+            if (!strcmp(stages, "1") || !strcmp(stages, "9")) {
+                CHECK(c->skipped && strstr(why, "STAGES must be 0 (through registers) or 2 .. 8"), "STAGES 1, 9: %s", why);
+            } else if (!strcmp(stages, "8")) {
+                /* SMAX 32 at LPT 1: 32 columns a block, 128 k a chunk: 128 x (36 + 36) floats a stage. */
+                CHECK(c->skipped && strstr(why, "294912 bytes of shared memory > 227 KiB"), "STAGES 8: %s", why);
+            } else if (skinny_m) {
+                CHECK(c->skipped && strstr(why, "n is more than SMAX"), "STAGES 3 at n = 1000: %s", why);
+            } else {
+                /* n = 30: 1000 / 32 blocks, one chunk (70 k), so one slice; three stages past 48 KiB. */
+                CHECK(!c->skipped && c->launch[0].grid[0] == 32 && c->launch[0].grid[1] == 1 &&
+                          c->launch[0].smem == 3 * 128 * (36 + 36) * 4 && c->run->workspace(c->run_params, &c->spec) == 0,
+                      "STAGES 3: grid %u x %u, %zu bytes of shared memory (%s)", c->launch[0].grid[0],
+                      c->launch[0].grid[1], c->launch[0].smem, why);
+            }
+        } else if (strstr(c->params_text, "SIDE=2")) {
             CHECK(c->skipped && strstr(why, "SIDE must be 0 (m small) or 1 (n small)"), "SIDE 2: %s", why);
         } else if (strstr(c->params_text, "MINB=0") || strstr(c->params_text, "MINB=5")) {
             CHECK(c->skipped && strstr(why, "MINB must be 1 .. 4"), "MINB 0, 5: %s", why);
         } else if (strstr(c->params_text, "SPT=5") || strstr(c->params_text, "SPT=16")) {
-            CHECK(c->skipped && strstr(why, "SPT must be 4 or 8"), "SPT 5, 16: %s", why);
+            CHECK(c->skipped && strstr(why, "SPT must be 4, 6, 8 or 12"), "SPT 5, 16: %s", why);
         } else if (strstr(c->params_text, "SMAX=32,LPT=1") ||
                    (strstr(c->params_text, "SMAX=32,LPT=2") && !strstr(c->params_text, "SPT=8"))) {
             CHECK(c->skipped && strstr(why, "more than 48 KiB of shared memory"), "SMAX 32 LPT 2: %s", why);
@@ -573,7 +609,7 @@ static int check_skinny(void)
             /* SMAX 4, LPT 2: 512 columns a block, 8 k a chunk: 625 chunks, 2 block columns. */
             long slices = strstr(c->params_text, "SLICES=1000") ? 625 : strstr(c->params_text, "SLICES=8") ? 8 : 1;
             uint64_t ws = c->run->workspace(c->run_params, &c->spec);
-            CHECK(!c->skipped && c->nlaunch == 1 && c->launch[0].grid[0] == 2 && c->launch[0].grid[1] == slices &&
+            CHECK(!c->skipped && c->nlaunch == 1 && c->launch[0].grid[0] == 2 && c->launch[0].smem == 0 && c->launch[0].grid[1] == slices &&
                       c->launch[0].block[0] == 256,
                   "%s %s: grid %u x %u, want 2 x %ld (%s)", c->sizes_text, c->params_text, c->launch[0].grid[0],
                   c->launch[0].grid[1], slices, why);

@@ -14,12 +14,17 @@
 //   ahead so that the loads are in flight while the multiply-adds of the chunk before run. The loads
 //   are 4 bytes, coalesced along whichever side of the operand is contiguous (k, or the large side),
 //   and checked against the edges: any sizes, any leading dimensions, no alignment asked;
-// - each thread keeps SPT x LPT results (SPT a param, 4 or 8, or SMAX below that; LPT a param, 1, 2 or
-//   4). The large operand's LPT values of a k are a warp's 32 threads side by side (LPT shared
+// - each thread keeps SPT x LPT results (SPT a param, 4 or 8, or SMAX below that; 6 or 12 at SMAX 24;
+//   LPT a param, 1, 2 or 4). The large operand's LPT values of a k are a warp's 32 threads side by side (LPT shared
 //   wavefronts a k), the small one's SPT values the same for the whole warp (one broadcast wavefront a
 //   16-byte load): at SPT 4 x LPT 4, a warp's k is 5 wavefronts (cycles of the SM's shared memory) for
 //   16 multiply-adds a thread, 4 cycles of the SM's FMA pipes: the shared memory sets the pace; at 8 x 4,
-//   6 wavefronts for 8 cycles (SPT 16 was slower than 8 on all 20 problems tried on the H100). LPT and
+//   6 wavefronts for 8 cycles (SPT 16 was slower than 8 on all 20 problems tried on the H100). SMAX 24
+//   is for small sides of 17 .. 24, which SMAX 32 holds in four row groups of 8 of which the fourth has
+//   nothing to do: a quarter of the threads idle, and the warps' multiply-adds unevenly spread over the
+//   SM's four schedulers (three live warps of eight at n = 24 on two of them, one on the others). At
+//   SMAX 24, SPT 6 (three 8-byte loads of the small chunk a k) or 12 (three 16-byte) keeps every row
+//   group busy; at 12 x LPT 2 a warp's k is 5 wavefronts for 6 cycles of multiply-adds. LPT and
 //   SPT set the block's columns and so the chunk: LT = 256 SPT LPT / SMAX columns, KT = 4096 / LT k (16
 //   elements of the large operand a thread), which is the length of the runs read where the operand is
 //   contiguous along k;
@@ -28,12 +33,19 @@
 //   arrive (a per-column count) adds them in slice order: the same sum on every run;
 // - MINB (a param): blocks an SM the compiler must leave registers for (65536 / (256 MINB) a thread):
 //   more blocks, more of the large operand in flight (SPT 8 takes up to 146 registers at MINB 1, one
-//   block an SM; MINB 2 holds it to 128 without spilling, MINB 3 spills).
+//   block an SM; MINB 2 holds it to 128 without spilling, MINB 3 spills);
+// - STAGES (a param): 0 loads through registers as above, one chunk in flight a block while the chunk
+//   before is multiplied: with 16 KiB a block that is 32 KiB an SM at MINB 2, less than the DRAM's
+//   latency times its share of the bandwidth, so the SM waits for the loads after each chunk's
+//   multiply-adds. 2 .. 8: cp.async copies global memory to a ring of STAGES chunks in dynamic shared
+//   memory, STAGES - 1 chunks ahead, without the registers; where the large operand is contiguous along
+//   the large side with rows at 16-byte multiples (and a 16-byte aligned start) 16 bytes at a time, else
+//   4 bytes an element, zero-filled past the edges as the register path's loads are.
 //
-// Params: SIDE (0: m is the small side, 1: n is), SMAX (the small side at most: 1, 2, 4, 8, 16, 32),
-// LPT, SPT, MINB, SLICES (k slices at most, 1 .. 1024; the launch takes no more than one a chunk). sgemm.c's
-// skinny_tile says the same tile sizes as below.
-#include "sgemm_common.cuh"
+// Params: SIDE (0: m is the small side, 1: n is), SMAX (the small side at most: 1, 2, 4, 8, 16, 24,
+// 32), LPT, SPT (4, 8; 6, 12 with SMAX 24, which takes one of them), MINB, SLICES (k slices at most, 1 .. 1024; the launch takes no more than one a chunk),
+// STAGES. sgemm.c's skinny_tile and skinny_smem say the same tile sizes as below.
+#include "sgemm_tile.cuh" // cp_async4, cp_async16, cp_async_commit, cp_async_wait
 
 #ifndef SIDE
 #define SIDE 0
@@ -53,23 +65,32 @@
 #ifndef MINB
 #define MINB 1
 #endif
+#ifndef STAGES
+#define STAGES 0
+#endif
 #if SIDE != 0 && SIDE != 1
 #error "16_skinny: SIDE 0 (m small) or 1 (n small)"
 #endif
-#if SMAX != 1 && SMAX != 2 && SMAX != 4 && SMAX != 8 && SMAX != 16 && SMAX != 32
-#error "16_skinny: SMAX 1, 2, 4, 8, 16 or 32"
+#if SMAX != 1 && SMAX != 2 && SMAX != 4 && SMAX != 8 && SMAX != 16 && SMAX != 24 && SMAX != 32
+#error "16_skinny: SMAX 1, 2, 4, 8, 16, 24 or 32"
 #endif
 #if LPT != 1 && LPT != 2 && LPT != 4
 #error "16_skinny: LPT 1, 2 or 4"
 #endif
-#if SPT != 4 && SPT != 8
-#error "16_skinny: SPT 4 or 8"
+#if SPT != 4 && SPT != 6 && SPT != 8 && SPT != 12
+#error "16_skinny: SPT 4, 6, 8 or 12"
+#endif
+#if (SMAX == 24) != (SPT == 6 || SPT == 12)
+#error "16_skinny: SMAX 24 takes SPT 6 or 12, and SPT 6 and 12 are for SMAX 24 only"
 #endif
 #if MINB < 1 || MINB > 4
 #error "16_skinny: MINB 1 .. 4"
 #endif
 #if SLICES < 1 || SLICES > 1024
 #error "16_skinny: SLICES 1 .. 1024"
+#endif
+#if STAGES != 0 && (STAGES < 2 || STAGES > 8)
+#error "16_skinny: STAGES 0 (loads through registers) or 2 .. 8 (cp.async)"
 #endif
 
 #define SK_NT 256                               // threads a block
@@ -81,16 +102,16 @@
 #define SK_E (SK_LT * SK_KT / SK_NT)            // = 16
 #define SK_SE ((SMAX * SK_KT + SK_NT - 1) / SK_NT) // elements of the small operand a thread loads
 #define SK_LPAD (SK_LT + 4)                     // a shared row of the large chunk: 16-byte aligned, 4 mod 32
-#define SK_SPAD (SMAX < 4 ? SMAX : SMAX == 4 ? 12 : SMAX + 4) // of the small one: 4, 12 or 20 mod 32 from 4 on
-#if 2 * SK_KT * (SK_LPAD + SK_SPAD) * 4 > 48 * 1024
+#define SK_SPAD (SMAX < 4 ? SMAX : SMAX == 4 ? 12 : SMAX + 4) // of the small one: 4, 12, 20 or 28 mod 32 from 4 on
+#if STAGES == 0 && 2 * SK_KT * (SK_LPAD + SK_SPAD) * 4 > 48 * 1024
 #error "16_skinny: the two chunks take more than 48 KiB of shared memory (SMAX 32 needs SPT x LPT >= 16)"
 #endif
 
 // Which element of the small chunk (R = SMAX rows by SK_KT k) consecutive threads copy, i = 0 .. R SK_KT
 // - 1. Where the operand is contiguous along the rows: consecutive rows of one k, stored along a shared
 // row. Where it is contiguous along k: blocks of G = 8 consecutive k by 4 rows a warp, each row's 8 k
-// one 32-byte sector of global memory, so that the transposing store (row stride SK_SPAD: 4, 12 or 20
-// mod 32 floats) puts the 32 threads in 32 banks; 32 consecutive k of one row fall in 32 / (the stride's
+// one 32-byte sector of global memory, so that the transposing store (row stride SK_SPAD: 4, 12, 20 or
+// 28 mod 32 floats) puts the 32 threads in 32 banks; 32 consecutive k of one row fall in 32 / (the stride's
 // banks) banks, at SMAX 32 all in one: a 32-way conflict on every store. A side of fewer than 32 / G rows
 // (SMAX 1, 2) keeps the run of k. (The large chunk keeps runs of 32 k: its stride SK_LPAD costs 4-way
 // conflicts there, and 8 k by 4 rows read the operand 5% slower at m = 1 on the H100.)
@@ -129,8 +150,6 @@ extern "C" __global__ void __launch_bounds__(SK_NT, MINB)
 sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B, float beta,
              float *__restrict__ C)
 {
-    __shared__ __align__(16) float lt[2][SK_KT][SK_LPAD];
-    __shared__ __align__(16) float st[2][SK_KT][SK_SPAD];
     const int tid = threadIdx.x;
 #if SIDE == 0
     const int S = M, L = N;
@@ -149,41 +168,15 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     const int chunks = (K + SK_KT - 1) / SK_KT, per = (chunks + gridDim.y - 1) / gridDim.y;
     const int c0 = blockIdx.y * per, c1 = min(chunks, c0 + per);
 
-    // Where this thread's loads of a chunk land: element e of the large chunk, and of the small one.
-    float lv[SK_E], sv[SK_SE];
-    auto load = [&](int c) {
-        const int p0 = c * SK_KT;
-#pragma unroll
-        for (int e = 0; e < SK_E; ++e) {
-            const int i = tid + e * SK_NT;
-            const int l = SK_LCONTIG ? i % SK_LT : i / SK_KT, p = SK_LCONTIG ? i / SK_LT : i % SK_KT;
-            const int gl = l0 + l, gp = p0 + p;
-            lv[e] = gl < L && gp < K ? __ldg(&large[(size_t)gl * ll + (size_t)gp * lp]) : 0.0f;
-        }
-#pragma unroll
-        for (int e = 0; e < SK_SE; ++e) {
-            const int i = tid + e * SK_NT;
-            int s, p;
-            sk_at<SMAX, SK_SCONTIG>(i, s, p);
-            const int gp = p0 + p;
-            sv[e] = i < SMAX * SK_KT && s < S && gp < K ? __ldg(&small[(size_t)s * ss + (size_t)gp * sp]) : 0.0f;
-        }
+    // Element e of this thread's share of a chunk: (l, p) of the large one, (s, p) of the small one.
+    auto large_at = [&](int e, int &l, int &p) {
+        const int i = tid + e * SK_NT;
+        l = SK_LCONTIG ? i % SK_LT : i / SK_KT, p = SK_LCONTIG ? i / SK_LT : i % SK_KT;
     };
-    auto store = [&](int b) {
-#pragma unroll
-        for (int e = 0; e < SK_E; ++e) {
-            const int i = tid + e * SK_NT;
-            const int l = SK_LCONTIG ? i % SK_LT : i / SK_KT, p = SK_LCONTIG ? i / SK_LT : i % SK_KT;
-            lt[b][p][l] = lv[e];
-        }
-#pragma unroll
-        for (int e = 0; e < SK_SE; ++e) {
-            const int i = tid + e * SK_NT;
-            int s, p;
-            sk_at<SMAX, SK_SCONTIG>(i, s, p);
-            if (i < SMAX * SK_KT) st[b][p][s] = sv[e];
-        }
+    auto small_at = [&](int e, int &s, int &p) {
+        sk_at<SMAX, SK_SCONTIG>(tid + e * SK_NT, s, p);
     };
+    constexpr bool small_partial = SMAX * SK_KT % SK_NT != 0; // the last element of a thread may be past the chunk
 
     // This thread's results: small-side rows sg * SPT .., large-side columns lg * LPT ..; a warp's
     // threads share sg, so the skip of rows past S is the warp's.
@@ -195,43 +188,143 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
 #pragma unroll
         for (int j = 0; j < SK_LPT; ++j) acc[i][j] = 0.0f;
 
+    // The multiply-adds of one chunk in shared memory: lc[p * SK_LPAD + l], sc[p * SK_SPAD + s].
+    auto mac = [&](const float *lc, const float *sc) {
+#pragma unroll
+        for (int p = 0; p < SK_KT; ++p) {
+            float x[SK_LPT];
+#if SK_LPT == 4
+            const float4 x4 = *reinterpret_cast<const float4 *>(&lc[p * SK_LPAD + lg * SK_LPT]);
+            x[0] = x4.x, x[1] = x4.y, x[2] = x4.z, x[3] = x4.w;
+#elif SK_LPT == 2
+            const float2 x2 = *reinterpret_cast<const float2 *>(&lc[p * SK_LPAD + lg * SK_LPT]);
+            x[0] = x2.x, x[1] = x2.y;
+#else
+            x[0] = lc[p * SK_LPAD + lg];
+#endif
+            float y[SK_SPT];
+#if SK_SPT % 4 == 0
+#pragma unroll
+            for (int h = 0; h < SK_SPT; h += 4) {
+                const float4 y4 = *reinterpret_cast<const float4 *>(&sc[p * SK_SPAD + sg * SK_SPT + h]);
+                y[h] = y4.x, y[h + 1] = y4.y, y[h + 2] = y4.z, y[h + 3] = y4.w;
+            }
+#elif SK_SPT % 2 == 0
+#pragma unroll
+            for (int h = 0; h < SK_SPT; h += 2) { // SPT 6: rows from a multiple of 6, 8-byte aligned
+                const float2 y2 = *reinterpret_cast<const float2 *>(&sc[p * SK_SPAD + sg * SK_SPT + h]);
+                y[h] = y2.x, y[h + 1] = y2.y;
+            }
+#else
+#pragma unroll
+            for (int i = 0; i < SK_SPT; ++i) y[i] = sc[p * SK_SPAD + sg * SK_SPT + i];
+#endif
+#pragma unroll
+            for (int i = 0; i < SK_SPT; ++i)
+#pragma unroll
+                for (int j = 0; j < SK_LPT; ++j) acc[i][j] += y[i] * x[j];
+        }
+    };
+
+#if STAGES == 0
+    __shared__ __align__(16) float lt[2][SK_KT][SK_LPAD];
+    __shared__ __align__(16) float st[2][SK_KT][SK_SPAD];
+    // Where this thread's loads of a chunk land: element e of the large chunk, and of the small one.
+    float lv[SK_E], sv[SK_SE];
+    auto load = [&](int c) {
+        const int p0 = c * SK_KT;
+#pragma unroll
+        for (int e = 0; e < SK_E; ++e) {
+            int l, p;
+            large_at(e, l, p);
+            const int gl = l0 + l, gp = p0 + p;
+            lv[e] = gl < L && gp < K ? __ldg(&large[(size_t)gl * ll + (size_t)gp * lp]) : 0.0f;
+        }
+#pragma unroll
+        for (int e = 0; e < SK_SE; ++e) {
+            int s, p;
+            small_at(e, s, p);
+            const int gp = p0 + p;
+            const bool in = !small_partial || tid + e * SK_NT < SMAX * SK_KT;
+            sv[e] = in && s < S && gp < K ? __ldg(&small[(size_t)s * ss + (size_t)gp * sp]) : 0.0f;
+        }
+    };
+    auto store = [&](int b) {
+#pragma unroll
+        for (int e = 0; e < SK_E; ++e) {
+            int l, p;
+            large_at(e, l, p);
+            lt[b][p][l] = lv[e];
+        }
+#pragma unroll
+        for (int e = 0; e < SK_SE; ++e) {
+            int s, p;
+            small_at(e, s, p);
+            if (!small_partial || tid + e * SK_NT < SMAX * SK_KT) st[b][p][s] = sv[e];
+        }
+    };
+
     int b = 0;
     if (c0 < c1) load(c0);
     for (int c = c0; c < c1; ++c, b ^= 1) {
         store(b);
         __syncthreads(); // chunk c in buffer b; every thread is past chunk c - 2's reads of it
         if (c + 1 < c1) load(c + 1);
-        if (live) {
-#pragma unroll
-            for (int p = 0; p < SK_KT; ++p) {
-                float x[SK_LPT];
-#if SK_LPT == 4
-                const float4 x4 = *reinterpret_cast<const float4 *>(&lt[b][p][lg * SK_LPT]);
-                x[0] = x4.x, x[1] = x4.y, x[2] = x4.z, x[3] = x4.w;
-#elif SK_LPT == 2
-                const float2 x2 = *reinterpret_cast<const float2 *>(&lt[b][p][lg * SK_LPT]);
-                x[0] = x2.x, x[1] = x2.y;
+        if (live) mac(&lt[b][0][0], &st[b][0][0]);
+    }
 #else
-                x[0] = lt[b][p][lg];
-#endif
-                float y[SK_SPT];
-#if SK_SPT >= 4
+    // The ring: STAGES chunks of the large operand, then STAGES of the small one.
+    extern __shared__ __align__(16) float sk_ring[];
+    float *const lring = sk_ring, *const sring = sk_ring + STAGES * SK_KT * SK_LPAD;
+    // 16-byte copies along the large side: rows of it (one a k) 16-byte aligned, so that a vector of
+    // four columns from a multiple of 4 is one aligned read (SK_LT is a multiple of 4).
+    const bool vec = SK_LCONTIG && lp % 4 == 0 && (size_t)large % 16 == 0;
+    auto fetch = [&](int c, int b) {
+        const int p0 = c * SK_KT;
+        float *lc = lring + b * SK_KT * SK_LPAD, *sc = sring + b * SK_KT * SK_SPAD;
+        if (SK_LCONTIG && vec) {
 #pragma unroll
-                for (int h = 0; h < SK_SPT; h += 4) {
-                    const float4 y4 = *reinterpret_cast<const float4 *>(&st[b][p][sg * SK_SPT + h]);
-                    y[h] = y4.x, y[h + 1] = y4.y, y[h + 2] = y4.z, y[h + 3] = y4.w;
-                }
-#else
+            for (int e = 0; e < SK_E / 4; ++e) {
+                const int i = tid + e * SK_NT, l = i % (SK_LT / 4) * 4, p = i / (SK_LT / 4);
+                const int gl = l0 + l, gp = p0 + p;
+                const int bytes = gp < K && gl < L ? 4 * min(4, L - gl) : 0;
+                cp_async16(&lc[p * SK_LPAD + l], bytes ? &large[(size_t)gl * ll + (size_t)gp * lp] : large, bytes);
+            }
+        } else {
 #pragma unroll
-                for (int i = 0; i < SK_SPT; ++i) y[i] = st[b][p][sg * SK_SPT + i];
-#endif
-#pragma unroll
-                for (int i = 0; i < SK_SPT; ++i)
-#pragma unroll
-                    for (int j = 0; j < SK_LPT; ++j) acc[i][j] += y[i] * x[j];
+            for (int e = 0; e < SK_E; ++e) {
+                int l, p;
+                large_at(e, l, p);
+                const int gl = l0 + l, gp = p0 + p;
+                const bool in = gl < L && gp < K;
+                cp_async4(&lc[p * SK_LPAD + l], in ? &large[(size_t)gl * ll + (size_t)gp * lp] : large, in);
             }
         }
+#pragma unroll
+        for (int e = 0; e < SK_SE; ++e) {
+            if (small_partial && tid + e * SK_NT >= SMAX * SK_KT) break;
+            int s, p;
+            small_at(e, s, p);
+            const int gp = p0 + p;
+            const bool in = s < S && gp < K;
+            cp_async4(&sc[p * SK_SPAD + s], in ? &small[(size_t)s * ss + (size_t)gp * sp] : small, in);
+        }
+    };
+
+#pragma unroll
+    for (int z = 0; z < STAGES - 1; ++z) {
+        if (c0 + z < c1) fetch(c0 + z, z);
+        cp_async_commit(); // one group a stage, even an empty one: the wait below counts groups
     }
+    for (int c = c0, b = 0; c < c1; ++c, b = b + 1 == STAGES ? 0 : b + 1) {
+        cp_async_wait<STAGES - 2>(); // this thread's copies of chunk c have landed ...
+        __syncthreads();             // ... and every thread's; all are past chunk c - 1's reads of its buffer
+        if (c + STAGES - 1 < c1) fetch(c + STAGES - 1, b == 0 ? STAGES - 1 : b - 1);
+        cp_async_commit();
+        if (live) mac(lring + b * SK_KT * SK_LPAD, sring + b * SK_KT * SK_SPAD);
+    }
+    cp_async_wait<0>(); // no copy in flight at the exit
+#endif
 
     if (gridDim.y > 1) {
         // Slice order, whichever slice arrives last: each thread's results side by side, 16 bytes a

@@ -296,11 +296,11 @@ static int switched(const dsp_table *t, const reg_op *op, const reg_spec *s, int
 static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, const char *use)
 {
     int n = t->n, best = -1;
-    double dmin = HUGE_VAL, wsum = 0, best_score = HUGE_VAL, best_d = HUGE_VAL;
+    double dmin = HUGE_VAL, best_score = HUGE_VAL, best_d = HUGE_VAL;
     double *d = tl_xcalloc((size_t)n + 1, sizeof *d), *w = tl_xcalloc((size_t)n + 1, sizeof *w);
     double *score = tl_xcalloc((size_t)n + 1, sizeof *score), *rd = tl_xcalloc((size_t)n + 1, sizeof *rd);
     double *here = tl_xcalloc((size_t)n + 1, sizeof *here);
-    int *row = tl_xcalloc((size_t)n + 1, sizeof *row);
+    int *row = tl_xcalloc((size_t)n + 1, sizeof *row), *nearp = tl_xcalloc((size_t)n + 1, sizeof *nearp), nnear = 0;
     for (int i = 0; i < n; i++) {
         rd[i] = HUGE_VAL;
         if (use[i] && (d[i] = distance(op, &t->rows[i], s)) < dmin) dmin = d[i];
@@ -309,13 +309,13 @@ static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
      * measured is decided by its own rows. */
     double near = dmin == 0 ? 0 : DSP_NEAR;
     for (int i = 0; i < n; i++)
-        if (use[i] && t->rows[i].prob == i && d[i] <= dmin + near) wsum += w[i] = exp(-(d[i] - dmin) / DSP_SCALE);
+        if (use[i] && t->rows[i].prob == i && d[i] <= dmin + near) w[i] = exp(-(d[i] - dmin) / DSP_SCALE), nearp[nnear++] = i;
     /* here[c]: candidate c's overhead on spec (>= 1, so 0 is not yet known). */
     for (int i = 0; i < n; i++)
         if (use[i] && !here[t->rows[i].cand]) here[t->rows[i].cand] = overhead(t, op, &t->rows[i], s);
     /* score[c] = sum over near p of w[p] (c's rel at p, scaled to spec, - DSP_REL_ABSENT), so that
-     * DSP_REL_ABSENT + score[c] / wsum is the weighted mean; row[c], rd[c]: c's row at its nearest
-     * problem. */
+     * DSP_REL_ABSENT + score[c] / (the weight of the near problems c could run on) is the weighted mean;
+     * row[c], rd[c]: c's row at its nearest problem. */
     for (int i = 0; i < n; i++) {
         if (!use[i]) continue;
         const dsp_row *r = &t->rows[i];
@@ -330,12 +330,20 @@ static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
         const dsp_row *r = &t->rows[c];
         char no[256];
         if (r->v->check && !r->v->check(r->params, s, no, sizeof no)) continue;
-        double sc = DSP_REL_ABSENT + score[c] / wsum;
+        /* The weight of the near problems c could run on: one its rung refuses (skinny's small side
+         * over its SMAX) says nothing about it, where one it ran too slowly for a row counts as absent. */
+        double wc = 0;
+        for (int j = 0; j < nnear; j++) {
+            reg_spec at = row_spec(&t->rows[nearp[j]]);
+            if (!r->v->check || r->v->check(r->params, &at, no, sizeof no)) wc += w[nearp[j]];
+        }
+        if (wc <= 0) continue;
+        double sc = DSP_REL_ABSENT + score[c] / wc;
         if (sc < best_score - 1e-9 || (sc <= best_score + 1e-9 && rd[c] < best_d))
             best_score = sc, best_d = rd[c], best = row[c];
     }
     if (dmin > 0) best = switched(t, op, s, best, row, rd); /* a measured problem: what was measured */
-    free(d), free(w), free(score), free(rd), free(row), free(here);
+    free(d), free(w), free(score), free(rd), free(row), free(here), free(nearp);
     return best;
 }
 

@@ -17,7 +17,8 @@
  * farther, each weighted by exp(-(its distance - the nearest's) / DSP_SCALE); each candidate whose
  * rung takes the problem scores the weighted mean of its rel there, each scaled by the op's
  * dispatch_overhead on the problem over that on the measured one (blocks over the SMs, padded tiles), and
- * DSP_REL_ABSENT where a problem has no row of it; the lowest score wins, ties to the candidate with
+ * DSP_REL_ABSENT where a problem has no row of it (a problem its rung refuses, e.g. skinny's small side
+ * over its SMAX, is left out of its mean: that says nothing of its speed); the lowest score wins, ties to the candidate with
  * the nearer row, then the earlier. A problem the table measured (distance 0) counts alone. Rows of
  * other layouts only when no candidate of the problem's layouts takes it. Then, for a problem the table
  * did not measure, the op's switch (reg_op.dispatch_switch, sgemm's SK): where the table has the winner's

@@ -173,6 +173,28 @@ static int check_consensus(void)
     return 9;
 }
 
+/* A near problem a candidate's rung refuses (skinny's small side over its SMAX) is left out of that
+ * candidate's mean, where one it ran too slowly for a row of counts DSP_REL_ABSENT: at m = 24, SMAX 24
+ * (the fastest at m = 20, refused at m = 32) beats SMAX 32 (1.1 and 1). */
+static const char *REFUSED = "op sgemm\n"
+                             "m=20,n=16384,k=2048 a=row,b=row f32 skinny SIDE=0,SMAX=24,SPT=6 rel=1\n"
+                             "m=20,n=16384,k=2048 a=row,b=row f32 skinny SIDE=0,SMAX=32,SPT=8 rel=1.1\n"
+                             "m=32,n=16384,k=2048 a=row,b=row f32 skinny SIDE=0,SMAX=32,SPT=8 rel=1\n"
+                             "m=4,n=16384,k=2048 a=row,b=row f32 skinny SIDE=0,SMAX=32,SPT=8 rel=1\n";
+
+static int check_refused(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(REFUSED, &t)) return 1;
+    CHECK(pick(&t, 24, 16384, 2048, 0, 0, 0, why) == 0, "m = 24: row %d", pick(&t, 24, 16384, 2048, 0, 0, 0, why));
+    /* Near m = 20 and m = 4, where SMAX 24 ran but has no row: absent there, so SMAX 32 (1.1, 1). */
+    CHECK(pick(&t, 8, 16384, 2048, 0, 0, 0, why) == 1 || pick(&t, 8, 16384, 2048, 0, 0, 0, why) == 3,
+          "m = 8: row %d", pick(&t, 8, 16384, 2048, 0, 0, 0, why));
+    dsp_free(&t);
+    return 2;
+}
+
 /* The op's overhead model carries a time from one problem to another: on 64 SMs, 128 x 128 tiles
  * give each SM one block at 1024 x 1024, and at 1152 x 1024 (72 tiles) 8 SMs a second while the rest
  * wait; 64 x 128 tiles (2 blocks an SM at 1024, 144 = 3 on some at 1152) lose less. */
@@ -380,6 +402,7 @@ int main(void)
     total += check_parse_errors();
     total += check_pick();
     total += check_consensus();
+    total += check_refused();
     total += check_waves();
     total += check_switch();
     total += check_tuned_cases();

@@ -548,12 +548,13 @@ static int check_skinny(void)
                               "  - {name: skinny, params: {SIDE: 1, SMAX: 32, LPT: 4, MINB: [0, 2, 5], SLICES: 3}}\n"
                               "  - {name: skinny, params: {SIDE: 2, SMAX: 3}}\n"
                               "  - {name: skinny, params: {SIDE: 1, SMAX: 32, LPT: 1, STAGES: [1, 3, 8, 9], SLICES: 3}}\n"
-                              "  - {name: skinny, params: {SIDE: 0, SMAX: [24, 32], LPT: 2, SPT: [4, 6, 12]}}\n";
+                              "  - {name: skinny, params: {SIDE: 0, SMAX: [24, 32], LPT: 2, SPT: [4, 6, 12]}}\n"
+                              "  - {name: skinny, params: {SIDE: 1, SMAX: [48, 64], LPT: [2, 4], SPT: [8, 12], STAGES: [0, 3]}}\n";
     tl_experiment x;
     tl_plan p;
     int n = 0;
     if (load(yaml, &x, &p, 0)) return 1;
-    CHECK(p.ncases == 2 * 2 * (6 + 2 + 1 + 5 + 3 + 4 + 6), "ncases %d", p.ncases);
+    CHECK(p.ncases == 2 * 2 * (6 + 2 + 1 + 5 + 3 + 4 + 6 + 16), "ncases %d", p.ncases);
     for (int i = 0; i < p.ncases; i++, n++) {
         const tl_case *c = &p.cases[i];
         int skinny_m = strstr(c->sizes_text, "m=3,") != NULL, side = strstr(c->params_text, "SIDE=1") ? 1 : 0;
@@ -563,10 +564,31 @@ static int check_skinny(void)
         const char *stages = strstr(c->params_text, "STAGES=");
         int smax24 = strstr(c->params_text, "SMAX=24") != NULL,
             spt6or12 = strstr(c->params_text, "SPT=6") || strstr(c->params_text, "SPT=12");
-        if (smax24 || spt6or12) {
+        int s48 = strstr(c->params_text, "SMAX=48") != NULL, s64 = strstr(c->params_text, "SMAX=64") != NULL;
+        if (s48 || s64) {
+            /* SMAX 48 takes SPT 6 or 12, 64 SPT 4 or 8; 64 at SPT 8 is past 48 KiB through registers. */
+            int lpt4 = strstr(c->params_text, "LPT=4") != NULL, st = strstr(c->params_text, "STAGES=3") != NULL;
+            if (s48 != (strstr(c->params_text, "SPT=12") != NULL)) {
+                CHECK(c->skipped && strstr(why, "SMAX 24 and 48 take SPT 6 or 12"), "%s: %s", c->params_text, why);
+            } else if (s64 && !st) {
+                CHECK(c->skipped && strstr(why, "more than 48 KiB of shared memory through registers"), "%s: %s",
+                      c->params_text, why);
+            } else if (skinny_m) {
+                CHECK(c->skipped && strstr(why, "n is more than SMAX"), "%s at n = 1000: %s", c->params_text, why);
+            } else {
+                /* n = 30: SMAX 48 at SPT 12 is 64 threads along m, 64 at SPT 8 32; LPT columns each; STAGES
+                 * 3 is three chunks of (LT + 4) + (SMAX + 4) floats a k. */
+                unsigned want = s48 ? (lpt4 ? 4 : 8) : (lpt4 ? 8 : 16);
+                size_t smem = !st ? 0 : s48 ? (lpt4 ? 3 * 16 * (260 + 52) * 4 : 3 * 32 * (132 + 52) * 4)
+                                            : (lpt4 ? 3 * 32 * (132 + 68) * 4 : 3 * 64 * (68 + 68) * 4);
+                CHECK(!c->skipped && c->launch[0].grid[0] == want && c->launch[0].grid[1] == 1 && c->launch[0].smem == smem,
+                      "%s: grid %u x %u, %zu bytes of shared memory, want %u, %zu (%s)", c->params_text,
+                      c->launch[0].grid[0], c->launch[0].grid[1], c->launch[0].smem, want, smem, why);
+            }
+        } else if (smax24 || spt6or12) {
             /* SMAX 24 (small sides of 17 .. 24) in whole row groups: SPT 6 or 12, and those only there. */
             if (smax24 != spt6or12) {
-                CHECK(c->skipped && strstr(why, "SMAX 24 takes SPT 6 or 12"), "%s: %s", c->params_text, why);
+                CHECK(c->skipped && strstr(why, "SMAX 24 and 48 take SPT 6 or 12"), "%s: %s", c->params_text, why);
             } else if (!skinny_m) {
                 CHECK(c->skipped && strstr(why, "m is more than SMAX = 24"), "%s at m = 1000: %s", c->params_text, why);
             } else {

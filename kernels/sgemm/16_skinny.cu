@@ -1,11 +1,13 @@
-// 16_skinny: C with few rows or few columns (m or n of 1 .. 32), the large operand streamed once.
+// 16_skinny: C with few rows or few columns (m or n of 1 .. 64), the large operand streamed once.
 //
 // The tiled rungs' tiles are 64 - 256 rows of C: at m = 8 a 64-row tile computes 8 times what the
 // problem needs, and at m = 1 (a matrix-vector product) 64 times. But such a product is not bound by
 // its multiply-adds at all: with S rows of C (the small side), each element of the large operand (B
 // for few rows, A for few columns) feeds S multiply-adds and is read once, so at S = 1 .. 32 the time is
 // reading it (4 k L bytes: 2k S L flops against the H100's 60 FP32 TFLOP/s and 3.3 TB/s cross near
-// S = 40). This rung reads the large operand once, at the DRAM's pace, whatever its layout and sizes:
+// S = 40; past that, up to SMAX 64, the multiply-adds of the few rows still cost less than the tiled
+// rungs' tiles of mostly nothing). This rung reads the large operand once, at the DRAM's pace,
+// whatever its layout and sizes:
 // - a block takes LT columns of the large side (L: n when the small side is m, m when it is n) and
 //   every row of the small side, up to SMAX (a param; the rows past S compute zeros and the warps that
 //   hold only such rows skip the multiply-adds);
@@ -14,7 +16,7 @@
 //   ahead so that the loads are in flight while the multiply-adds of the chunk before run. The loads
 //   are 4 bytes, coalesced along whichever side of the operand is contiguous (k, or the large side),
 //   and checked against the edges: any sizes, any leading dimensions, no alignment asked;
-// - each thread keeps SPT x LPT results (SPT a param, 4 or 8, or SMAX below that; 6 or 12 at SMAX 24;
+// - each thread keeps SPT x LPT results (SPT a param, 4 or 8, or SMAX below that; 6 or 12 at SMAX 24 and 48;
 //   LPT a param, 1, 2 or 4). The large operand's LPT values of a k are a warp's 32 threads side by side (LPT shared
 //   wavefronts a k), the small one's SPT values the same for the whole warp (one broadcast wavefront a
 //   16-byte load): at SPT 4 x LPT 4, a warp's k is 5 wavefronts (cycles of the SM's shared memory) for
@@ -24,7 +26,9 @@
 //   nothing to do: a quarter of the threads idle, and the warps' multiply-adds unevenly spread over the
 //   SM's four schedulers (three live warps of eight at n = 24 on two of them, one on the others). At
 //   SMAX 24, SPT 6 (three 8-byte loads of the small chunk a k) or 12 (three 16-byte) keeps every row
-//   group busy; at 12 x LPT 2 a warp's k is 5 wavefronts for 6 cycles of multiply-adds. LPT and
+//   group busy; at 12 x LPT 2 a warp's k is 5 wavefronts for 6 cycles of multiply-adds. SMAX 48 (small
+//   sides of 33 .. 48; SPT 6 or 12) and 64 (SPT 4 or 8) the same way (on the H100, 48 beat the tiled
+//   rungs at small sides of 40 and 48 in most layouts, 64 lost to them at 56 and 64). LPT and
 //   SPT set the block's columns and so the chunk: LT = 256 SPT LPT / SMAX columns, KT = 4096 / LT k (16
 //   elements of the large operand a thread), which is the length of the runs read where the operand is
 //   contiguous along k;
@@ -43,7 +47,7 @@
 //   4 bytes an element, zero-filled past the edges as the register path's loads are.
 //
 // Params: SIDE (0: m is the small side, 1: n is), SMAX (the small side at most: 1, 2, 4, 8, 16, 24,
-// 32), LPT, SPT (4, 8; 6, 12 with SMAX 24, which takes one of them), MINB, SLICES (k slices at most, 1 .. 1024; the launch takes no more than one a chunk),
+// 32, 48, 64), LPT, SPT (4, 8; 6, 12 with SMAX 24 and 48, which take one of them), MINB, SLICES (k slices at most, 1 .. 1024; the launch takes no more than one a chunk),
 // STAGES. sgemm.c's skinny_tile and skinny_smem say the same tile sizes as below.
 #include "sgemm_tile.cuh" // cp_async4, cp_async16, cp_async_commit, cp_async_wait
 
@@ -71,8 +75,9 @@
 #if SIDE != 0 && SIDE != 1
 #error "16_skinny: SIDE 0 (m small) or 1 (n small)"
 #endif
-#if SMAX != 1 && SMAX != 2 && SMAX != 4 && SMAX != 8 && SMAX != 16 && SMAX != 24 && SMAX != 32
-#error "16_skinny: SMAX 1, 2, 4, 8, 16, 24 or 32"
+#if SMAX != 1 && SMAX != 2 && SMAX != 4 && SMAX != 8 && SMAX != 16 && SMAX != 24 && SMAX != 32 && SMAX != 48 && \
+    SMAX != 64
+#error "16_skinny: SMAX 1, 2, 4, 8, 16, 24, 32, 48 or 64"
 #endif
 #if LPT != 1 && LPT != 2 && LPT != 4
 #error "16_skinny: LPT 1, 2 or 4"
@@ -80,8 +85,8 @@
 #if SPT != 4 && SPT != 6 && SPT != 8 && SPT != 12
 #error "16_skinny: SPT 4, 6, 8 or 12"
 #endif
-#if (SMAX == 24) != (SPT == 6 || SPT == 12)
-#error "16_skinny: SMAX 24 takes SPT 6 or 12, and SPT 6 and 12 are for SMAX 24 only"
+#if (SMAX == 24 || SMAX == 48) != (SPT == 6 || SPT == 12)
+#error "16_skinny: SMAX 24 and 48 take SPT 6 or 12, and SPT 6 and 12 are for SMAX 24 and 48 only"
 #endif
 #if MINB < 1 || MINB > 4
 #error "16_skinny: MINB 1 .. 4"
@@ -104,7 +109,7 @@
 #define SK_LPAD (SK_LT + 4)                     // a shared row of the large chunk: 16-byte aligned, 4 mod 32
 #define SK_SPAD (SMAX < 4 ? SMAX : SMAX == 4 ? 12 : SMAX + 4) // of the small one: 4, 12, 20 or 28 mod 32 from 4 on
 #if STAGES == 0 && 2 * SK_KT * (SK_LPAD + SK_SPAD) * 4 > 48 * 1024
-#error "16_skinny: the two chunks take more than 48 KiB of shared memory (SMAX 32 needs SPT x LPT >= 16)"
+#error "16_skinny: the two chunks take more than 48 KiB of shared memory (STAGES 2 .. 8 may take up to 227 KiB)"
 #endif
 
 // Which element of the small chunk (R = SMAX rows by SK_KT k) consecutive threads copy, i = 0 .. R SK_KT

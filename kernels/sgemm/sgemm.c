@@ -563,10 +563,10 @@ static uint64_t workspace15(const long *p, const reg_spec *s)
 
 static const reg_param p16[] = {
     {"SIDE", 0, "0: m is the small side (C's rows), 1: n is (its columns)"},
-    {"SMAX", 8, "the small side at most: 1, 2, 4, 8, 16, 24 or 32 (sets the block's tile)"},
+    {"SMAX", 8, "the small side at most: 1, 2, 4, 8, 16, 24, 32, 48 or 64 (sets the block's tile)"},
     {"LPT", 4, "large-side columns a thread: 1, 2 or 4"},
     {"SLICES", 1, "k slices at most, 1 .. 1024 (> 1: partial results in a workspace, added in slice order)"},
-    {"SPT", 4, "small-side rows a thread: 4 or 8 (SMAX below it: SMAX), 6 or 12 with SMAX 24; 8: fewer shared loads a "
+    {"SPT", 4, "small-side rows a thread: 4 or 8 (SMAX below it: SMAX), 6 or 12 with SMAX 24 and 48; 8: fewer shared loads a "
                "multiply-add"},
     {"MINB", 1, "blocks an SM the registers must allow: 1 .. 4 (__launch_bounds__)"},
     {"STAGES", 0, "0: loads a chunk ahead through registers (two shared buffers); 2 .. 8: cp.async into a ring of STAGES "
@@ -611,20 +611,22 @@ static int check16(const long *p, const reg_spec *s, char *why, size_t n)
 {
     long side = p[0], smax = p[1], lpt = p[2], slices = p[3], spt = p[4];
     if (side != 0 && side != 1) return snprintf(why, n, "SIDE must be 0 (m small) or 1 (n small)"), 0;
-    if (smax != 1 && smax != 2 && smax != 4 && smax != 8 && smax != 16 && smax != 24 && smax != 32)
-        return snprintf(why, n, "SMAX must be 1, 2, 4, 8, 16, 24 or 32"), 0;
+    if (smax != 1 && smax != 2 && smax != 4 && smax != 8 && smax != 16 && smax != 24 && smax != 32 && smax != 48 &&
+        smax != 64)
+        return snprintf(why, n, "SMAX must be 1, 2, 4, 8, 16, 24, 32, 48 or 64"), 0;
     if (lpt != 1 && lpt != 2 && lpt != 4) return snprintf(why, n, "LPT must be 1, 2 or 4"), 0;
     if (slices < 1 || slices > 1024) return snprintf(why, n, "SLICES must be 1 .. 1024"), 0;
     if (spt != 4 && spt != 6 && spt != 8 && spt != 12) return snprintf(why, n, "SPT must be 4, 6, 8 or 12"), 0;
-    if ((smax == 24) != (spt == 6 || spt == 12))
-        return snprintf(why, n, "SMAX 24 takes SPT 6 or 12, and SPT 6 and 12 are for SMAX 24 only (whole row groups)"), 0;
+    if ((smax == 24 || smax == 48) != (spt == 6 || spt == 12))
+        return snprintf(why, n, "SMAX 24 and 48 take SPT 6 or 12, and SPT 6 and 12 are for SMAX 24 and 48 only (whole "
+                        "row groups)"), 0;
     if (p[5] < 1 || p[5] > 4) return snprintf(why, n, "MINB must be 1 .. 4"), 0;
     if (p[6] != 0 && (p[6] < 2 || p[6] > 8)) return snprintf(why, n, "STAGES must be 0 (through registers) or 2 .. 8"), 0;
     long lt, kt;
     skinny_tile(p, &lt, &kt);
     if (p[6] == 0 && skinny_smem(p) > 48 * 1024)
-        return snprintf(why, n, "SMAX %ld with LPT %ld and SPT %ld takes more than 48 KiB of shared memory (SMAX 32 "
-                        "needs SPT x LPT >= 16)", smax, lpt, spt), 0;
+        return snprintf(why, n, "SMAX %ld with LPT %ld and SPT %ld takes more than 48 KiB of shared memory through "
+                        "registers (STAGES 2 .. 8: dynamic shared memory, up to 227 KiB)", smax, lpt, spt), 0;
     if (skinny_smem(p) > SMEM_OPTIN_MAX)
         return snprintf(why, n, "%ld bytes of shared memory > 227 KiB (fewer STAGES)", skinny_smem(p)), 0;
     int64_t small = s->dims[side ? N_ : M_], large = s->dims[side ? M_ : N_];
@@ -1411,13 +1413,13 @@ static const reg_variant sgemm_variants[] = {
                     "at most 4 KP (MP + NP) bytes (an operand read in place takes none), with SK 4 BM BN bytes a slice more, "
                     "with SKPAR (SPLITK > 1) 4 SPLITK BM BN bytes a tile of C more",
      .check = check15, .geometry = geometry15, .geometry2 = geometry15_pack},
-    {.name = "skinny", .summary = "few rows or columns of C (m or n <= 32): the large operand read once at DRAM "
+    {.name = "skinny", .summary = "few rows or columns of C (m or n <= 64): the large operand read once at DRAM "
                                   "speed, any sizes and layouts, k split in slices added in order",
      .kind = REG_NVRTC, .source = "sgemm/16_skinny.cu", .entry = "sgemm_skinny", .params = p16,
      .nparams = NPARAMS(p16), .nid_params = 4 /* SPT, MINB and STAGES came later */, .workspace = workspace16,
-     .constraints = "SIDE 0 (m <= SMAX) or 1 (n <= SMAX); SMAX 1, 2, 4, 8, 16, 24, 32; LPT 1, 2, 4; SPT 4, 8 (6, 12: "
-                    "SMAX 24, which takes one of them); MINB 1 .. 4; STAGES 0, 2 .. 8 "
-                    "(SMAX 32 at STAGES 0: SPT x LPT >= 16; shared memory <= 227 KiB); SLICES 1 .. 1024 (> 1: at most 65536 blocks along the large "
+     .constraints = "SIDE 0 (m <= SMAX) or 1 (n <= SMAX); SMAX 1, 2, 4, 8, 16, 24, 32, 48, 64; LPT 1, 2, 4; SPT 4, 8 "
+                    "(6, 12: SMAX 24 and 48, which take one of them); MINB 1 .. 4; STAGES 0, 2 .. 8 "
+                    "(STAGES 0: two chunks within 48 KiB, so SMAX 32 needs SPT x LPT >= 16; shared memory <= 227 KiB); SLICES 1 .. 1024 (> 1: at most 65536 blocks along the large "
                     "side, a workspace of 4 x 256 x min(SMAX, SPT) x LPT bytes a block)",
      .check = check16, .geometry = geometry16},
     {.name = "mma_sync", .summary = "tensor cores (tf32, bf16): warp mma.sync 16x8 tiles, ldmatrix fragments, cp.async multistage",

@@ -17,21 +17,20 @@
 //   are 4 bytes, coalesced along whichever side of the operand is contiguous (k, or the large side),
 //   and checked against the edges: any sizes, any leading dimensions, no alignment asked;
 // - each thread keeps SPT x LPT results (SPT a param, 4 or 8, or SMAX below that; 6 or 12 at SMAX 24 and 48;
-//   LPT a param, 1, 2 or 4). The large operand's LPT values of a k are a warp's 32 threads side by side (LPT shared
-//   wavefronts a k), the small one's SPT values the same for the whole warp (one broadcast wavefront a
-//   16-byte load): at SPT 4 x LPT 4, a warp's k is 5 wavefronts (cycles of the SM's shared memory) for
-//   16 multiply-adds a thread, 4 cycles of the SM's FMA pipes: the shared memory sets the pace; at 8 x 4,
-//   6 wavefronts for 8 cycles (SPT 16 was slower than 8 on all 20 problems tried on the H100). SMAX 24
-//   is for small sides of 17 .. 24, which SMAX 32 holds in four row groups of 8 of which the fourth has
-//   nothing to do: a quarter of the threads idle, and the warps' multiply-adds unevenly spread over the
-//   SM's four schedulers (three live warps of eight at n = 24 on two of them, one on the others). At
-//   SMAX 24, SPT 6 (three 8-byte loads of the small chunk a k) or 12 (three 16-byte) keeps every row
-//   group busy; at 12 x LPT 2 a warp's k is 5 wavefronts for 6 cycles of multiply-adds. SMAX 48 (small
-//   sides of 33 .. 48; SPT 6 or 12) and 64 (SPT 4 or 8) the same way (on the H100, 48 beat the tiled
-//   rungs at small sides of 40 and 48 in most layouts, 64 lost to them at 56 and 64). LPT and
-//   SPT set the block's columns and so the chunk: LT = 256 SPT LPT / SMAX columns, KT = 4096 / LT k (16
-//   elements of the large operand a thread), which is the length of the runs read where the operand is
-//   contiguous along k;
+//   LPT a param, 1, 2 or 4). The large operand's LPT values of a k are a warp's 32 threads side by side (LPT
+//   shared wavefronts a k), the small one's SPT values the same for the whole warp (one broadcast wavefront
+//   a 16-byte load): at SPT 4 x LPT 4, a warp's k is 5 wavefronts (cycles of the SM's shared memory) for 16
+//   multiply-adds a thread, 4 cycles of the SM's FMA pipes: the shared memory sets the pace; at 8 x 4, 6
+//   wavefronts for 8 cycles (SPT 16 was slower than 8 on all 20 problems tried on the H100). SMAX 24 is for
+//   small sides of 17 .. 24, which SMAX 32 holds in four row groups of 8 of which the fourth has nothing to
+//   do: a quarter of the threads idle, and the warps' multiply-adds unevenly spread over the SM's four
+//   schedulers (three live warps of eight at n = 24 on two of them, one on the others). At SMAX 24, SPT 6
+//   (three 8-byte loads of the small chunk a k) or 12 (three 16-byte) keeps every row group busy; at 12 x
+//   LPT 2 a warp's k is 5 wavefronts for 6 cycles of multiply-adds. SMAX 48 (small sides of 33 .. 48; SPT 6
+//   or 12) and 64 (SPT 4 or 8) the same way (on the H100, 48 beat the tiled rungs at small sides of 40 and
+//   48 in most layouts, 64 lost to them at 56 and 64). LPT and SPT set the block's columns and so the chunk:
+//   LT = 256 SPT LPT / SMAX columns, KT = 4096 / LT k (16 elements of the large operand a thread), which is
+//   the length of the runs read where the operand is contiguous along k;
 // - SLICES (a param) splits k: the grid's y dimension, so that a short large side still fills the
 //   GPU. Slices write their partial results to the workspace and the last one of a block column to
 //   arrive (a per-column count) adds them in slice order: the same sum on every run;
@@ -47,8 +46,9 @@
 //   4 bytes an element, zero-filled past the edges as the register path's loads are.
 //
 // Params: SIDE (0: m is the small side, 1: n is), SMAX (the small side at most: 1, 2, 4, 8, 16, 24,
-// 32, 48, 64), LPT, SPT (4, 8; 6, 12 with SMAX 24 and 48, which take one of them), MINB, SLICES (k slices at most, 1 .. 1024; the launch takes no more than one a chunk),
-// STAGES. sgemm.c's skinny_tile and skinny_smem say the same tile sizes as below.
+// 32, 48, 64), LPT, SPT (4, 8; 6, 12 with SMAX 24 and 48, which take one of them), MINB, SLICES (k
+// slices at most, 1 .. 1024; the launch takes no more than one a chunk), STAGES. sgemm.c's skinny_tile
+// and skinny_smem say the same tile sizes as below.
 #include "sgemm_tile.cuh" // cp_async4, cp_async16, cp_async_commit, cp_async_wait
 
 #ifndef SIDE

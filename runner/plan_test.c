@@ -658,6 +658,54 @@ static int check_skinny(void)
     return n + 1;
 }
 
+/* skinny's KMAJ: with STAGES only, 0 or 1, in the id only at 1, and only where the large operand is
+ * contiguous along k (row-major A at SIDE 1, column-major B at SIDE 0), whose ring chunk is then LT rows
+ * of KT + 4 floats (KT / 4 + 1 odd) instead of KT rows of LT + 4. */
+static int check_skinny_kmaj(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
+                              "sizes: [{m: 20, n: 1000, k: 70}, {m: 1000, n: 20, k: 70}]\nvariants:\n"
+                              "  - {name: skinny, params: {SIDE: [0, 1], SMAX: 32, LPT: 2, SPT: 8, STAGES: [0, 3], "
+                              "KMAJ: [0, 1, 2]}}\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0, kmajor_runs = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    CHECK(p.ncases == 2 * 4 * 2 * 2 * 3, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases; i++, n++) {
+        const tl_case *c = &p.cases[i];
+        const char *why = c->reason ? c->reason : "(runs)";
+        int side = strstr(c->params_text, "SIDE=1") != NULL, small_m = strstr(c->sizes_text, "m=20,") != NULL;
+        int stages = strstr(c->params_text, "STAGES=3") != NULL, kmaj = strstr(c->params_text, "KMAJ=1") != NULL;
+        int acol = strstr(c->layout_text, "a=col") != NULL, bcol = strstr(c->layout_text, "b=col") != NULL;
+        CHECK(!strstr(c->params_text, "KMAJ=0"), "KMAJ 0 is the default, not in the id: %s", c->params_text);
+        if (strstr(c->params_text, "KMAJ=2")) {
+            CHECK(c->skipped && strstr(why, "KMAJ must be 0 or 1"), "KMAJ 2: %s", why);
+        } else if (kmaj && !stages) {
+            CHECK(c->skipped && strstr(why, "KMAJ = 1 needs STAGES 2 .. 8"), "KMAJ without STAGES: %s", why);
+        } else if (kmaj && (side ? acol : !bcol)) {
+            CHECK(c->skipped && strstr(why, side ? "KMAJ = 1 is for a large operand contiguous along k (row-major A), "
+                                                   "this one is contiguous along m"
+                                                 : "KMAJ = 1 is for a large operand contiguous along k (column-major B), "
+                                                   "this one is contiguous along n"),
+                  "KMAJ on %s at SIDE %d: %s", c->layout_text, side, why);
+        } else if (side == small_m) {
+            CHECK(c->skipped && strstr(why, "is more than SMAX"), "%s %s: %s", c->sizes_text, c->params_text, why);
+        } else {
+            /* SMAX 32, SPT 8, LPT 2: 128 columns a block, 32 k a chunk, the small chunk 32 rows of 36. */
+            int kmajor = kmaj;
+            size_t smem = !stages ? 0 : kmajor ? 3 * (128 * 36 + 32 * 36) * 4 : 3 * (32 * 132 + 32 * 36) * 4;
+            CHECK(!c->skipped && c->launch[0].smem == smem && c->launch[0].grid[0] == 8,
+                  "%s %s %s: %zu bytes of shared memory, grid %u, want %zu, 8 (%s)", c->sizes_text, c->layout_text,
+                  c->params_text, c->launch[0].smem, c->launch[0].grid[0], smem, why);
+            kmajor_runs += kmajor;
+        }
+    }
+    CHECK(kmajor_runs == 4, "%d cases with a k-major chunk, want 4 (2 sizes x 2 layouts)", kmajor_runs);
+    unload(&x, &p);
+    return n + 1;
+}
+
 static int check_duplicates_rejected(void)
 {
     static const char *const dup[] = {
@@ -827,6 +875,7 @@ int main(void)
     total += check_stream_k();
     total += check_find_by_id();
     total += check_skinny();
+    total += check_skinny_kmaj();
     total += check_shards();
     total += check_shards_keep_problems();
     return TEST_REPORT(total);

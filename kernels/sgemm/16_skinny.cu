@@ -44,11 +44,20 @@
 //   memory, STAGES - 1 chunks ahead, without the registers; where the large operand is contiguous along
 //   the large side with rows at 16-byte multiples (and a 16-byte aligned start) 16 bytes at a time, else
 //   4 bytes an element, zero-filled past the edges as the register path's loads are.
+// - KMAJ (a param, with STAGES): a large operand contiguous along k (row-major A, column-major B) keeps
+//   its chunk k-major in the ring, rows of KT k as it lies in global memory, copied 16 bytes at a time
+//   where its rows are 16-byte multiples (K % 4 == 0), 4 bytes an element otherwise; without it every
+//   element of such an operand is a 4-byte copy into the transposed chunk (four times the copies).
+//   The multiply-adds then take four k at once: one 16-byte shared load along k for each of the
+//   thread's LPT columns, which are interleaved (lg, lg + LG, ..: a quarter-warp's loads hit 8
+//   consecutive rows, whose stride SK_KPAD is an odd number of 16-byte units: conflict-free), as many
+//   shared loads as four k of the transposed chunk. For an operand contiguous along the large side the
+//   runner skips it (sgemm.c's check16; compiled anyway, it would be STAGES alone).
 //
 // Params: SIDE (0: m is the small side, 1: n is), SMAX (the small side at most: 1, 2, 4, 8, 16, 24,
 // 32, 48, 64), LPT, SPT (4, 8; 6, 12 with SMAX 24 and 48, which take one of them), MINB, SLICES (k
-// slices at most, 1 .. 1024; the launch takes no more than one a chunk), STAGES. sgemm.c's skinny_tile
-// and skinny_smem say the same tile sizes as below.
+// slices at most, 1 .. 1024; the launch takes no more than one a chunk), STAGES, KMAJ. sgemm.c's
+// skinny_tile and skinny_smem say the same tile sizes as below.
 #include "sgemm_tile.cuh" // cp_async4, cp_async16, cp_async_commit, cp_async_wait
 
 #ifndef SIDE
@@ -71,6 +80,9 @@
 #endif
 #ifndef STAGES
 #define STAGES 0
+#endif
+#ifndef KMAJ
+#define KMAJ 0
 #endif
 #if SIDE != 0 && SIDE != 1
 #error "16_skinny: SIDE 0 (m small) or 1 (n small)"
@@ -96,6 +108,12 @@
 #endif
 #if STAGES != 0 && (STAGES < 2 || STAGES > 8)
 #error "16_skinny: STAGES 0 (loads through registers) or 2 .. 8 (cp.async)"
+#endif
+#if KMAJ != 0 && KMAJ != 1
+#error "16_skinny: KMAJ 0 or 1"
+#endif
+#if KMAJ && STAGES == 0
+#error "16_skinny: KMAJ = 1 needs STAGES 2 .. 8 (the k-major chunk is copied by cp.async)"
 #endif
 
 #define SK_NT 256                               // threads a block
@@ -141,6 +159,12 @@ template <int R, bool ALONG_ROWS> __device__ __forceinline__ void sk_at(int i, i
 #define SK_LCONTIG (A_COL)
 #define SK_SCONTIG (!B_COL)
 #endif
+// With KMAJ, the large chunk k-major: LT rows of SK_KPAD floats, k along a row. SK_KPAD / 4 odd, so that
+// 8 consecutive rows' 16-byte loads of one k fall in 8 different groups of 4 banks.
+#define SK_KM (KMAJ && !SK_LCONTIG)
+#define SK_KPAD (SK_KT + (SK_KT / 4 % 2 ? 8 : 4))
+// The large-side column of this thread's result j: side by side (LPT a thread), or with SK_KM interleaved.
+#define SK_COL(lg, j) (SK_KM ? (lg) + (j) * SK_LG : (lg) * SK_LPT + (j))
 
 // The runner's workspace (reg_variant.workspace in sgemm.c): with more than one slice, per block column
 // SLICES x SK_NT x SK_SPT x SK_LPT floats of partial results.
@@ -193,8 +217,48 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
 #pragma unroll
         for (int j = 0; j < SK_LPT; ++j) acc[i][j] = 0.0f;
 
-    // The multiply-adds of one chunk in shared memory: lc[p * SK_LPAD + l], sc[p * SK_SPAD + s].
+    // The small chunk's SPT rows of k-slice p for this thread: sc[p * SK_SPAD + s], the whole warp's the same.
+    auto small_rows = [&](const float *sc, int p, float (&y)[SK_SPT]) {
+#if SK_SPT % 4 == 0
+#pragma unroll
+        for (int h = 0; h < SK_SPT; h += 4) {
+            const float4 y4 = *reinterpret_cast<const float4 *>(&sc[p * SK_SPAD + sg * SK_SPT + h]);
+            y[h] = y4.x, y[h + 1] = y4.y, y[h + 2] = y4.z, y[h + 3] = y4.w;
+        }
+#elif SK_SPT % 2 == 0
+#pragma unroll
+        for (int h = 0; h < SK_SPT; h += 2) { // SPT 6: rows from a multiple of 6, 8-byte aligned
+            const float2 y2 = *reinterpret_cast<const float2 *>(&sc[p * SK_SPAD + sg * SK_SPT + h]);
+            y[h] = y2.x, y[h + 1] = y2.y;
+        }
+#else
+#pragma unroll
+        for (int i = 0; i < SK_SPT; ++i) y[i] = sc[p * SK_SPAD + sg * SK_SPT + i];
+#endif
+    };
+
+    // The multiply-adds of one chunk in shared memory: lc[p * SK_LPAD + l] (with SK_KM lc[l * SK_KPAD + p]),
+    // sc[p * SK_SPAD + s]. k in order either way: the same sums.
     auto mac = [&](const float *lc, const float *sc) {
+#if SK_KM
+#pragma unroll
+        for (int p = 0; p < SK_KT; p += 4) {
+            float4 x[SK_LPT];
+#pragma unroll
+            for (int j = 0; j < SK_LPT; ++j)
+                x[j] = *reinterpret_cast<const float4 *>(&lc[SK_COL(lg, j) * SK_KPAD + p]);
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                float y[SK_SPT];
+                small_rows(sc, p + q, y);
+#pragma unroll
+                for (int i = 0; i < SK_SPT; ++i)
+#pragma unroll
+                    for (int j = 0; j < SK_LPT; ++j)
+                        acc[i][j] += y[i] * (q == 0 ? x[j].x : q == 1 ? x[j].y : q == 2 ? x[j].z : x[j].w);
+            }
+        }
+#else
 #pragma unroll
         for (int p = 0; p < SK_KT; ++p) {
             float x[SK_LPT];
@@ -208,27 +272,13 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
             x[0] = lc[p * SK_LPAD + lg];
 #endif
             float y[SK_SPT];
-#if SK_SPT % 4 == 0
-#pragma unroll
-            for (int h = 0; h < SK_SPT; h += 4) {
-                const float4 y4 = *reinterpret_cast<const float4 *>(&sc[p * SK_SPAD + sg * SK_SPT + h]);
-                y[h] = y4.x, y[h + 1] = y4.y, y[h + 2] = y4.z, y[h + 3] = y4.w;
-            }
-#elif SK_SPT % 2 == 0
-#pragma unroll
-            for (int h = 0; h < SK_SPT; h += 2) { // SPT 6: rows from a multiple of 6, 8-byte aligned
-                const float2 y2 = *reinterpret_cast<const float2 *>(&sc[p * SK_SPAD + sg * SK_SPT + h]);
-                y[h] = y2.x, y[h + 1] = y2.y;
-            }
-#else
-#pragma unroll
-            for (int i = 0; i < SK_SPT; ++i) y[i] = sc[p * SK_SPAD + sg * SK_SPT + i];
-#endif
+            small_rows(sc, p, y);
 #pragma unroll
             for (int i = 0; i < SK_SPT; ++i)
 #pragma unroll
                 for (int j = 0; j < SK_LPT; ++j) acc[i][j] += y[i] * x[j];
         }
+#endif
     };
 
 #if STAGES == 0
@@ -279,15 +329,34 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
     }
 #else
     // The ring: STAGES chunks of the large operand, then STAGES of the small one.
+    constexpr int LCHUNK = SK_KM ? SK_LT * SK_KPAD : SK_KT * SK_LPAD; // floats of a large chunk
     extern __shared__ __align__(16) float sk_ring[];
-    float *const lring = sk_ring, *const sring = sk_ring + STAGES * SK_KT * SK_LPAD;
+    float *const lring = sk_ring, *const sring = sk_ring + STAGES * LCHUNK;
     // 16-byte copies along the large side: rows of it (one a k) 16-byte aligned, so that a vector of
     // four columns from a multiple of 4 is one aligned read (SK_LT is a multiple of 4).
     const bool vec = SK_LCONTIG && lp % 4 == 0 && (size_t)large % 16 == 0;
+    // With SK_KM, 16-byte copies along k: rows of k (ll = K floats apart) 16-byte aligned.
+    const bool kvec = SK_KM && ll % 4 == 0 && (size_t)large % 16 == 0;
     auto fetch = [&](int c, int b) {
         const int p0 = c * SK_KT;
-        float *lc = lring + b * SK_KT * SK_LPAD, *sc = sring + b * SK_KT * SK_SPAD;
-        if (SK_LCONTIG && vec) {
+        float *lc = lring + b * LCHUNK, *sc = sring + b * SK_KT * SK_SPAD;
+        if (SK_KM && kvec) {
+#pragma unroll
+            for (int e = 0; e < SK_E / 4; ++e) {
+                const int i = tid + e * SK_NT, l = i / (SK_KT / 4), p = i % (SK_KT / 4) * 4;
+                const int gl = l0 + l, gp = p0 + p;
+                const int bytes = gl < L && gp < K ? 4 * min(4, K - gp) : 0;
+                cp_async16(&lc[l * SK_KPAD + p], bytes ? &large[(size_t)gl * ll + (size_t)gp * lp] : large, bytes);
+            }
+        } else if (SK_KM) {
+#pragma unroll
+            for (int e = 0; e < SK_E; ++e) {
+                const int i = tid + e * SK_NT, l = i / SK_KT, p = i % SK_KT;
+                const int gl = l0 + l, gp = p0 + p;
+                const bool in = gl < L && gp < K;
+                cp_async4(&lc[l * SK_KPAD + p], in ? &large[(size_t)gl * ll + (size_t)gp * lp] : large, in);
+            }
+        } else if (SK_LCONTIG && vec) {
 #pragma unroll
             for (int e = 0; e < SK_E / 4; ++e) {
                 const int i = tid + e * SK_NT, l = i % (SK_LT / 4) * 4, p = i / (SK_LT / 4);
@@ -326,7 +395,7 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
         __syncthreads();             // ... and every thread's; all are past chunk c - 1's reads of its buffer
         if (c + STAGES - 1 < c1) fetch(c + STAGES - 1, b == 0 ? STAGES - 1 : b - 1);
         cp_async_commit();
-        if (live) mac(lring + b * SK_KT * SK_LPAD, sring + b * SK_KT * SK_SPAD);
+        if (live) mac(lring + b * LCHUNK, sring + b * SK_KT * SK_SPAD);
     }
     cp_async_wait<0>(); // no copy in flight at the exit
 #endif
@@ -368,7 +437,7 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
         if (s >= S) break;
 #pragma unroll
         for (int j = 0; j < SK_LPT; ++j) {
-            const int l = l0 + lg * SK_LPT + j;
+            const int l = l0 + SK_COL(lg, j);
             if (l < L) {
                 float *c = &C[(size_t)s * os + (size_t)l * ol];
                 *c = sgemm_epilogue(acc[i][j], alpha, beta, c);

@@ -571,6 +571,8 @@ static const reg_param p16[] = {
     {"MINB", 1, "blocks an SM the registers must allow: 1 .. 4 (__launch_bounds__)"},
     {"STAGES", 0, "0: loads a chunk ahead through registers (two shared buffers); 2 .. 8: cp.async into a ring of STAGES "
                   "chunks in dynamic shared memory, STAGES - 1 in flight"},
+    {"KMAJ", 0, "1 (with STAGES, where the large operand is contiguous along k: row-major A at SIDE 1, column-major B "
+                "at SIDE 0): its chunk kept k-major in the ring, copied 16 bytes at a time along k (K % 4 == 0)"},
 };
 
 /* 16_skinny.cu's SK_SPT: the small side's rows a thread. */
@@ -587,13 +589,21 @@ static void skinny_tile(const long *p, long *lt, long *kt)
     *kt = 16 * SKINNY_NT / *lt;
 }
 
-/* 16_skinny.cu's shared memory: two chunks of both operands (STAGES 0, static), or STAGES (dynamic). */
-static long skinny_smem(const long *p)
+/* 16_skinny.cu's SK_KM: with KMAJ, the large operand (B where SIDE is 0, A where it is 1) contiguous along k. */
+static int skinny_kmajor(const long *p, const reg_spec *s)
+{
+    return p[7] && (p[0] ? s->layouts[OP_A] != REG_COL : s->layouts[OP_B] == REG_COL);
+}
+
+/* 16_skinny.cu's shared memory: two chunks of both operands (STAGES 0, static), or STAGES (dynamic); the
+ * large chunk KT rows of LT + 4, or with SK_KM LT rows of SK_KPAD. */
+static long skinny_smem(const long *p, const reg_spec *s)
 {
     long lt, kt, smax = p[1];
     skinny_tile(p, &lt, &kt);
     long spad = smax < 4 ? smax : smax == 4 ? 12 : smax + 4; /* 16_skinny.cu's SK_SPAD */
-    return (p[6] ? p[6] : 2) * kt * (lt + 4 + spad) * 4;
+    long large = skinny_kmajor(p, s) ? lt * (kt + (kt / 4 % 2 ? 8 : 4)) : kt * (lt + 4);
+    return (p[6] ? p[6] : 2) * (large + kt * spad) * 4;
 }
 
 /* The launch's slices: at most SLICES and one a chunk, none empty (16_skinny.cu gives slice z the chunks
@@ -622,13 +632,18 @@ static int check16(const long *p, const reg_spec *s, char *why, size_t n)
                         "row groups)"), 0;
     if (p[5] < 1 || p[5] > 4) return snprintf(why, n, "MINB must be 1 .. 4"), 0;
     if (p[6] != 0 && (p[6] < 2 || p[6] > 8)) return snprintf(why, n, "STAGES must be 0 (through registers) or 2 .. 8"), 0;
+    if (p[7] != 0 && p[7] != 1) return snprintf(why, n, "KMAJ must be 0 or 1"), 0;
+    if (p[7] && p[6] == 0) return snprintf(why, n, "KMAJ = 1 needs STAGES 2 .. 8 (the k-major chunk is copied by cp.async)"), 0;
+    if (p[7] && !skinny_kmajor(p, s))
+        return snprintf(why, n, "KMAJ = 1 is for a large operand contiguous along k (%s), this one is contiguous along %s",
+                        p[0] ? "row-major A" : "column-major B", p[0] ? "m" : "n"), 0;
     long lt, kt;
     skinny_tile(p, &lt, &kt);
-    if (p[6] == 0 && skinny_smem(p) > 48 * 1024)
+    if (p[6] == 0 && skinny_smem(p, s) > 48 * 1024)
         return snprintf(why, n, "SMAX %ld with LPT %ld and SPT %ld takes more than 48 KiB of shared memory through "
                         "registers (STAGES 2 .. 8: dynamic shared memory, up to 227 KiB)", smax, lpt, spt), 0;
-    if (skinny_smem(p) > SMEM_OPTIN_MAX)
-        return snprintf(why, n, "%ld bytes of shared memory > 227 KiB (fewer STAGES)", skinny_smem(p)), 0;
+    if (skinny_smem(p, s) > SMEM_OPTIN_MAX)
+        return snprintf(why, n, "%ld bytes of shared memory > 227 KiB (fewer STAGES)", skinny_smem(p, s)), 0;
     int64_t small = s->dims[side ? N_ : M_], large = s->dims[side ? M_ : N_];
     if (small > smax)
         return snprintf(why, n, "%s is more than SMAX = %ld", side ? "n" : "m", smax), 0;
@@ -645,7 +660,7 @@ static void geometry16(const long *p, const reg_spec *s, reg_launch *l)
     long lt, kt;
     skinny_tile(p, &lt, &kt);
     unsigned cols = ceil_div(s->dims[p[0] ? M_ : N_], lt);
-    *l = (reg_launch){{cols, (unsigned)skinny_slices(p, s), 1}, {SKINNY_NT, 1, 1}, p[6] ? (size_t)skinny_smem(p) : 0};
+    *l = (reg_launch){{cols, (unsigned)skinny_slices(p, s), 1}, {SKINNY_NT, 1, 1}, p[6] ? (size_t)skinny_smem(p, s) : 0};
 }
 
 static uint64_t workspace16(const long *p, const reg_spec *s)
@@ -1416,9 +1431,9 @@ static const reg_variant sgemm_variants[] = {
     {.name = "skinny", .summary = "few rows or columns of C (m or n <= 64): the large operand read once at DRAM "
                                   "speed, any sizes and layouts, k split in slices added in order",
      .kind = REG_NVRTC, .source = "sgemm/16_skinny.cu", .entry = "sgemm_skinny", .params = p16,
-     .nparams = NPARAMS(p16), .nid_params = 4 /* SPT, MINB and STAGES came later */, .workspace = workspace16,
+     .nparams = NPARAMS(p16), .nid_params = 4 /* SPT, MINB, STAGES and KMAJ came later */, .workspace = workspace16,
      .constraints = "SIDE 0 (m <= SMAX) or 1 (n <= SMAX); SMAX 1, 2, 4, 8, 16, 24, 32, 48, 64; LPT 1, 2, 4; SPT 4, 8 "
-                    "(6, 12: SMAX 24 and 48, which take one of them); MINB 1 .. 4; STAGES 0, 2 .. 8 "
+                    "(6, 12: SMAX 24 and 48, which take one of them); MINB 1 .. 4; STAGES 0, 2 .. 8; KMAJ 0, 1 (1: STAGES 2 .. 8, a large operand contiguous along k) "
                     "(STAGES 0: two chunks within 48 KiB, so SMAX 32 needs SPT x LPT >= 16; shared memory <= 227 KiB); SLICES 1 .. 1024 (> 1: at most 65536 blocks along the large "
                     "side, a workspace of 4 x 256 x min(SMAX, SPT) x LPT bytes a block)",
      .check = check16, .geometry = geometry16},

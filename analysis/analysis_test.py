@@ -80,16 +80,28 @@ class Analysis(unittest.TestCase):
             self.assertAlmostEqual(r["gflops"], r["flop"] / (np.median(s) * 1e-3) / 1e9, places=6)
 
     def test_load_gives_each_files_meta_from_the_same_read(self):
-        # Each file is checked once (a probe in a child, then the read): large tuning files take minutes.
+        # Each file is checked and read once, in a child (large tuning files take minutes): the parent
+        # opens no file itself.
         L = sys.modules["tilelab_analysis.load"]  # the package exports a function of the same name
-        probed, probe = [], L._probe
-        L._probe = lambda path: (probed.append(path), probe(path))[1]
+        children, start, opened = [], L._start_child, L._open_checked
+        log = os.path.join(self.tmp, "opens.log")
+        L._start_child = lambda path, work: (children.append(path), start(path, work))[1]
+
+        def open_logged(path, *args):
+            with open(log, "a") as f:  # the child's appends reach the parent through the file
+                f.write("%d %s\n" % (os.getpid(), path))
+            return opened(path, *args)
+        L._open_checked = open_logged
         try:
             meta = []
             df = load([self.real, self.a], meta=meta)
         finally:
-            L._probe = probe
-        self.assertEqual(sorted(probed), sorted([self.real, self.a]))
+            L._start_child, L._open_checked = start, opened
+        self.assertEqual(sorted(children), sorted([self.real, self.a]))
+        with open(log) as f:
+            opens = [line.split(" ", 1) for line in f.read().splitlines()]
+        self.assertEqual(sorted(p for _, p in opens), sorted([self.real, self.a]))
+        self.assertNotIn(str(os.getpid()), [pid for pid, _ in opens])
         self.assertEqual(len(df), 8)
         self.assertEqual(meta, [load_meta(self.real), load_meta(self.a)])
         root, env = meta[1]
@@ -209,6 +221,25 @@ class Analysis(unittest.TestCase):
         p = sh(TOOL["summary"], bad)
         self.assertEqual(p.returncode, 2)
         self.assertIn("future.h5: schema tilelab/2, this analysis reads tilelab/1", p.stderr)
+
+    def test_several_files_at_once_name_the_first_bad_one(self):
+        # load reads files in children side by side; what is wrong is told for the first bad file in
+        # the order given, whichever child ends first, and no child is left behind.
+        bad1, bad2 = os.path.join(self.tmp, "bad1.h5"), os.path.join(self.tmp, "bad2.h5")
+        shutil.copy(self.a, bad1)
+        with h5py.File(bad1, "r+") as f:
+            f.attrs["schema"] = "tilelab/3"
+        with open(bad2, "wb") as f:
+            f.write(b"not HDF5 at all")
+        for paths, named in (([self.a, bad2, self.real, bad1], "bad2.h5: not a readable HDF5 file"),
+                             ([bad1, self.real, bad2], "bad1.h5: schema tilelab/3")):
+            with self.assertRaises(SchemaError) as cm:
+                load(paths)
+            self.assertIn(named, str(cm.exception))
+        with self.assertRaises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)  # no child of load's still there
+        df = load([self.a, self.real, self.a])  # and the good ones in the order given
+        self.assertEqual(list(df["file"]), [self.a] * 4 + [self.real] * 4 + [self.a] * 4)
 
 
 if __name__ == "__main__":

@@ -50,8 +50,15 @@ static void read_like_rerun(const char *path)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[64];
-    if (!path[0]) snprintf(path, sizeof path, "/tmp/tilelab-result-fuzz-%d.h5", (int)getpid());
+    /* In the test's or the fuzzing's folder (tools/fuzz.sh sets TMPDIR to its work folder): an input
+     * that crashes HDF5 leaves its file behind, and /tmp is no place to collect those. */
+    static char path[4096];
+    if (!path[0]) {
+        const char *dir = getenv("TEST_TMPDIR");
+        if (!dir || !dir[0]) dir = getenv("TMPDIR");
+        if (!dir || !dir[0]) dir = "/tmp";
+        if (snprintf(path, sizeof path, "%s/tilelab-result-fuzz-%d.h5", dir, (int)getpid()) >= (int)sizeof path) abort();
+    }
     FILE *f = fopen(path, "wb");
     if (!f) abort();
     if (size && fwrite(data, 1, size, f) != size) abort();

@@ -37,7 +37,7 @@ cd "$work"
 rc=0
 parallel=()
 [ "$jobs" -le 1 ] || parallel=(-jobs="$jobs" -workers="$jobs")  # then each job logs to fuzz-<j>.log
-ASAN_OPTIONS=detect_leaks=1 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "${options[@]}" \
+TMPDIR=$work ASAN_OPTIONS=detect_leaks=1 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "${options[@]}" \
   -artifact_prefix="$work/crashes/" -print_final_stats=1 \
   "${parallel[@]}" "$work/corpus" >"$work/fuzz.log" 2>&1 || rc=$?
 grep -hE "^#[0-9]+ *(INITED|DONE)|ERROR|SUMMARY|stat::" "$work"/fuzz*.log || true

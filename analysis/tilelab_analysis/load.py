@@ -5,7 +5,9 @@ schema and against itself before it is read (as the runner's h5check.c does), an
 SchemaError "FILE: what is wrong", never a traceback."""
 import hashlib
 import os
+import pickle
 import re
+import selectors
 import signal
 
 import h5py
@@ -61,9 +63,15 @@ def _attr_str(obj, name):
 
 
 def _read_attrs(obj):
-    """Reads every attribute of obj (h5py raises what READ_ERRORS holds on one it cannot read)."""
-    for _ in obj.attrs.values():
-        pass
+    """Every attribute of obj, {name: value as h5py reads it} (h5py raises what READ_ERRORS holds on one it
+    cannot read). HDF5 takes some 50 microseconds an attribute here (a case has some 55): each is read
+    once, by the check, and the reader takes them from the check."""
+    return dict(obj.attrs.items())
+
+
+def _str(attrs, name):
+    v = _text(attrs.get(name))
+    return v if isinstance(v, str) else None
 
 
 def _samples(g, name):
@@ -73,58 +81,70 @@ def _samples(g, name):
     return d
 
 
-def _check_case(path, name, g, minor, nsessions):
+def _check_case(path, name, g, a, minor, nsessions, keep=None):
+    """Case group g (a: its attributes, _read_attrs) against the schema: (status, samples). keep (a dict):
+    the datasets it checked go into it, read (time_ms, the telemetry, counters), for the reader."""
     if not re.fullmatch(r"[0-9a-f]{16}", name):
         raise SchemaError("%s: /cases/%s: not a case id (16 hex digits)" % (path, name))
     if not isinstance(g, h5py.Group):
         raise SchemaError("%s: /cases/%s: not a group" % (path, name))
-    canonical = _attr_str(g, "canonical")
-    if _attr_str(g, "case_id") != name:
+    canonical = _str(a, "canonical")
+    if _str(a, "case_id") != name:
         raise SchemaError("%s: /cases/%s: its case_id attribute is missing or another id" % (path, name))
     if canonical is None or hashlib.sha256(canonical.encode()).hexdigest()[:16] != name:
         raise SchemaError("%s: /cases/%s: its id is not the hash of its canonical text (edited or damaged)"
                           % (path, name))
-    if _attr_str(g, "op") is None or _attr_str(g, "variant") is None:
+    if _str(a, "op") is None or _str(a, "variant") is None:
         raise SchemaError("%s: /cases/%s: its op or variant attribute is missing or not a string" % (path, name))
-    status = _attr_str(g, "status")
+    status = _str(a, "status")
     if status not in STATUSES:
         raise SchemaError("%s: /cases/%s: its status is missing, not a string or not one of %s"
                           % (path, name, ", ".join(STATUSES)))
     if minor >= 1:
-        session = _text(g.attrs.get("session"))
+        session = _text(a.get("session"))
         if not isinstance(session, int) or isinstance(session, bool) or not 0 <= session < nsessions:
             raise SchemaError("%s: /cases/%s: its session is missing or names no /sessions group" % (path, name))
-    t = _samples(g, "time_ms")
+    links = set(g)  # each member looked up once: HDF5 takes some 100 microseconds a lookup here
+    t = _samples(g, "time_ms") if "time_ms" in links else None
     if t is None or t.dtype.kind != "f" or t.dtype.itemsize != 8:
         raise SchemaError("%s: /cases/%s: time_ms is missing or not a 1-D float64 dataset" % (path, name))
     if status == "ok" and len(t) == 0:
         raise SchemaError("%s: /cases/%s: status ok but no samples in time_ms" % (path, name))
+    if keep is not None:
+        keep["time_ms"] = t[()]
     for k in TELEMETRY + ("throttle_reasons",):
-        if k in g and (_samples(g, k) is None or len(g[k]) != len(t)):
+        if k not in links:
+            continue
+        d = _samples(g, k)
+        if d is None or len(d) != len(t):
             raise SchemaError("%s: /cases/%s: %s has not one value per sample (%d)" % (path, name, k, len(t)))
-    if minor >= 3 and "counters" in g:
+        if keep is not None:
+            keep[k] = d[()]
+    if minor >= 3 and "counters" in links:
         c = g["counters"]
         if (not isinstance(c, h5py.Dataset) or c.ndim != 1 or c.dtype.names is None
                 or any(k not in c.dtype.names for k in ("name", "value", "unit")) or c.dtype["value"].kind != "f"):
             raise SchemaError("%s: /cases/%s: counters is not a list of (name, value, unit)" % (path, name))
+        if keep is not None:
+            keep["counters"] = c[()]
     for k in PHASES:  # tilelab/1.5: seconds per phase
-        v = g.attrs.get("t_%s_s" % k)
+        v = a.get("t_%s_s" % k)
         if v is not None and not (isinstance(v, (float, np.floating)) and 0 <= v <= 1e9):
             raise SchemaError("%s: /cases/%s: t_%s_s is not a number of seconds" % (path, name, k))
-    if "cutlass_version" in g.attrs:  # tilelab/1.4
-        v = g.attrs["cutlass_version"]
+    if "cutlass_version" in a:  # tilelab/1.4
+        v = a["cutlass_version"]
         if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 31:
             raise SchemaError("%s: /cases/%s: cutlass_version is not a version string" % (path, name))
-    if "device_ordinal" in g.attrs:  # tilelab/1.7
-        v = g.attrs["device_ordinal"]
+    if "device_ordinal" in a:  # tilelab/1.7
+        v = a["device_ordinal"]
         if not isinstance(v, (int, np.integer)) or not -1 <= v <= 1023:
             raise SchemaError("%s: /cases/%s: device_ordinal is not a device number" % (path, name))
-    if "dispatch" in g.attrs:  # tilelab/1.7
-        v = g.attrs["dispatch"]
+    if "dispatch" in a:  # tilelab/1.7
+        v = a["dispatch"]
         if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 4096:
             raise SchemaError("%s: /cases/%s: dispatch is not a line of text" % (path, name))
-    if "tensor_maps" in g.attrs:  # tilelab/1.6
-        v = g.attrs["tensor_maps"]
+    if "tensor_maps" in a:  # tilelab/1.6
+        v = a["tensor_maps"]
         if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 255:
             raise SchemaError("%s: /cases/%s: tensor_maps is not a line of text" % (path, name))
     return status, len(t)
@@ -152,7 +172,7 @@ def _check_summary(path, f, cases):
                               % (path, cid, int(r["reps"]), cases[cid][1]))
 
 
-def _check_sources(path, f):
+def _check_sources(path, f, attrs):
     """tilelab/1.2: /sources/<sha256> hold bytes that hash to their names; every case's files are there."""
     shas = set()
     for sha, d in (f["sources"].items() if "sources" in f else []):
@@ -162,14 +182,16 @@ def _check_sources(path, f):
             raise SchemaError("%s: /sources/%s: its bytes do not hash to its name: the file is damaged or was edited"
                               % (path, sha))
         shas.add(sha)
-    for name, g in f["cases"].items():
-        for line in (_attr_str(g, "sources") or "").splitlines():
+    for name, a in attrs.items():
+        for line in (_str(a, "sources") or "").splitlines():
             if line.rpartition(" ")[2] not in shas:
                 raise SchemaError("%s: /cases/%s: its source '%s' is not in /sources" % (path, name, line))
 
 
-def _validate(path, f):
-    """The file against the schema (results/README.md) and against itself; SchemaError at the first problem."""
+def _validate(path, f, attrs=None, data=None):
+    """The file against the schema (results/README.md) and against itself; SchemaError at the first problem.
+    attrs, data (dicts): each case's attributes (_read_attrs) and datasets (_check_case's keep) go into
+    them, by case id, for the reader."""
     schema = _check_schema(path, f)
     minor = int(schema.split(".", 1)[1]) if "." in schema and schema.split(".", 1)[1].isdigit() else 0
     root = {k: _attr_str(f, k) for k in ROOT_STRINGS}
@@ -187,15 +209,20 @@ def _validate(path, f):
         if not isinstance(f["sessions"].get(str(k)), h5py.Group):
             raise SchemaError("%s: /sessions/%d is missing or not a group" % (path, k))
     # Every attribute the tools read, in full: a value that crashes the HDF5 library does so here, in the
-    # probe's child (_probe), not later in the caller.
+    # check's child (_in_children), not later in the caller.
     groups = [f, f["env"]] + [f["sessions"][str(k)] for k in range(nsessions)]
     groups += [g["env"] for g in groups[2:] if isinstance(g.get("env"), h5py.Group)]
-    for g in groups + [g for g in f["cases"].values() if isinstance(g, h5py.Group)]:
+    for g in groups:
         _read_attrs(g)
-    cases = {name: _check_case(path, name, g, minor, nsessions) for name, g in f["cases"].items()}
+    attrs = {} if attrs is None else attrs
+    groups = dict(f["cases"].items())
+    for name, g in groups.items():
+        attrs[name] = _read_attrs(g) if isinstance(g, h5py.Group) else {}
+    keep = (lambda name: None) if data is None else (lambda name: data.setdefault(name, {}))
+    cases = {name: _check_case(path, name, g, attrs[name], minor, nsessions, keep(name)) for name, g in groups.items()}
     _check_summary(path, f, cases)
     if minor >= 2:
-        _check_sources(path, f)
+        _check_sources(path, f, attrs)
     return schema
 
 
@@ -203,8 +230,8 @@ def _validate(path, f):
 READ_ERRORS = (KeyError, TypeError, ValueError, OSError, AttributeError, IndexError)
 
 
-def _open_checked(path):
-    """The file open and checked, or SchemaError."""
+def _open_checked(path, attrs=None, data=None):
+    """The file open and checked, or SchemaError (attrs, data: as _validate's)."""
     if os.path.isdir(path):
         raise SchemaError("%s: a folder, not a result file" % path)
     if not os.path.exists(path):
@@ -214,7 +241,7 @@ def _open_checked(path):
     except OSError as e:
         raise SchemaError("%s: not a readable HDF5 file (%s)" % (path, str(e).split("(")[0].strip())) from None
     try:
-        _validate(path, f)
+        _validate(path, f, attrs, data)
     except SchemaError:
         f.close()
         raise
@@ -225,13 +252,14 @@ def _open_checked(path):
 
 
 def _probe_seconds(path):
-    """How long the check of a file may take: far more than a real file of that size needs."""
-    return 30 + (os.path.getsize(path) >> 20)
+    """How long the check and read of a file may take: far more than a real file of that size needs (a
+    tuning shard of 400 MiB, 50000 cases, takes some 4 minutes on a busy 2-core machine)."""
+    return 60 + 4 * (os.path.getsize(path) >> 20)
 
 
-def _probe(path):
-    """A crafted file can crash the HDF5 library itself (1.10 follows some offsets unchecked), so a file
-    is first opened and checked in a forked child: a crash there is a SchemaError here."""
+def _start_child(path, work):
+    """Forks a child that runs work(path) (the file's check, maybe its reading too) under an alarm and
+    sends back what it returns, pickled, or what was wrong: (pid, the pipe's read end, the limit)."""
     limit = _probe_seconds(path) if os.path.isfile(path) else 30
     r, w = os.pipe()
     pid = os.fork()
@@ -240,14 +268,24 @@ def _probe(path):
         signal.alarm(limit)  # a crafted file can also make HDF5 loop
         code = 0
         try:
-            _open_checked(path).close()
+            out = b"R" + pickle.dumps(work(path), protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException as e:  # noqa: BLE001 (a child must leave through os._exit)
-            os.write(w, str(e).encode(errors="replace")[:4000])
+            out = b"E" + str(e).encode(errors="replace")[:4000]
+            code = 1
+        try:
+            view = memoryview(out)
+            while view:
+                view = view[os.write(w, view):]
+        except OSError:
             code = 1
         os._exit(code)
     os.close(w)
-    with os.fdopen(r, "rb") as pipe:
-        msg = pipe.read().decode(errors="replace")
+    return pid, r, limit
+
+
+def _finish_child(path, pid, data, limit):
+    """What the child of _start_child sent (all of it, data), once it has ended; SchemaError for what was
+    wrong with the file: a crash or a loop of the HDF5 library too."""
     _, status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
         raise SchemaError("%s: reading it did not finish in %d s (damaged in a way that makes the HDF5 library loop); "
@@ -255,8 +293,54 @@ def _probe(path):
     if os.WIFSIGNALED(status):
         raise SchemaError("%s: damaged in a way that crashes the HDF5 library (%s while reading it); not read"
                           % (path, signal.Signals(os.WTERMSIG(status)).name))
-    if os.WEXITSTATUS(status) != 0:
+    if os.WEXITSTATUS(status) != 0 or data[:1] != b"R":
+        msg = data[1:].decode(errors="replace") if data[:1] == b"E" else ""
         raise SchemaError(msg if msg.startswith(path) else "%s: %s" % (path, msg or "cannot read it"))
+    return pickle.loads(data[1:])
+
+
+def _in_children(paths, work, jobs=None):
+    """work(path) for each path, each in a forked child (a crafted file can crash the HDF5 library itself:
+    1.10 follows some offsets unchecked; a crash there is a SchemaError here), up to jobs (default: the
+    CPUs) at once: [what each returned], in the order of paths; the first file's SchemaError otherwise."""
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
+    results, errors, running = {}, {}, {}
+    todo = list(enumerate(paths))
+    sel = selectors.DefaultSelector()
+    try:
+        while todo or running:
+            while todo and len(running) < jobs:
+                i, path = todo.pop(0)
+                pid, r, limit = _start_child(path, work)
+                running[r] = (i, path, pid, limit, [])
+                sel.register(r, selectors.EVENT_READ)
+            for key, _ in sel.select():
+                i, path, pid, limit, chunks = running[key.fd]
+                chunk = os.read(key.fd, 1 << 20)
+                if chunk:
+                    chunks.append(chunk)
+                    continue
+                sel.unregister(key.fd)
+                os.close(key.fd)
+                del running[key.fd]
+                try:
+                    results[i] = _finish_child(path, pid, b"".join(chunks), limit)
+                except SchemaError as e:
+                    errors[i] = e
+    finally:
+        for fd, (_, _, pid, _, _) in running.items():  # interrupted: no child left behind
+            os.close(fd)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        sel.close()
+    if errors:
+        raise errors[min(errors)]
+    return [results[i] for i in range(len(paths))]
+
+
+def _probe(path):
+    """The file's check, in a child (_in_children); SchemaError for what is wrong."""
+    _in_children([path], lambda p: _open_checked(p).close())
 
 
 class open_result:
@@ -296,42 +380,57 @@ def _meta(f):
     return root, env
 
 
-def _read_cases(path, meta=None):
+def _read_cases(path):
+    """The file checked and read (in the child of _in_children): its meta (_meta) and its cases' rows."""
+    attrs, data = {}, {}
+    f = _open_checked(path, attrs, data)
+    try:
+        return _rows(path, f, attrs, data)
+    except READ_ERRORS as e:
+        if isinstance(e, SchemaError):
+            raise
+        raise SchemaError("%s: not a consistent tilelab result file (%s)" % (path, e)) from None
+    finally:
+        f.close()
+
+
+def _rows(path, f, attrs, data):
+    """Its meta (_meta) and a row per case, in run order, from open file f checked into attrs and data."""
     rows = []
-    with open_result(path) as f:
-        if meta is not None:
-            meta.append(_meta(f))
-        device = _text(f["env"].attrs.get("device_name", "")) if "env" in f else ""
-        # tilelab/1.1: each case names its session, whose env says where it ran (a merged sweep may
-        # span several machines).
-        sessions = {}
-        for k, g in (f["sessions"].items() if "sessions" in f else []):
-            env = g["env"].attrs if "env" in g else {}
-            sessions[int(k)] = (_text(env.get("device_name", "")) or "host", _text(env.get("host", "")))
-        # Run order, from /summary; cases without a row (a run cut short) after them.
-        order = [_text(c) for c in f["summary"]["case_id"][()]] if "summary" in f else []
-        names = [n for n in order if n in f["cases"]] + sorted(set(f["cases"]) - set(order))
-        for name in names:
-            g = f["cases"][name]
-            a = {k: _text(v) for k, v in g.attrs.items()}
-            a["file"] = path
-            a["device"], a["host"] = sessions.get(a.get("session"), (device or "host", ""))
-            a["samples"] = g["time_ms"][()] if "time_ms" in g else np.zeros(0)
-            for t in TELEMETRY:
-                a[t + "_samples"] = g[t][()] if t in g else None
-            # tilelab/1.3: hardware counters of one run (name -> value; units beside).
-            a["counters"], a["counter_units"] = {}, {}
-            if "counters" in g:
-                for r in g["counters"][()]:
-                    a["counters"][_text(r["name"])] = float(r["value"])
-                    a["counter_units"][_text(r["name"])] = _text(r["unit"])
-            a.setdefault("counters_status", "")
-            a.setdefault("cutlass_version", "")  # tilelab/1.4: the CUTLASS headers it compiled with
-            a.setdefault("tensor_maps", "")  # tilelab/1.6: the TMA tensor maps its kernel was given
-            a.setdefault("dispatch", "")  # tilelab/1.7: what a dispatching variant's table picked
-            a.setdefault("device_ordinal", -2)  # tilelab/1.7: the GPU that ran it (-1 none; -2 not recorded)
-            rows.append(a)
-    return rows
+    meta = _meta(f)
+    device = _text(f["env"].attrs.get("device_name", "")) if "env" in f else ""
+    # tilelab/1.1: each case names its session, whose env says where it ran (a merged sweep may
+    # span several machines).
+    sessions = {}
+    for k, g in (f["sessions"].items() if "sessions" in f else []):
+        env = g["env"].attrs if "env" in g else {}
+        sessions[int(k)] = (_text(env.get("device_name", "")) or "host", _text(env.get("host", "")))
+    # Run order, from /summary; cases without a row (a run cut short) after them.
+    order = [_text(c) for c in f["summary"]["case_id"][()]] if "summary" in f else []
+    names = [n for n in order if n in attrs] + sorted(set(attrs) - set(order))
+    for name in names:
+        d = data[name]
+        a = {k: _text(v) for k, v in attrs[name].items()}
+        a["file"] = path
+        a["device"], a["host"] = sessions.get(a.get("session"), (device or "host", ""))
+        a["samples"] = d["time_ms"]
+        for t in TELEMETRY:
+            a[t + "_samples"] = d.get(t)
+        # tilelab/1.3: hardware counters of one run (name -> value; units beside).
+        a["counters"], a["counter_units"] = {}, {}
+        if "counters" not in d and "counters" in f["cases"][name]:  # in a file older than tilelab/1.3: unchecked
+            d["counters"] = f["cases"][name]["counters"][()]
+        if "counters" in d:
+            for r in d["counters"]:
+                a["counters"][_text(r["name"])] = float(r["value"])
+                a["counter_units"][_text(r["name"])] = _text(r["unit"])
+        a.setdefault("counters_status", "")
+        a.setdefault("cutlass_version", "")  # tilelab/1.4: the CUTLASS headers it compiled with
+        a.setdefault("tensor_maps", "")  # tilelab/1.6: the TMA tensor maps its kernel was given
+        a.setdefault("dispatch", "")  # tilelab/1.7: what a dispatching variant's table picked
+        a.setdefault("device_ordinal", -2)  # tilelab/1.7: the GPU that ran it (-1 none; -2 not recorded)
+        rows.append(a)
+    return meta, rows
 
 
 def load(paths, meta=None):
@@ -346,13 +445,16 @@ def load(paths, meta=None):
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    rows, got, envs = [], [], {}
-    for p in paths:
-        path = resolve_path(os.fspath(p))
-        rows.extend(_read_cases(path, got))
-        envs[path] = got[-1][1]
+    # Each file is checked and read in a child of its own (a crash of the HDF5 library on a crafted
+    # file is a SchemaError), several at once: a tuning sweep's shards of 50000 cases take minutes each.
+    paths = [resolve_path(os.fspath(p)) for p in paths]
+    rows, envs = [], {}
+    got = _in_children(paths, _read_cases)
+    for path, (m, r) in zip(paths, got):
+        rows.extend(r)
+        envs[path] = m[1]
     if meta is not None:
-        meta.extend(got)
+        meta.extend(m for m, _ in got)
     df = pd.DataFrame(rows)
     if df.empty:
         return df

@@ -10,12 +10,14 @@ The header says the op, the device (and its SM count) and when and from what it 
 
     bazel run //analysis:dispatch_table -- results/sgemm_dispatch_tune-*.h5 -o kernels/sgemm/tuned_h100.table
 
-usage: dispatch_table.py RESULT.h5 [more.h5 ...] [-o TABLE] [--kinds nvrtc[,host]]
-(--kinds: which kinds of variant may be picked; host is for tests on machines without a GPU.)
+usage: dispatch_table.py RESULT.h5 [more.h5 ...] [-o TABLE] [--kinds nvrtc[,host]] [-q]
+(--kinds: which kinds of variant may be picked; host is for tests on machines without a GPU. A line on
+standard error as each file has been read, files read side by side, one a CPU; -q: none.)
 """
 import argparse
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -24,9 +26,15 @@ from tilelab_analysis.load import SchemaError, load  # noqa: E402
 REL_KEEP = 1.5  # candidates slower than this over a problem's fastest are left out of its rows
 
 
-def table(paths, kinds):
-    meta = []
-    df = load(paths, meta=meta)
+def table(paths, kinds, quiet=False):
+    meta, start, read = [], time.monotonic(), []
+
+    def progress(path, cases):  # a tuning sweep's shards take minutes each to read
+        read.append(path)
+        if not quiet:
+            print("dispatch_table: read %s (%d cases), %d of %d files, %.0f s" % (
+                path, cases, len(read), len(paths), time.monotonic() - start), file=sys.stderr, flush=True)
+    df = load(paths, meta=meta, progress=progress)
     if df.empty:
         raise SystemExit("dispatch_table: no cases in %s" % ", ".join(paths))
     ops = sorted(set(df["op"]))
@@ -77,9 +85,10 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("-o", "--output", help="the table file (default: standard output)")
     ap.add_argument("--kinds", default="nvrtc", help="kinds of variant that may be picked (default nvrtc)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no progress line per file read")
     a = ap.parse_args()
     try:
-        text, n, nrows = table(a.files, a.kinds.split(","))
+        text, n, nrows = table(a.files, a.kinds.split(","), a.quiet)
     except SchemaError as e:
         print("dispatch_table: %s" % e, file=sys.stderr)
         return 2

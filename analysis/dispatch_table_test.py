@@ -116,6 +116,29 @@ class DispatchTable(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("does not name an op of this runner", bad.stderr)
 
+    def test_a_progress_line_per_file_read(self):
+        # Tuning shards take minutes each to read: a line as each is in; -q for none. The table is the
+        # same either way (the two files hold the same cases: each candidate once, its faster run).
+        second = os.path.join(self.tmp, "second.h5")
+        with open(self.h5, "rb") as f, open(second, "wb") as g:
+            g.write(f.read())
+        outs = []
+        for quiet in ([], ["-q"]):
+            out = os.path.join(self.tmp, "p%d.table" % len(quiet))
+            p = self.tool(self.h5, second, "--kinds", "host", "-o", out, *quiet)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = p.stderr.splitlines()
+            if quiet:
+                self.assertEqual(lines, [])
+            else:
+                self.assertEqual(len(lines), 2, lines)
+                for path in (self.h5, second):
+                    self.assertEqual(sum(bool(re.fullmatch(r"dispatch_table: read %s \(16 cases\), [12] of 2 files, \d+ s"
+                                                           % re.escape(path), l)) for l in lines), 1, lines)
+            with open(out) as f:
+                outs.append(f.read().split("\n", 5)[5])  # past the header, which names the files
+        self.assertEqual(outs[0], outs[1])
+
     def test_nothing_to_pick_is_an_error(self):
         p = self.tool(self.h5)  # nvrtc by default: the host file has none
         self.assertNotEqual(p.returncode, 0)

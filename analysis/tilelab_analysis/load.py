@@ -299,10 +299,11 @@ def _finish_child(path, pid, data, limit):
     return pickle.loads(data[1:])
 
 
-def _in_children(paths, work, jobs=None):
+def _in_children(paths, work, jobs=None, done=None):
     """work(path) for each path, each in a forked child (a crafted file can crash the HDF5 library itself:
     1.10 follows some offsets unchecked; a crash there is a SchemaError here), up to jobs (default: the
-    CPUs) at once: [what each returned], in the order of paths; the first file's SchemaError otherwise."""
+    CPUs) at once: [what each returned], in the order of paths; the first file's SchemaError otherwise.
+    done(path, result) is called as each file's child ends well."""
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
     results, errors, running = {}, {}, {}
     todo = list(enumerate(paths))
@@ -327,6 +328,9 @@ def _in_children(paths, work, jobs=None):
                     results[i] = _finish_child(path, pid, b"".join(chunks), limit)
                 except SchemaError as e:
                     errors[i] = e
+                else:
+                    if done:
+                        done(path, results[i])
     finally:
         for fd, (_, _, pid, _, _) in running.items():  # interrupted: no child left behind
             os.close(fd)
@@ -433,9 +437,10 @@ def _rows(path, f, attrs, data):
     return meta, rows
 
 
-def load(paths, meta=None):
+def load(paths, meta=None, progress=None):
     """One row per case of one file or several (meta, a list: each file's load_meta is appended to it,
-    from the same read: a large file is checked once, not again by load_meta). Columns: the case attributes of the schema
+    from the same read: a large file is checked once, not again by load_meta; progress(path, cases):
+    called as each file has been read, for a progress line). Columns: the case attributes of the schema
     (results/README.md), plus file, device and host (of the case's session), samples (time_ms as a numpy array), the telemetry samples
     (<name>_samples, None without NVML), reps, median_ms, mean_ms, q1_ms, q3_ms, iqr_ms, min_ms,
     max_ms, gflops, gbs (from the median), counters (metric name -> value, {} without; tilelab/1.3),
@@ -449,7 +454,7 @@ def load(paths, meta=None):
     # file is a SchemaError), several at once: a tuning sweep's shards of 50000 cases take minutes each.
     paths = [resolve_path(os.fspath(p)) for p in paths]
     rows, envs = [], {}
-    got = _in_children(paths, _read_cases)
+    got = _in_children(paths, _read_cases, done=progress and (lambda path, got: progress(path, len(got[1]))))
     for path, (m, r) in zip(paths, got):
         rows.extend(r)
         envs[path] = m[1]

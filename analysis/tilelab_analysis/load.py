@@ -262,7 +262,11 @@ def _start_child(path, work):
     sends back what it returns, pickled, or what was wrong: (pid, the pipe's read end, the limit)."""
     limit = _probe_seconds(path) if os.path.isfile(path) else 30
     r, w = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r), os.close(w)
+        raise
     if pid == 0:  # the child: check, say what is wrong, leave without any clean-up
         os.close(r)
         signal.alarm(limit)  # a crafted file can also make HDF5 loop
@@ -304,7 +308,7 @@ def _in_children(paths, work, jobs=None, done=None):
     1.10 follows some offsets unchecked; a crash there is a SchemaError here), up to jobs (default: the
     CPUs) at once: [what each returned], in the order of paths; the first file's SchemaError otherwise.
     done(path, result) is called as each file's child ends well."""
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
+    jobs = max(1, min(jobs or len(os.sched_getaffinity(0)), len(paths)))  # the CPUs this process may use
     results, errors, running = {}, {}, {}
     todo = list(enumerate(paths))
     sel = selectors.DefaultSelector()

@@ -3,10 +3,10 @@
 # result-file reader (what rerun reads; TARGET result) with libFuzzer for SECONDS (default 600), under
 # AddressSanitizer + UBSan. Crashes, leaks, timeouts (> 10 s per input) and
 # inputs over 2 GB of memory are failures: the reproducer is written to $TILELAB_FUZZ_DIR/crashes/
-# (default: a temporary folder) and the script exits non-zero. Inputs worth keeping as regression
-# seeds go into fuzz/corpus/ or fuzz/corpus_results/ (the valid result files are made at build time,
-# //fuzz:result_seeds; all are replayed by //fuzz:config_fuzz_regression and
-# //fuzz:result_fuzz_regression).
+# (default: a temporary folder, removed when nothing was found) and the script exits non-zero.
+# Inputs worth keeping as regression seeds go into fuzz/corpus/ or fuzz/corpus_results/ (the valid
+# result files are made at build time, //fuzz:result_seeds; all are replayed by
+# //fuzz:config_fuzz_regression and //fuzz:result_fuzz_regression).
 #
 # usage: tools/fuzz.sh [SECONDS [JOBS [config|result]]]
 #
@@ -26,7 +26,13 @@ case $target in
   *) echo "fuzz: TARGET is config or result, not '$target'" >&2; exit 2 ;;
 esac
 bazel build -q --config=fuzz //fuzz:${target}_fuzz 2>/dev/null || bazel build --config=fuzz //fuzz:${target}_fuzz
-work=${TILELAB_FUZZ_DIR:-$(mktemp -d -t tilelab-fuzz-XXXXXX)}
+if [ -n "${TILELAB_FUZZ_DIR:-}" ]; then work=$TILELAB_FUZZ_DIR; own=0
+else work=$(mktemp -d -t tilelab-fuzz-XXXXXX); own=1; fi
+# A folder of its own that found nothing goes when the run ends well (TILELAB_FUZZ_DIR's stays).
+clean() {
+  [ "$own" = 1 ] || return 0
+  cd "$repo" && rm -rf "$work" && echo "fuzz: nothing found; $work removed"
+}
 mkdir -p "$work/corpus" "$work/crashes"
 bin=$work/${target}_fuzz  # a copy: the triage's plain build of the runner replaces bazel-bin's
 cp -f "$(bazel info --config=fuzz bazel-bin 2>/dev/null)/fuzz/${target}_fuzz" "$bin"
@@ -44,9 +50,10 @@ grep -hE "^#[0-9]+ *(INITED|DONE)|ERROR|SUMMARY|stat::" "$work"/fuzz*.log || tru
 crashes=$(find "$work/crashes" -type f | wc -l)
 echo "fuzz: exit $rc, $crashes crash/leak/timeout reproducers in $work/crashes"
 if [ "$target" = result ]; then
-  [ "$crashes" -eq 0 ] && exit 0
+  if [ "$crashes" -eq 0 ]; then clean; exit 0; fi
   (cd "$repo" && bazel build -q //runner 2>/dev/null || bazel build //runner)
-  ASAN_OPTIONS=detect_leaks=1 python3 "$repo/tools/fuzz_triage.py" "$bin" "$repo/bazel-bin/runner/runner" "$work"/crashes/*
+  TMPDIR=$work ASAN_OPTIONS=detect_leaks=1 python3 "$repo/tools/fuzz_triage.py" "$bin" "$repo/bazel-bin/runner/runner" "$work"/crashes/*
   exit $?
 fi
-[ "$rc" -eq 0 ] && [ "$crashes" -eq 0 ]
+if [ "$rc" -eq 0 ] && [ "$crashes" -eq 0 ]; then clean; exit 0; fi
+exit 1

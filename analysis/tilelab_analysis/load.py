@@ -57,9 +57,14 @@ ROOT_STRINGS = ("schema", "experiment", "config_yaml", "config_sha256", "op", "c
 SUMMARY_FIELDS = ("case_id", "status", "reps")
 
 
-def _attr_str(obj, name):
-    v = _text(obj.attrs.get(name)) if name in obj.attrs else None
+def _str(attrs, name):
+    """Attribute name of attrs (an object's .attrs, or a dict of _read_attrs) if it is a string, else None."""
+    v = _text(attrs.get(name))
     return v if isinstance(v, str) else None
+
+
+def _attr_str(obj, name):
+    return _str(obj.attrs, name)
 
 
 def _read_attrs(obj):
@@ -67,11 +72,6 @@ def _read_attrs(obj):
     cannot read). HDF5 takes some 50 microseconds an attribute here (a case has some 55): each is read
     once, by the check, and the reader takes them from the check."""
     return dict(obj.attrs.items())
-
-
-def _str(attrs, name):
-    v = _text(attrs.get(name))
-    return v if isinstance(v, str) else None
 
 
 def _samples(g, name):

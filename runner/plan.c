@@ -19,7 +19,8 @@ static void params_append(tl_buf *b, const reg_variant *v, const long *params)
     int first = 1;
     for (int k = 0; k < v->nparams; k++) {
         if (v->nid_params && k >= v->nid_params && params[k] == v->params[k].def) continue;
-        tl_buf_printf(b, "%s%s=%ld", first ? "" : ",", v->params[k].name, params[k]);
+        if (!first) tl_buf_puts(b, ",");
+        tl_buf_puts(b, v->params[k].name), tl_buf_puts(b, "="), tl_buf_long(b, params[k]);
         first = 0;
     }
 }
@@ -27,7 +28,7 @@ static void params_append(tl_buf *b, const reg_variant *v, const long *params)
 static char *params_text(const reg_variant *v, const long *params)
 {
     tl_buf b = {0};
-    tl_buf_printf(&b, "%s", "");
+    tl_buf_puts(&b, "");
     params_append(&b, v, params);
     return b.s;
 }
@@ -35,31 +36,40 @@ static char *params_text(const reg_variant *v, const long *params)
 static char *sizes_text(const reg_op *op, const reg_spec *s)
 {
     tl_buf b = {0};
-    for (int a = 0; a < op->naxes; a++) tl_buf_printf(&b, "%s%s=%lld", a ? "," : "", op->axes[a], (long long)s->dims[a]);
+    tl_buf_puts(&b, "");
+    for (int a = 0; a < op->naxes; a++) {
+        if (a) tl_buf_puts(&b, ",");
+        tl_buf_puts(&b, op->axes[a]), tl_buf_puts(&b, "="), tl_buf_long(&b, (long long)s->dims[a]);
+    }
     return b.s;
 }
 
 static char *layout_text(const reg_op *op, const reg_spec *s)
 {
     tl_buf b = {0};
-    tl_buf_printf(&b, "%s", "");
-    for (int o = 0; o < op->noperands; o++)
-        tl_buf_printf(&b, "%s%s=%s", o ? "," : "", op->operands[o], layout_name(s->layouts[o]));
+    tl_buf_puts(&b, "");
+    for (int o = 0; o < op->noperands; o++) {
+        if (o) tl_buf_puts(&b, ",");
+        tl_buf_puts(&b, op->operands[o]), tl_buf_puts(&b, "="), tl_buf_puts(&b, layout_name(s->layouts[o]));
+    }
     return b.s;
 }
 
 char *plan_canonical(const tl_case *c)
 {
     tl_buf b = {0};
-    tl_buf_printf(&b, "tilelab-case/2;op=%s;variant=%s;target=%s;params=%s;sizes=%s;dtype=%s;layout=%s;args=",
-                  c->op->name, c->variant->name, reg_target_name(c->variant->kind), c->params_text, c->sizes_text,
-                  c->dtype, c->layout_text);
+    /* "tilelab-case/2;op=%s;variant=%s;target=%s;params=%s;sizes=%s;dtype=%s;layout=%s;args=" piece by
+     * piece: a plan of 10^5 cases builds one each. */
+    const char *parts[] = {"tilelab-case/2;op=", c->op->name, ";variant=", c->variant->name,
+                           ";target=", reg_target_name(c->variant->kind), ";params=", c->params_text,
+                           ";sizes=", c->sizes_text, ";dtype=", c->dtype, ";layout=", c->layout_text, ";args="};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) tl_buf_puts(&b, parts[i]);
     for (int a = 0; a < c->op->nargs; a++)
         tl_buf_printf(&b, "%s%s=%.17g", a ? "," : "", c->op->args[a].name, c->spec.args[a]);
     tl_buf_printf(&b, ";seed=%llu;data=%s", (unsigned long long)c->spec.seed, reg_dist_names[c->spec.dist]);
     /* A dispatching variant is what its table picks: another pick is another case. */
     if (c->run && c->run != c->variant) {
-        tl_buf_printf(&b, ";runs=%s;run_params=", c->run->name);
+        tl_buf_puts(&b, ";runs="), tl_buf_puts(&b, c->run->name), tl_buf_puts(&b, ";run_params=");
         params_append(&b, c->run, c->run_params);
     }
     return b.s;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,25 +70,56 @@ char *tl_xasprintf(const char *fmt, ...)
     return s;
 }
 
+/* Room for need more bytes and the NUL. */
+static void buf_reserve(tl_buf *b, size_t more)
+{
+    size_t need = b->len + more + 1;
+    if (need <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < need) cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s) out_of_memory(cap);
+    b->s = s;
+    b->cap = cap;
+}
+
 void tl_buf_printf(tl_buf *b, const char *fmt, ...)
 {
+    /* Formatted once where it fits (most calls, once the buffer has grown: plans of 10^5 cases build a
+     * few strings each), twice where it does not. */
+    buf_reserve(b, 0);
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
     va_end(ap);
-    size_t need = b->len + (size_t)n + 1;
-    if (need > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < need) cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) out_of_memory(cap);
-        b->s = s;
-        b->cap = cap;
+    if (n < 0) abort(); /* an invalid format: the caller's bug */
+    if ((size_t)n >= b->cap - b->len) {
+        buf_reserve(b, (size_t)n);
+        va_start(ap, fmt);
+        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
     }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
     b->len += (size_t)n;
+}
+
+void tl_buf_puts(tl_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    buf_reserve(b, n);
+    memcpy(b->s + b->len, s, n + 1);
+    b->len += n;
+}
+
+void tl_buf_long(tl_buf *b, long long v)
+{
+    char d[24], *e = d + sizeof d, *q = e;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do *--q = (char)('0' + u % 10); while (u /= 10);
+    if (v < 0) *--q = '-';
+    buf_reserve(b, (size_t)(e - q));
+    memcpy(b->s + b->len, q, (size_t)(e - q));
+    b->len += (size_t)(e - q);
+    b->s[b->len] = '\0';
 }
 
 void tl_buf_free(tl_buf *b)
@@ -97,15 +129,26 @@ void tl_buf_free(tl_buf *b)
     b->len = b->cap = 0;
 }
 
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+static EVP_MD *sha256_md;
+
+static void sha256_fetch(void)
+{
+    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
 void tl_sha256_hex(const void *data, size_t n, char out[65])
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
-    if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
+    pthread_once(&sha256_once, sha256_fetch); /* fetched once: EVP_sha256() looks it up on every digest */
+    if (!sha256_md || !EVP_Digest(data, n, md, &mdlen, sha256_md, NULL) || mdlen != 32) {
         fprintf(stderr, "tilelab: OpenSSL SHA-256 failed\n");
         abort();
     }
-    for (unsigned i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
+    static const char hex[] = "0123456789abcdef";
+    for (unsigned i = 0; i < 32; i++) out[2 * i] = hex[md[i] >> 4], out[2 * i + 1] = hex[md[i] & 15];
+    out[64] = '\0';
 }
 
 char *tl_read_file(const char *path, size_t *len, tl_err *e)

@@ -32,6 +32,8 @@ typedef struct {
 } tl_buf;
 
 void tl_buf_printf(tl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tl_buf_puts(tl_buf *b, const char *s); /* appends s */
+void tl_buf_long(tl_buf *b, long long v);   /* appends v in decimal, as %lld */
 void tl_buf_free(tl_buf *b);
 
 /* SHA-256 of data as 64 lowercase hex characters plus NUL. */

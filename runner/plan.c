@@ -304,12 +304,13 @@ double plan_setup_cost(const tl_case *c)
 
 char *plan_problem_key(const tl_case *c)
 {
-    char *args = plan_canonical(c); /* args and seed sit at its end, after ";args=" (before a dispatch's ";runs=") */
-    char *tail = strstr(args, ";args="), *runs = strstr(tail, ";runs=");
-    if (runs) *runs = '\0';
-    char *key = tl_xasprintf("%s|%s|%s|%s|%d", c->sizes_text, c->layout_text, c->dtype, tail,
-                             c->variant->kind != REG_HOST);
-    free(args);
+    /* args and seed sit at the canonical text's end, after ";args=" (before a dispatch's ";runs="); the
+     * plan's cases have theirs already (a sweep's sharding asks once a case). */
+    char *own = c->canonical ? NULL : plan_canonical(c);
+    const char *tail = strstr(own ? own : c->canonical, ";args="), *runs = strstr(tail, ";runs=");
+    char *key = tl_xasprintf("%s|%s|%s|%.*s|%d", c->sizes_text, c->layout_text, c->dtype,
+                             (int)(runs ? (size_t)(runs - tail) : strlen(tail)), tail, c->variant->kind != REG_HOST);
+    free(own);
     return key;
 }
 

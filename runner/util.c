@@ -70,7 +70,7 @@ char *tl_xasprintf(const char *fmt, ...)
     return s;
 }
 
-/* Room for need more bytes and the NUL. */
+/* Room for `more` bytes past the text, and its NUL. */
 static void buf_reserve(tl_buf *b, size_t more)
 {
     size_t need = b->len + more + 1;

@@ -304,14 +304,11 @@ double plan_setup_cost(const tl_case *c)
 
 char *plan_problem_key(const tl_case *c)
 {
-    /* args and seed sit at the canonical text's end, after ";args=" (before a dispatch's ";runs="); the
-     * plan's cases have theirs already (a sweep's sharding asks once a case). */
-    char *own = c->canonical ? NULL : plan_canonical(c);
-    const char *tail = strstr(own ? own : c->canonical, ";args="), *runs = strstr(tail, ";runs=");
-    char *key = tl_xasprintf("%s|%s|%s|%.*s|%d", c->sizes_text, c->layout_text, c->dtype,
-                             (int)(runs ? (size_t)(runs - tail) : strlen(tail)), tail, c->variant->kind != REG_HOST);
-    free(own);
-    return key;
+    /* args and seed sit at the end of the case's canonical text (add_case sets it), after ";args="
+     * (before a dispatch's ";runs="). */
+    const char *tail = strstr(c->canonical, ";args="), *runs = strstr(tail, ";runs=");
+    return tl_xasprintf("%s|%s|%s|%.*s|%d", c->sizes_text, c->layout_text, c->dtype,
+                        (int)(runs ? (size_t)(runs - tail) : strlen(tail)), tail, c->variant->kind != REG_HOST);
 }
 
 /* A problem's cases to assign, or a piece of them when the problem alone is more than a share. */

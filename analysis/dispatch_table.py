@@ -5,7 +5,7 @@ baselines, not a dispatching variant itself), fastest first, each with its time 
 (rel=, up to REL_KEEP: slower ones are never worth a pick) and its speed against the op's library
 variant (cuBLAS) in the same file where there is one. The runner picks, for a problem, the candidate
 that did best over the measured problems near it, each time scaled by the op's model of what the shape
-costs it (blocks over the device's SMs, tiles past the matrix).
+costs it (blocks over the device's SMs, tiles past the matrix, packed's copy of its operands).
 The header says the op, the device (and its SM count) and when and from what it was measured.
 
     bazel run //analysis:dispatch_table -- results/sgemm_dispatch_tune-*.h5 -o kernels/sgemm/tuned_h100.table

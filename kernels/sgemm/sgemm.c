@@ -1535,11 +1535,19 @@ static const reg_karg sgemm_kargs[] = {
     "and -DNAME=value per param; M, N, K "                                                                 \
     "are any sizes >= 1, so a kernel checks its edges (kernels/sgemm/sgemm_common.cuh shows A_AT and B_AT)"
 
+/* What a float that packed's pack copies costs, in flops of the GEMM: 8 bytes moved against the ~40
+ * TFLOP/s of the H100's best SIMT rungs at ~3 TB/s is some 100; measured, 9000 x 128 x 6000 (A copied: 55 M
+ * floats) took packed 64 x 64 1.31 x the time of the fastest rung that copies nothing, where at 9216 x 128
+ * x 6144 (A read in place) it was the fastest, and 128 x 12000 x 2560 (B copied) 1.38 x: about 80. */
+#define PACK_FLOPS 80.0
+
 /* What a shape costs a tiled rung beyond its flops: the blocks (split-k slices included) dealt out over
  * the SMs, whose busiest SM sets the time (an SM's throughput is shared by the blocks it holds, so it
  * is the count over the SMs that matters, not over the resident slots: the better model on the H100
- * table's problems, each left out and predicted from the others); and the tiles BM x BN past the
- * matrix, where the rung has those params. */
+ * table's problems, each left out and predicted from the others); the tiles BM x BN past the matrix,
+ * where the rung has those params; and packed's copy of the operands it does not read in place, a pass
+ * over them that a skinny problem's few flops an element do not hide (the tuning measured packed at
+ * problems whose tile-multiple sizes it reads in place, and it lost 30% at their unaligned neighbours). */
 static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, const reg_spec *s, int sms)
 {
     double f = 1.0;
@@ -1553,6 +1561,13 @@ static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, 
         v->geometry(params, s, &l);
         double blocks = (double)l.grid[0] * l.grid[1] * l.grid[2];
         if (blocks > 0) f *= ceil(blocks / sms) * sms / blocks;
+    }
+    if (!strcmp(v->name, "packed")) {
+        int64_t mp, np, kp;
+        packed_dims(params, s, &mp, &np, &kp);
+        double copied = (packed_in_place(params, s, OP_A) ? 0.0 : (double)mp * kp) +
+                        (packed_in_place(params, s, OP_B) ? 0.0 : (double)np * kp);
+        f *= 1.0 + PACK_FLOPS * copied / (2.0 * s->dims[M_] * s->dims[N_] * s->dims[K_]);
     }
     return f;
 }

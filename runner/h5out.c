@@ -461,7 +461,10 @@ fail:
 }
 
 /* The writer thread: commits the queued cases one at a time, in order (a kill -9 between a commit
- * and its `saved` leaves one case more in the file than reported, never fewer), then the totals. */
+ * and its `saved` leaves one case more in the file than reported, never fewer), then the totals. A
+ * skipped case (nothing ran) goes into the commit of the case before it, with every skipped case queued
+ * after it: a commit's fsyncs and swap cost milliseconds, and one a case made a tuning shard of 59436
+ * cases, 47677 of them skipped, wait 130 s for its writer after its last case. */
 static void *writer_main(void *arg)
 {
     h5out *o = arg;
@@ -473,6 +476,7 @@ static void *writer_main(void *arg)
             pthread_cond_wait(&o->w.cv, &o->w.mu);
         if (o->w.failed) break;
         int n = o->w.committed < o->nresults ? o->w.committed + 1 : o->nresults;
+        while (n < o->nresults && !strcmp(o->results[n]->status, "skipped")) n++; /* with the case before */
         int fin = n == o->nresults && o->w.finish && !o->w.done;
         if (n == o->w.committed && !fin) break; /* stop, and nothing is queued */
         if (n > cap) {
@@ -484,7 +488,8 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&o->w.mu);
         tl_err e;
         int rc = commit(o, mine, n, fin, &e);
-        if (rc == 0 && n > o->w.committed && o->w.saved) o->w.saved(o->w.ctx, n - 1, mine[n - 1]);
+        if (rc == 0 && o->w.saved)
+            for (int i = o->w.committed; i < n; i++) o->w.saved(o->w.ctx, i, mine[i]);
         pthread_mutex_lock(&o->w.mu);
         if (rc) {
             o->w.failed = 1;

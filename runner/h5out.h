@@ -9,8 +9,9 @@
  * that still has an old `path` open is never written under: the shadow is then made afresh.
  *
  * With a writer thread (h5out_start_writer), the commits run beside the next case instead of before
- * it: h5out_write_case queues the case and returns; the thread commits the cases one by one, in order,
- * and calls `saved` for each once it is in `path` (the progress line: a case reported is a case kept).
+ * it: h5out_write_case queues the case and returns; the thread commits the cases one by one, in order
+ * (skipped cases queued behind one go with it), and calls `saved` for each once it is in `path` (the
+ * progress line: a case reported is a case kept).
  * Only that thread calls HDF5 while it runs. A failed commit stops it; the next call says why. */
 #ifndef TILELAB_H5OUT_H
 #define TILELAB_H5OUT_H

@@ -371,10 +371,12 @@ static char *join_argv(int argc, char **argv)
     return b.s;
 }
 
+/* Whether a case of the plan runs on the GPU: one the plan skipped for a reason of its own (not of the
+ * device's) is written down without one. */
 static int needs_gpu(const tl_plan *p)
 {
     for (int i = 0; i < p->ncases; i++)
-        if (p->cases[i].variant->kind != REG_HOST) return 1;
+        if (p->cases[i].variant->kind != REG_HOST && (!p->cases[i].skipped || p->cases[i].device_skip)) return 1;
     return 0;
 }
 

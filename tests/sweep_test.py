@@ -1,6 +1,7 @@
 """Sweeps at scale on the host target: --shard gives disjoint, cost-balanced, deterministic shares;
 merge makes one file whose cases equal a single run's, in plan order, with each shard's provenance;
---resume skips what a file holds; mixed or overlapping inputs are refused with a clear error."""
+--resume skips what a file holds; skipped cases share a commit; mixed or overlapping inputs are refused
+with a clear error."""
 import os
 import subprocess
 import sys
@@ -234,6 +235,26 @@ class Sweep(unittest.TestCase):
             self.assertEqual(f["sessions/1"].attrs["resumed"], 1)
             later = {c for c in f["cases"] if f["cases"][c].attrs["session"] == 1}
         self.assertEqual(later, set(cases(self.single)) - set(first))
+
+    def test_skipped_cases_go_with_the_commit_before_them(self):
+        # Three host cases, each followed by twelve cases of skinny that the plan skips (no small side of
+        # at most SMAX 1; no GPU needed to say so): 39 cases. Each commit costs fsyncs and a swap; the
+        # skipped cases ride with the commit before them, so the run makes fewer than 10 (one a case would
+        # be 40, and the crash point would kill it), and still reports every case, each once.
+        yaml = os.path.join(self.tmp, "skips.yaml")
+        with open(yaml, "w") as f:
+            f.write(SWEEP.replace("{mnk: [8, 16, 24, 32, 48, 64, 96]}\n  - {m: 33, n: 17, k: 45}", "{mnk: [16, 24, 32]}")
+                    .replace("layout: {a: row, b: [row, col]}", "layout: {a: row, b: row}")
+                    .replace("  - host_ikj", "  - {name: skinny, params: {SMAX: 1, LPT: [1, 2, 4], SLICES: [1, 4, 16, 64]}}"))
+        out = os.path.join(self.tmp, "skips.h5")
+        p = run(yaml, "-o", out, env=dict(os.environ, TILELAB_TEST_CRASH_AT="exchanged:10"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = cases(out)
+        self.assertEqual(len(got), 39)
+        self.assertEqual(sorted(a["status"] for a in got.values()).count("skipped"), 36)
+        reported = [int(line.split("/39")[0].strip("[ ")) for line in p.stderr.splitlines()
+                    if line.startswith("[") and "/39" in line]
+        self.assertEqual(reported, list(range(1, 40)), p.stderr)  # each case once, in order
 
     def test_one_writer_per_file(self):
         # A run that lasts about 1 s (two cases, 0.5 s of warm-up each); a second runner on its file is

@@ -265,15 +265,16 @@ static double overhead(const dsp_table *t, const reg_op *op, const dsp_row *r, c
     return f >= 1.0 && f < 1e6 ? f : 1.0;
 }
 
-/* The pick with the op's switch (reg_op.dispatch_switch) set as the op says for spec (a problem the
+/* The pick with the op's switch w (reg_op.dispatch_switch) set as the op says for spec (a problem the
  * table did not measure), where the table has the picked candidate's twin (the same rung and params but
  * that one, on where the pick has it off or the other way) among the candidates of these rows (row[c],
  * rd[c]: as in pick_among) and the twin takes spec. */
-static int switched(const dsp_table *t, const reg_op *op, const reg_spec *s, int best, const int *row, const double *rd)
+static int switched(const dsp_table *t, const reg_op *op, int w, const reg_spec *s, int best, const int *row,
+                    const double *rd)
 {
-    if (best < 0 || !op->dispatch_switch || !op->dispatch_switch_on) return best;
+    if (best < 0 || !op->dispatch_switch[w].param || !op->dispatch_switch[w].on) return best;
     const dsp_row *b = &t->rows[best];
-    int pi = reg_find_param(b->v, op->dispatch_switch);
+    int pi = reg_find_param(b->v, op->dispatch_switch[w].param);
     if (pi < 0) return best;
     for (int c = 0; c < t->n; c++) {
         if (rd[c] == HUGE_VAL || c == b->cand) continue;
@@ -283,7 +284,9 @@ static int switched(const dsp_table *t, const reg_op *op, const reg_spec *s, int
         for (int k = 0; k < b->v->nparams && same; k++) same = k == pi || o->params[k] == b->params[k];
         if (!same) continue;
         const dsp_row *on = b->params[pi] ? b : o, *off = on == b ? o : b;
-        const dsp_row *want = op->dispatch_switch_on(b->v, on->params, s) ? on : off;
+        int want_on = op->dispatch_switch[w].on(b->v, on->params, s);
+        if (want_on < 0) return best;
+        const dsp_row *want = want_on ? on : off;
         char no[256];
         if (want == b || (want->v->check && !want->v->check(want->params, s, no, sizeof no))) return best;
         return row[c];
@@ -342,7 +345,7 @@ static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
         if (sc < best_score - 1e-9 || (sc <= best_score + 1e-9 && rd[c] < best_d))
             best_score = sc, best_d = rd[c], best = row[c];
     }
-    if (dmin > 0) best = switched(t, op, s, best, row, rd); /* a measured problem: what was measured */
+    for (int w = 0; w < 2 && dmin > 0; w++) best = switched(t, op, w, s, best, row, rd); /* measured: as measured */
     free(d), free(w), free(score), free(rd), free(row), free(here), free(nearp);
     return best;
 }

@@ -249,6 +249,26 @@ static int check_pack(void)
     return 4;
 }
 
+/* sgemm's second switch: hopper's ODD on where K leaves a partial k tile (ODD 0 would run its checked loop
+ * in every block), else as picked. */
+#define ODD0 "hopper BM=64,BN=64,BK=32,WM=32,WN=32,WNITER=1,TM=8,TN=4,STAGES=3,MINB=4,SPLITK=4,ODD=0,KMAJ=1"
+#define ODD1 "hopper BM=64,BN=64,BK=32,WM=32,WN=32,WNITER=1,TM=8,TN=4,STAGES=3,MINB=4,SPLITK=4,ODD=1,KMAJ=1"
+static const char *ODDS = "op sgemm\n"
+                          "m=9216,n=128,k=6144 a=row,b=row f32 " ODD0 " rel=1\n"
+                          "m=9216,n=128,k=6144 a=row,b=row f32 " ODD1 " rel=1.06\n";
+
+static int check_odd(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(ODDS, &t)) return 1;
+    CHECK(pick(&t, 9216, 128, 6144, 0, 0, 0, why) == 0, "measured: ODD 0");
+    CHECK(pick(&t, 9000, 128, 6000, 0, 0, 0, why) == 1, "K = 6000, BK 32: ODD 1, row %d", pick(&t, 9000, 128, 6000, 0, 0, 0, why));
+    CHECK(pick(&t, 9000, 128, 6144, 0, 0, 0, why) == 0, "K = 6144: as picked, row %d", pick(&t, 9000, 128, 6144, 0, 0, 0, why));
+    dsp_free(&t);
+    return 3;
+}
+
 /* sgemm's switch: where the pick has a twin with SK on (or off), SK runs where it cuts the last wave of a
  * problem of under two waves and not elsewhere, whichever of the two was faster where they were measured;
  * a measured problem keeps what was measured. */
@@ -431,6 +451,7 @@ int main(void)
     total += check_refused();
     total += check_waves();
     total += check_pack();
+    total += check_odd();
     total += check_switch();
     total += check_tuned_cases();
     total += check_config_errors();

@@ -191,13 +191,17 @@ typedef struct {
      * last blocks run, the tiles past the matrix; >= 1. NULL: a time measured on one problem carries
      * over to another as it is. */
     double (*dispatch_overhead)(const reg_variant *v, const long *params, const reg_spec *s, int sms);
-    /* Optional, for dispatch tables: a param that the pick switches on or off (nonzero or 0) where the
-     * table has the picked rung with both, all else equal, as dispatch_switch_on says for the problem
-     * (given the params with it on): 1 to run it on. For a param that helps some problems and costs
-     * others by what it does to a launch, not by what the nearest measured problems can tell (sgemm's
-     * SK: whether it cuts the last wave of a problem of under two waves). */
-    const char *dispatch_switch;
-    int (*dispatch_switch_on)(const reg_variant *v, const long *params, const reg_spec *s);
+    /* Optional, for dispatch tables: params that the pick switches on or off (nonzero or 0), one after
+     * the other, where the table has the picked rung with both, all else equal, as `on` says for the
+     * problem (given the params with it on): 1 to run it on, 0 off, -1 as picked. For a param that helps
+     * some problems and costs others by what it does to a launch or a loop, not by what the nearest
+     * measured problems can tell (sgemm's SK: whether it cuts the last wave of a problem of under two
+     * waves; hopper's ODD: whether K leaves a partial k tile, which sends every block of ODD 0 through
+     * its checked loop). */
+    struct {
+        const char *param;
+        int (*on)(const reg_variant *v, const long *params, const reg_spec *s);
+    } dispatch_switch[2];
 } reg_op;
 
 extern const reg_op *const reg_ops[];

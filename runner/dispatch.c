@@ -345,7 +345,7 @@ static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
         if (sc < best_score - 1e-9 || (sc <= best_score + 1e-9 && rd[c] < best_d))
             best_score = sc, best_d = rd[c], best = row[c];
     }
-    for (int w = 0; w < 2 && dmin > 0; w++) best = switched(t, op, w, s, best, row, rd); /* measured: as measured */
+    for (int sw = 0; sw < 2 && dmin > 0; sw++) best = switched(t, op, sw, s, best, row, rd); /* measured: as measured */
     free(d), free(w), free(score), free(rd), free(row), free(here), free(nearp);
     return best;
 }

@@ -306,6 +306,76 @@ static int check_packed_launch(void)
     return n + 3;
 }
 
+/* packed's KEEP: the operand it names is read as it lies (not packed: no pack blocks, no workspace), only
+ * where it is tile-aligned; TLDG only for a kept operand contiguous along k; KEEP 0 is not in a case's text
+ * (the ids of the cases before KEEP unchanged). Rows: sizes, layouts, KEEP, TLDG, the pack's blocks, the
+ * workspace's bytes (128 x 128 tiles, BK 16, k to 32), or the reason it is skipped. */
+static int check_packed_keep(void)
+{
+    static const struct {
+        const char *sizes, *layouts;
+        int keep, tldg;
+        unsigned blocks;
+        uint64_t ws;
+        const char *skip;
+    } rows[] = {
+        {"m=256,n=512,k=64", "a=row,b=col", 1, 1, 16, 64 * 512 * 4, NULL},  /* A kept: B alone packed */
+        {"m=256,n=512,k=64", "a=row,b=col", 2, 1, 8, 64 * 256 * 4, NULL},   /* B kept: A alone packed */
+        {"m=256,n=512,k=64", "a=row,b=col", 2, 0, 8, 64 * 256 * 4, NULL},   /* ... its tiles by 4-byte copies */
+        {"m=256,n=512,k=64", "a=row,b=row", 1, 1, 1, 0, NULL},              /* A kept, B in place: nothing copied */
+        {"m=256,n=512,k=64", "a=col,b=row", 1, 0, 1, 0, NULL},              /* kept where in place anyway */
+        {"m=256,n=512,k=64", "a=col,b=row", 1, 1, 0, 0, "TLDG = 1 is for the operand KEEP reads as it lies"},
+        {"m=256,n=512,k=64", "a=row,b=row", 2, 1, 0, 0, "TLDG = 1 is for the operand KEEP reads as it lies"},
+        {"m=250,n=512,k=96", "a=row,b=col", 1, 1, 0, 0, "KEEP = 1 reads A as it lies: m must be a multiple of BM = 128"},
+        {"m=250,n=512,k=96", "a=row,b=col", 2, 1, 8, 96 * 256 * 4, NULL},   /* B aligned: kept; A padded to 256 */
+        {"m=256,n=512,k=70", "a=row,b=col", 2, 1, 0, 0, "KEEP = 2 reads B as it lies: n must be a multiple of BN = 128 and k of 32"},
+    };
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
+                              "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 512, k: 96}, {m: 256, n: 512, k: 70}]\n"
+                              "variants:\n  - {name: packed, params: {BM: 128, BN: 128, WM: 64, WN: 32, WNITER: 2, "
+                              "STAGES: 3, MINB: 2, KEEP: [0, 1, 2], TLDG: [0, 1]}}\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+        char keep[16], tldg[16];
+        snprintf(keep, sizeof keep, "KEEP=%d", rows[r].keep);
+        snprintf(tldg, sizeof tldg, "TLDG=%d", rows[r].tldg);
+        const tl_case *c = NULL;
+        for (int i = 0; i < p.ncases; i++)
+            if (!strcmp(p.cases[i].sizes_text, rows[r].sizes) && !strcmp(p.cases[i].layout_text, rows[r].layouts) &&
+                strstr(p.cases[i].params_text, keep) && (rows[r].tldg ? strstr(p.cases[i].params_text, tldg) != NULL
+                                                                      : !strstr(p.cases[i].params_text, "TLDG=1")))
+                c = &p.cases[i];
+        CHECK(c != NULL, "packed %s %s %s %s: no such case", rows[r].sizes, rows[r].layouts, keep, tldg);
+        if (!c) continue;
+        if (rows[r].skip) {
+            CHECK(c->skipped && strstr(c->reason, rows[r].skip), "packed %s %s %s %s: %s, want skipped: %s",
+                  rows[r].sizes, rows[r].layouts, keep, tldg, c->reason ? c->reason : "runs", rows[r].skip);
+            n++;
+            continue;
+        }
+        CHECK(!c->skipped && c->nlaunch == 2, "packed %s %s %s %s: runs (%s)", rows[r].sizes, rows[r].layouts, keep,
+              tldg, c->reason ? c->reason : "");
+        if (c->skipped || c->nlaunch != 2) continue;
+        uint64_t ws = c->run->workspace(c->run_params, &c->spec);
+        CHECK(c->launch[1].grid[0] == rows[r].blocks && ws == rows[r].ws,
+              "packed %s %s %s %s: pack grid %u, workspace %llu; want %u, %llu", rows[r].sizes, rows[r].layouts, keep,
+              tldg, c->launch[1].grid[0], (unsigned long long)ws, rows[r].blocks, (unsigned long long)rows[r].ws);
+        n += 2;
+    }
+    for (int i = 0; i < p.ncases; i++)
+        if (!strstr(p.cases[i].params_text, "KEEP=")) {
+            CHECK(!strstr(p.cases[i].canonical, "KEEP") && !strstr(p.cases[i].canonical, "TLDG=0"),
+                  "KEEP 0 and TLDG 0 are not in the case's text: %s", p.cases[i].canonical);
+            n++;
+            break;
+        }
+    unload(&x, &p);
+    return n;
+}
+
 /* hopper's and packed's SKPAR: a workspace of SPLITK partial tiles per tile of C only with SPLITK > 1
  * (packed's after its packed operands), the ids of the cases without it unchanged, and a workspace past
  * 2^31 floats refused at plan time. */
@@ -868,6 +938,7 @@ int main(void)
     total += check_duplicates_rejected();
     total += check_tile_constraints();
     total += check_packed_launch();
+    total += check_packed_keep();
     total += check_splitk_partials();
     total += check_kmajor_tiles();
     total += check_static_grid();

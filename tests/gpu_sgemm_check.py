@@ -5,11 +5,12 @@ Runs experiments/sgemm_odd.yaml, sgemm_ladder.yaml, sgemm_layouts.yaml, sgemm_sh
 sgemm_tldg.yaml, sgemm_packed.yaml and (with --tune) sgemm_tune.yaml, then checks, from the result
 files only:
 - every case of them verifies (every rung, every size, all layouts, sizes that are no tile multiples,
-  alpha and beta, hopper's TLDG on and off, packed's every path), and prints what TLDG and packing
-  did against cuBLAS; the skips allowed are skinny's on a problem whose small side is over its SMAX
-  and its KMAJ where the large operand is not contiguous along k (sgemm_odd crosses its SMAX values
-  with sizes of every kind, KMAJ with every layout), and each skinny variant of sgemm_odd must verify
-  on at least one problem;
+  alpha and beta, hopper's TLDG on and off, packed's every path), and prints what TLDG, packing and
+  packed's KEEP did against cuBLAS; the skips allowed are skinny's on a problem whose small side is
+  over its SMAX and its KMAJ where the large operand is not contiguous along k (sgemm_odd crosses its
+  SMAX values with sizes of every kind, KMAJ with every layout), and packed's KEEP where the kept operand
+  is not tile-aligned or its TLDG where that operand is not contiguous along k; each skinny variant of
+  sgemm_odd and each KEEP variant of sgemm_packed must verify on at least one problem;
 - the best rung reaches >= 0.90 x cuBLAS at 4096^3 and >= 0.85 at 2048^3 and 8192^3;
 - every rung's registers, shared memory and spills are in the file;
 - sgemm_shapes.yaml, printed shape by shape (what `tuned` ran, its speed against cuBLAS in the same
@@ -33,6 +34,9 @@ from gpu_files import cases, run_experiment as run  # noqa: E402
 # not contiguous along k (sgemm_odd crosses both with every size and layout).
 SKINNY_SKIP = re.compile(r"[mn] is more than SMAX = \d+$|KMAJ = 1 is for a large operand contiguous along k "
                          r"\((row-major A|column-major B)\), this one is contiguous along [mn]$")
+# packed's check15: KEEP where the kept operand is not tile-aligned, TLDG where it is not contiguous along k.
+KEEP_SKIP = re.compile(r"KEEP = [12] reads [AB] as it lies: [mn] must be a multiple of B[MN] = \d+ and k of \d+$|"
+                       r"TLDG = 1 is for the operand KEEP reads as it lies, when it is contiguous along k ")
 
 
 def shapes(cs):
@@ -97,6 +101,26 @@ def packed(cs):
         print("  %-22s %-12s %s" % (size, layouts, " / ".join("%.3f" % r[i] if i in r else "-" for i in range(3))))
 
 
+def keep(cs):
+    """packed with both operands packed against packed with KEEP (one read as it lies; the best of its
+    params) against hopper, each against cuBLAS, on the shapes of sgemm_packed.yaml large enough to time
+    (printed, not a bar)."""
+    print("packed (both packed) / packed KEEP (best) / hopper (best), against cuBLAS, sgemm_packed.yaml:")
+    cb = {(c["sizes"], c["layouts"]): c["median"] for c in cs if c["variant"] == "cublas" and c["status"] == "ok"}
+    best = {}
+    for c in cs:
+        key = (c["sizes"], c["layouts"])
+        if c["status"] != "ok" or key not in cb or cb[key] < 0.1 or c["variant"] not in ("packed", "hopper"):
+            continue
+        col = 2 if c["variant"] == "hopper" else 1 if "KEEP=" in c["params"] else 0
+        if col not in best.setdefault(key, {}) or c["median"] < best[key][col][0]:
+            best[key][col] = (c["median"], c["params"])
+    for (size, layouts), b in sorted(best.items()):
+        print("  %-22s %-12s %s  %s" % (size, layouts, " / ".join("%.3f" % (cb[(size, layouts)] / b[i][0]) if i in b
+                                                                 else "-" for i in range(3)),
+                                       b[1][1].split("SWIZZLE=0,")[-1] if 1 in b else ""))
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -115,13 +139,18 @@ def main():
         files[name] = run(args.runner, exp(name + ".yaml"), out)
         for c in cases(files[name]):
             if c["status"] != "ok" and not (name == "sgemm_tune" and c["status"] == "skipped") and not (
-                    c["variant"] == "skinny" and c["status"] == "skipped" and SKINNY_SKIP.match(c["reason"])):
+                    c["variant"] == "skinny" and c["status"] == "skipped" and SKINNY_SKIP.match(c["reason"])) and not (
+                    c["variant"] == "packed" and c["status"] == "skipped" and KEEP_SKIP.match(c["reason"])):
                 fails.append("%s: %s %s %s %s: %s %s" % (name, c["variant"], c["params"], c["sizes"], c["layouts"],
                                                          c["status"], c["reason"][:160]))
     odd = cases(files["sgemm_odd"])
     for params in sorted({c["params"] for c in odd if c["variant"] == "skinny"}):
         if not any(c["status"] == "ok" for c in odd if c["variant"] == "skinny" and c["params"] == params):
             fails.append("sgemm_odd: skinny %s verified on no problem" % params)
+    pk = cases(files["sgemm_packed"])
+    for params in sorted({c["params"] for c in pk if c["variant"] == "packed" and "KEEP=" in c["params"]}):
+        if not any(c["status"] == "ok" for c in pk if c["variant"] == "packed" and c["params"] == params):
+            fails.append("sgemm_packed: packed %s verified on no problem" % params)
     lad = cases(files["sgemm_ladder"])
     for c in lad:
         if c["variant"] != "cublas" and (c["regs"] < 0 or c["smem_bytes"] < 0 or c["local_bytes"] < 0):
@@ -140,7 +169,8 @@ def main():
         if r < bar:
             fails.append("%s: best rung %s at %.3f x cuBLAS, bar %.2f" % (size, best["variant"], r, bar))
     tldg(cases(files["sgemm_tldg"]))
-    packed(cases(files["sgemm_packed"]))
+    packed(pk)
+    keep(pk)
     fails += shapes(cases(files["sgemm_shapes"]))
     if args.md:
         cmd = [sys.executable, os.path.join(root, "analysis", "sgemm_ladder_md.py"), files["sgemm_ladder"],

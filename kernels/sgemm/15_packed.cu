@@ -15,8 +15,17 @@
 // percent at 4096^3) where 11 copied 16 bytes anyway: the dispatch table (`tuned`) measures which.
 // The workspace, 4 KP (MP + NP) bytes at most, is the runner's (reg_variant.workspace in sgemm.c).
 //
-// Params: hopper's, except ODD, TLDG and KMAJ (the packed operands never need them); GRID, SK and SKPAR as
+// Params: hopper's, except ODD and KMAJ (the packed operands never need them); GRID, SK and SKPAR as
 // hopper's (SK's and SKPAR's partial tiles go in the workspace after the packed operands).
+//
+// KEEP = 1 (A) or 2 (B): that operand is not packed but read as it lies, which must be tile-aligned (M a
+// multiple of BM for A, N of BN for B, K of 32 and BK: sgemm.c checks it). For a skinny problem whose
+// small operand is contiguous along k and whose large one is not, or the other way round: the pass copies
+// only the small one (a few MB), and the large one, contiguous along k, goes to its transposed tiles with
+// TLDG = 1 as in hopper (16 bytes at a time through registers) or by 4-byte copies; in hopper both such
+// operands would go that way (128 x 128 tiles at 16384 x 128 x 4096: 0.42 ms with A and B contiguous
+// along k, 0.38 ms with one, H100, docs/gpu-runs.md), and packing the large one costs as much as a
+// quarter of the GEMM. TLDG = 1 only for a kept operand contiguous along k (row-major A, column-major B).
 
 // The operands as the YAML lays them out; the GEMM below reads the packed ones (A_COL 1, B_COL 0).
 #if defined(A_COL) && A_COL
@@ -31,10 +40,21 @@
 #endif
 #undef A_COL
 #undef B_COL
-#define A_COL 1
-#define B_COL 0
-#if defined(ODD) || defined(TLDG) || defined(KMAJ)
-#error "15_packed: ODD, TLDG and KMAJ are hopper's params (a packed problem needs none of them)"
+#ifndef KEEP
+#define KEEP 0
+#endif
+#if KEEP < 0 || KEEP > 2
+#error "15_packed: KEEP 0 (both packed), 1 (A read as it lies) or 2 (B read as it lies)"
+#endif
+#define KEEP_A (KEEP == 1)
+#define KEEP_B (KEEP == 2)
+#define A_COL (KEEP_A ? SRC_A_COL : 1)
+#define B_COL (KEEP_B ? SRC_B_COL : 0)
+#if defined(ODD) || defined(KMAJ)
+#error "15_packed: ODD and KMAJ are hopper's params (a packed problem needs neither)"
+#endif
+#if defined(TLDG) && TLDG && !((KEEP_A && !SRC_A_COL) || (KEEP_B && SRC_B_COL))
+#error "15_packed: TLDG = 1 is for the operand KEEP reads as it lies, when it is contiguous along k"
 #endif
 #define HOPPER_NO_ENTRY 1
 #include "11_hopper.cu"
@@ -59,16 +79,17 @@ __device__ __forceinline__ int packed_round(int x, int to)
 }
 
 // An operand already laid out and padded as the GEMM reads it is not copied: column-major A with M a
-// multiple of BM and K of PACK_K, row-major B with N a multiple of BN (and the same K). sgemm.c's
-// packed_in_place says the same for the launch and the workspace.
+// multiple of BM and K of PACK_K, row-major B with N a multiple of BN (and the same K); nor is the one
+// KEEP names (whose sizes sgemm.c's check15 has found aligned so). sgemm.c's packed_in_place says the
+// same for the launch and the workspace.
 __device__ __forceinline__ bool packed_a_in_place(int M, int K)
 {
-    return SRC_A_COL && M % BM == 0 && K % PACK_K == 0;
+    return KEEP_A || (SRC_A_COL && M % BM == 0 && K % PACK_K == 0);
 }
 
 __device__ __forceinline__ bool packed_b_in_place(int N, int K)
 {
-    return !SRC_B_COL && N % BN == 0 && K % PACK_K == 0;
+    return KEEP_B || (!SRC_B_COL && N % BN == 0 && K % PACK_K == 0);
 }
 
 // The pack's blocks for one operand of ld x KP packed floats: each covers PACK_G tiles of 32 x 32 side by

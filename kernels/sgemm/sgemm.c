@@ -459,15 +459,21 @@ TILED_RUNG(09)
 TILED_RUNG(10)
 TILED_RUNG(11)
 
-/* 15_packed: hopper's params but ODD, TLDG and KMAJ, and the pack that runs before it. */
+/* 15_packed: hopper's params but ODD and KMAJ, and the pack that runs before it; KEEP: an operand read as
+ * it lies, not packed (with TLDG, hopper's 16-byte copies through registers when it is contiguous along k). */
 static const reg_param p15[] = {
     P11_TILES
     PARAM_GRID,
     PARAM_SK,
     PARAM_XPF,
     PARAM_SKPAR,
+    {"KEEP", 0, "1: A read as it lies, not packed (M a multiple of BM, K of 32 and BK); 2: B likewise (N of BN); "
+                "0: both packed where not so laid out already"},
+    {"TLDG", 0, "with KEEP, 1: the kept operand, contiguous along k (row-major A, column-major B), copied 16 bytes at "
+                "a time through registers (hopper's TLDG); 0: 4 bytes at a time"},
 };
-#define NP15 14 /* p11's first: BM .. SPLITK; then GRID, SK, XPF and SKPAR */
+#define NP15 14 /* p11's first: BM .. SPLITK; then GRID, SK, XPF, SKPAR, KEEP and TLDG */
+#define P15_KEEP (NP15 + 4)
 static tile_shape shape15(const long *p)
 {
     long q[sizeof p11 / sizeof *p11] = {0};
@@ -476,6 +482,7 @@ static tile_shape shape15(const long *p)
     q[19] = p[NP15 + 1]; /* SK */
     q[20] = p[NP15 + 2]; /* XPF */
     q[16] = p[NP15 + 3]; /* SKPAR */
+    q[15] = p[NP15 + 5]; /* TLDG */
     return shape11(q);
 }
 
@@ -492,10 +499,12 @@ static void packed_dims(const long *p, const reg_spec *s, int64_t *mp, int64_t *
 }
 
 /* Whether the GEMM reads operand i (0: A, 1: B) in place, as 15_packed.cu's packed_a_in_place and
- * packed_b_in_place decide: laid out and padded as the packed copy would be. */
+ * packed_b_in_place decide: the one KEEP names (check15 refuses it unaligned), or one laid out and padded
+ * as the packed copy would be. */
 static int packed_in_place(const long *p, const reg_spec *s, int i)
 {
     int64_t mp, np, kp;
+    if (p[P15_KEEP] == (i == OP_A ? 1 : 2)) return 1;
     packed_dims(p, s, &mp, &np, &kp);
     if (kp != s->dims[K_]) return 0;
     return i == OP_A ? s->layouts[OP_A] == REG_COL && mp == s->dims[M_]
@@ -522,6 +531,16 @@ static int check15(const long *p, const reg_spec *s, char *why, size_t n)
     packed_dims(p, s, &mp, &np, &kp);
     if (mp * kp > MAX_ELEMS || np * kp > MAX_ELEMS)
         return snprintf(why, n, "a packed operand has more than 2^31-1 elements (the kernels index with int)"), 0;
+    long keep = p[P15_KEEP];
+    if (keep < 0 || keep > 2) return snprintf(why, n, "KEEP = %ld is not 0, 1 or 2", keep), 0;
+    if (keep && (kp != s->dims[K_] || (keep == 1 ? mp != s->dims[M_] : np != s->dims[N_])))
+        return snprintf(why, n, "KEEP = %ld reads %s as it lies: %s must be a multiple of %s = %ld and k of %ld", keep,
+                        keep == 1 ? "A" : "B", keep == 1 ? "m" : "n", keep == 1 ? "BM" : "BN", keep == 1 ? t.bm : t.bn,
+                        t.bk > PACK_T ? t.bk : PACK_T), 0;
+    int kcontig = keep == 1 ? s->layouts[OP_A] != REG_COL : keep == 2 && s->layouts[OP_B] == REG_COL;
+    if (t.tldg && !kcontig)
+        return snprintf(why, n, "TLDG = 1 is for the operand KEEP reads as it lies, when it is contiguous along k "
+                                "(KEEP 1 with row-major A, KEEP 2 with column-major B)"), 0;
     return 1;
 }
 

@@ -118,7 +118,8 @@ def keep(cs):
     for (size, layouts), b in sorted(best.items()):
         print("  %-22s %-12s %s  %s" % (size, layouts, " / ".join("%.3f" % (cb[(size, layouts)] / b[i][0]) if i in b
                                                                  else "-" for i in range(3)),
-                                       b[1][1].split("SWIZZLE=0,")[-1] if 1 in b else ""))
+                                       ",".join(b[1][1].split(",")[:3]) + " " + b[1][1].split("SWIZZLE=0,")[-1]
+                                       if 1 in b else ""))
 
 
 def main():

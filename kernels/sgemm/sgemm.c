@@ -1441,11 +1441,13 @@ static const reg_variant sgemm_variants[] = {
     {.name = "packed", .summary = "hopper on A and B packed first into a workspace: column-major A, row-major B, "
                                   "zero-padded to whole tiles (odd sizes, k-contiguous operands)",
      .kind = REG_NVRTC, .source = "sgemm/15_packed.cu", .entry = "sgemm_packed", .entry2 = "sgemm_pack",
-     .entry2_first = 1, .params = p15, .nparams = NPARAMS(p15), .nid_params = NP15 /* GRID, SK, XPF and SKPAR came later */,
+     .entry2_first = 1, .params = p15, .nparams = NPARAMS(p15), .nid_params = NP15 /* GRID, SK, XPF, SKPAR, KEEP and TLDG came later */,
      .workspace = workspace15,
      .constraints = "as hopper; BM, BN multiples of 32; BK divides 32 or is a multiple of it; workspace "
                     "at most 4 KP (MP + NP) bytes (an operand read in place takes none), with SK 4 BM BN bytes a slice more, "
-                    "with SKPAR (SPLITK > 1) 4 SPLITK BM BN bytes a tile of C more",
+                    "with SKPAR (SPLITK > 1) 4 SPLITK BM BN bytes a tile of C more; KEEP: the kept operand "
+                    "tile-aligned (M or N a multiple of BM or BN, K of 32 and BK); TLDG: only with KEEP, for a kept "
+                    "operand contiguous along k",
      .check = check15, .geometry = geometry15, .geometry2 = geometry15_pack},
     {.name = "skinny", .summary = "few rows or columns of C (m or n <= 64): the large operand read once at DRAM "
                                   "speed, any sizes and layouts, k split in slices added in order",

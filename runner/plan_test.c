@@ -239,6 +239,26 @@ static int check_tile_constraints(void)
     return 1;
 }
 
+/* The sizes of packed's plan tests: every operand aligned; M no tile multiple; K no multiple of 32. */
+#define PACKED_TEST_HEAD                                                                                   \
+    "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"                           \
+    "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 512, k: 96}, {m: 256, n: 512, k: 70}]\n"
+
+/* The last case of p with these sizes and layouts whose params text has want and want2 and not lacks (each
+ * when given). */
+static const tl_case *packed_case(const tl_plan *p, const char *sizes, const char *layouts, const char *want,
+                                  const char *want2, const char *lacks)
+{
+    const tl_case *c = NULL;
+    for (int i = 0; i < p->ncases; i++) {
+        const char *t = p->cases[i].params_text;
+        if (!strcmp(p->cases[i].sizes_text, sizes) && !strcmp(p->cases[i].layout_text, layouts) &&
+            (!want || strstr(t, want)) && (!want2 || strstr(t, want2)) && (!lacks || !strstr(t, lacks)))
+            c = &p->cases[i];
+    }
+    return c;
+}
+
 /* packed (15_packed.cu): the pack runs before the GEMM, over the tiles of the operands it copies (a block
  * 4 tiles of 32 x 32 along the source's contiguous side, k for row-major A and column-major B, else m or
  * n), and an operand already laid out and padded as the GEMM reads it is read in place (no copy, no
@@ -258,8 +278,7 @@ static int check_packed_launch(void)
         {"m=250,n=512,k=96", "a=col,b=row", 3 * 2, 96 * 256 * 4},           /* M no tile multiple: 8 m tiles, 4 a block */
         {"m=256,n=512,k=70", "a=col,b=row", 3 * (2 + 4), 96 * (256 + 512) * 4}, /* K padded to 96 */
     };
-    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
-                              "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 512, k: 96}, {m: 256, n: 512, k: 70}]\n"
+    static const char *yaml = PACKED_TEST_HEAD
                               "variants:\n  - {name: packed, params: {BM: 128, BN: 128, WM: 64, WN: 32, WNITER: 2, "
                               "STAGES: 3, MINB: 2}}\n  - {name: packed, params: {BK: 24}}\n";
     tl_experiment x;
@@ -267,11 +286,7 @@ static int check_packed_launch(void)
     int n = 0;
     if (load(yaml, &x, &p, 0)) return 1;
     for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
-        const tl_case *c = NULL;
-        for (int i = 0; i < p.ncases; i++)
-            if (!strcmp(p.cases[i].sizes_text, rows[r].sizes) && !strcmp(p.cases[i].layout_text, rows[r].layouts) &&
-                !strstr(p.cases[i].params_text, "BK=24"))
-                c = &p.cases[i];
+        const tl_case *c = packed_case(&p, rows[r].sizes, rows[r].layouts, NULL, NULL, "BK=24");
         CHECK(c && !c->skipped && c->nlaunch == 2, "packed %s %s: a case of two launches", rows[r].sizes,
               rows[r].layouts);
         if (!c || c->nlaunch != 2) continue;
@@ -330,8 +345,7 @@ static int check_packed_keep(void)
         {"m=250,n=512,k=96", "a=row,b=col", 2, 1, 8, 96 * 256 * 4, NULL},   /* B aligned: kept; A padded to 256 */
         {"m=256,n=512,k=70", "a=row,b=col", 2, 1, 0, 0, "KEEP = 2 reads B as it lies: n must be a multiple of BN = 128 and k of 32"},
     };
-    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
-                              "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 512, k: 96}, {m: 256, n: 512, k: 70}]\n"
+    static const char *yaml = PACKED_TEST_HEAD
                               "variants:\n  - {name: packed, params: {BM: 128, BN: 128, WM: 64, WN: 32, WNITER: 2, "
                               "STAGES: 3, MINB: 2, KEEP: [0, 1, 2], TLDG: [0, 1]}}\n";
     tl_experiment x;
@@ -342,12 +356,8 @@ static int check_packed_keep(void)
         char keep[16], tldg[16];
         snprintf(keep, sizeof keep, "KEEP=%d", rows[r].keep);
         snprintf(tldg, sizeof tldg, "TLDG=%d", rows[r].tldg);
-        const tl_case *c = NULL;
-        for (int i = 0; i < p.ncases; i++)
-            if (!strcmp(p.cases[i].sizes_text, rows[r].sizes) && !strcmp(p.cases[i].layout_text, rows[r].layouts) &&
-                strstr(p.cases[i].params_text, keep) && (rows[r].tldg ? strstr(p.cases[i].params_text, tldg) != NULL
-                                                                      : !strstr(p.cases[i].params_text, "TLDG=1")))
-                c = &p.cases[i];
+        const tl_case *c = packed_case(&p, rows[r].sizes, rows[r].layouts, keep, rows[r].tldg ? tldg : NULL,
+                                       rows[r].tldg ? NULL : "TLDG=1");
         CHECK(c != NULL, "packed %s %s %s %s: no such case", rows[r].sizes, rows[r].layouts, keep, tldg);
         if (!c) continue;
         if (rows[r].skip) {

@@ -10,8 +10,8 @@ A loop is the range from a backward branch's target to the branch. Per loop: its
 instruction caches must hold: a GEMM main loop unrolled over several tiles can outgrow them, and Nsight
 Compute then counts `no_instruction` stalls), its instruction mix, the stall cycles its control bits
 code (at least 1 an instruction; more where ptxas waits out a fixed latency, which Nsight Compute counts
-as `wait`), and how many FFMA operands come from the operand reuse caches (`.reuse`) instead of the
-register file. Those are what tell two main loops of equal FFMA share apart (docs/gpu-runs.md, the
+as `wait`), how many FFMA operands come from the operand reuse caches (`.reuse`) instead of the
+register file, and how many shared-memory loads ptxas put back to back. Those are what tell two main loops of equal FFMA share apart (docs/gpu-runs.md, the
 twenty-fourth session: packed's loop and cuBLAS's at 4096^3).
 """
 import argparse
@@ -71,6 +71,17 @@ def loop_report(instrs, start, end):
     ffma = [ins for ins in body if ins["op"].split(".")[0] == "FFMA"]
     reused = sum(ins["operands"].count(".reuse") for ins in ffma)
     long_stalls = collections.Counter(ins["op"].split(".")[0] for ins in body if ins["stall"] > 1)
+    # Shared-memory loads issued back to back, three or more with no FFMA between them: where ptxas
+    # clusters a k-slice's fragment loads so, Nsight Compute counts dispatch stalls (packed at 4096^3:
+    # 38 such loads of 102 and 0.44 dispatch stalls an instruction, 16 and 0.24, cuBLAS's loop 0 and 0.10).
+    clustered, run = 0, 0
+    for ins in body + [{"op": "FFMA"}]:
+        if ins["op"].startswith("LDS"):
+            run += 1
+        elif ins["op"].startswith("FFMA"):
+            clustered += run if run >= 3 else 0
+            run = 0
+    lds = sum(1 for ins in body if ins["op"].startswith("LDS"))
     return {
         "start": start,
         "end": end,
@@ -82,6 +93,8 @@ def loop_report(instrs, start, end):
         "over_one": sum(long_stalls.values()),
         "over_one_by_op": long_stalls.most_common(),
         "reused_per_ffma": reused / len(ffma) if ffma else 0.0,
+        "shared_loads": lds,
+        "clustered_loads": clustered,
     }
 
 
@@ -89,9 +102,11 @@ def describe(name, r, top=6):
     mix = ", ".join("%s %d" % kv for kv in r["mix"][:top])
     over = ", ".join("%s %d" % kv for kv in r["over_one_by_op"][:top]) or "none"
     return ("%s: loop 0x%04x - 0x%04x, %d bytes, %d instructions (%s), FFMA %.1f%%\n"
-            "    coded stall %.3f cycles an instruction; over one cycle: %d (%s); reused FFMA operands %.2f a FFMA"
+            "    coded stall %.3f cycles an instruction; over one cycle: %d (%s); reused FFMA operands %.2f a FFMA\n"
+            "    shared loads %d, of them in runs of three or more between FFMAs %d"
             % (name, r["start"], r["end"], r["bytes"], r["instructions"], mix, 100.0 * r["ffma_share"],
-               r["stall_per_instruction"], r["over_one"], over, r["reused_per_ffma"]))
+               r["stall_per_instruction"], r["over_one"], over, r["reused_per_ffma"], r["shared_loads"],
+               r["clustered_loads"]))
 
 
 def main(argv=None):

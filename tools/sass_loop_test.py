@@ -19,16 +19,22 @@ def instr(addr, text, stall):
             % (addr, text, addr, word(stall)))
 
 
-# Function k: a loop 0x0010 - 0x0040 (two FFMA, a LEA waiting 3 cycles, the branch back waiting 5), and
-# an outer loop 0x0000 - 0x0050 around it; function j: no loop.
+# Function k: a loop 0x0010 - 0x0090 (two FFMA, two shared loads between them, three after the second, a
+# LEA waiting 3 cycles, the branch back waiting 5), and an outer loop 0x0000 - 0x00a0 around it; function
+# j: no loop.
 SASS = ("\tcode for sm_90\n\t\tFunction : k\n\t.headerflags\t@\"EF_CUDA_SM90\"\n"
         + instr(0x00, "MOV R1, c[0x0][0x28] ;", 1)
         + instr(0x10, "FFMA R2, R3.reuse, R4, R2 ;", 1)
-        + instr(0x20, "FFMA R5, R3, R6.reuse, R5 ;", 1)
-        + instr(0x30, "LEA R7, R8, R9, 0x2 ;", 3)
-        + instr(0x40, "@P0 BRA 0x10 ;", 5)
-        + instr(0x50, "@!P1 BRA 0x0 ;", 2)
-        + instr(0x60, "EXIT ;", 1)
+        + instr(0x20, "LDS.128 R12, [R1] ;", 1)
+        + instr(0x30, "LDS.128 R16, [R1+0x10] ;", 1)
+        + instr(0x40, "FFMA R5, R3, R6.reuse, R5 ;", 1)
+        + instr(0x50, "LDS.128 R20, [R1+0x20] ;", 1)
+        + instr(0x60, "LDS.128 R24, [R1+0x30] ;", 1)
+        + instr(0x70, "LDS R28, [R1+0x40] ;", 1)
+        + instr(0x80, "LEA R7, R8, R9, 0x2 ;", 3)
+        + instr(0x90, "@P0 BRA 0x10 ;", 5)
+        + instr(0xa0, "@!P1 BRA 0x0 ;", 2)
+        + instr(0xb0, "EXIT ;", 1)
         + "\t\t..........\n\n\t\tFunction : j\n"
         + instr(0x00, "EXIT ;", 1))
 
@@ -55,20 +61,23 @@ def main():
 
         fns = sass_loop.parse(SASS)
         check(list(fns) == ["k", "j"], "both functions found, in order: %s" % list(fns))
-        check([i["stall"] for i in fns["k"]] == [1, 1, 1, 3, 5, 2, 1], "stall counts read from the control bits")
+        check([i["stall"] for i in fns["k"]] == [1, 1, 1, 1, 1, 1, 1, 1, 3, 5, 2, 1], "stall counts read from the control bits")
         spans = sass_loop.loops(fns["k"])
-        check(spans == [(0x10, 0x40), (0x0, 0x50)], "both backward branches, innermost first: %s" % spans)
-        r = sass_loop.loop_report(fns["k"], 0x10, 0x40)
-        check(r["bytes"] == 64 and r["instructions"] == 4, "inner loop: 64 bytes, 4 instructions: %s" % r)
-        check(abs(r["ffma_share"] - 0.5) < 1e-9, "inner loop: half of it FFMA")
-        check(abs(r["stall_per_instruction"] - 2.5) < 1e-9, "inner loop: (1 + 1 + 3 + 5) / 4 stall cycles")
+        check(spans == [(0x10, 0x90), (0x0, 0xa0)], "both backward branches, innermost first: %s" % spans)
+        r = sass_loop.loop_report(fns["k"], 0x10, 0x90)
+        check(r["bytes"] == 144 and r["instructions"] == 9, "inner loop: 144 bytes, 9 instructions: %s" % r)
+        check(abs(r["ffma_share"] - 2 / 9) < 1e-9, "inner loop: 2 of its 9 instructions FFMA")
+        check(abs(r["stall_per_instruction"] - 15 / 9) < 1e-9, "inner loop: (7 x 1 + 3 + 5) / 9 stall cycles")
         check(r["over_one"] == 2 and dict(r["over_one_by_op"]) == {"LEA": 1, "BRA": 1},
               "inner loop: the LEA and the branch wait more than a cycle")
         check(abs(r["reused_per_ffma"] - 1.0) < 1e-9, "inner loop: one reused operand a FFMA")
+        check(r["shared_loads"] == 5 and r["clustered_loads"] == 3,
+              "inner loop: 5 shared loads, the 3 after the second FFMA back to back (the 2 before it are not)")
 
         p = run(path, "--min-instructions", "1")
-        check(p.returncode == 0 and "k: loop 0x0010 - 0x0040, 64 bytes, 4 instructions" in p.stdout
-              and "k: loop 0x0000 - 0x0050" in p.stdout and "j: no loop" in p.stdout,
+        check(p.returncode == 0 and "k: loop 0x0010 - 0x0090, 144 bytes, 9 instructions" in p.stdout
+              and "k: loop 0x0000 - 0x00a0" in p.stdout and "j: no loop" in p.stdout
+              and "shared loads 5, of them in runs of three or more between FFMAs 3" in p.stdout,
               "the report names every loop of k and says j has none:\n" + p.stdout + p.stderr)
         p = run(path)
         check(p.returncode == 0 and "k: no loop of 64 instructions or more" in p.stdout,

@@ -3,8 +3,10 @@
 control bits ask of the warp scheduler.
 
 usage: sass_loop.py SASS [--function NAME] [--min-instructions N]
-  SASS: the text of `cuobjdump -sass` (tools/sass_mix.sh writes one; so does cuobjdump on a cubin
-  from the kernel cache once the header before its ELF is cut off).
+  SASS: the text of `cuobjdump -sass` (tools/sass_mix.sh writes one), or a cubin: an ELF file, or an entry
+  of the runner's kernel cache (~/.cache/tilelab/cubin/KEY.cubin: what a case ran, as NVRTC compiled it,
+  which can differ from nvcc's code for the same source), disassembled with cuobjdump (on PATH, or where
+  tools/sass_mix.sh fetches it).
 
 A loop is the range from a backward branch's target to the branch. Per loop: its bytes (what the
 instruction caches must hold: a GEMM main loop unrolled over several tiles can outgrow them, and Nsight
@@ -16,8 +18,12 @@ twenty-fourth session: packed's loop and cuBLAS's at 4096^3).
 """
 import argparse
 import collections
+import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 # Volta onwards: a 128-bit instruction, printed as two 64-bit words; the high word's bits 41 - 44 are
 # the stall count of the control bits, bit 45 the yield flag.
@@ -109,17 +115,44 @@ def describe(name, r, top=6):
                r["clustered_loads"]))
 
 
+def cuobjdump():
+    found = shutil.which("cuobjdump")
+    if found:
+        return found
+    fetched = os.path.join(os.environ.get("TILELAB_SASS_TOOLS", os.path.expanduser("~/.cache/tilelab/sass-tools")),
+                           "nvidia", "cu13", "bin", "cuobjdump")
+    return fetched if os.access(fetched, os.X_OK) else None
+
+
+def read_sass(path):
+    """The SASS text of path: itself, or its cubin disassembled (a cache entry's header cut off first)."""
+    data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
+    elf = data.find(b"\x7fELF")
+    if elf != 0 and not (elf > 0 and data.startswith(b"tilelab-cubin/")):
+        return data.decode("utf-8", errors="replace")
+    tool = cuobjdump()
+    if not tool:
+        raise ValueError("a cubin, and no cuobjdump to read it (tools/sass_mix.sh fetches one; or pass its SASS text)")
+    with tempfile.TemporaryDirectory() as d:
+        cubin = os.path.join(d, "k.cubin")
+        with open(cubin, "wb") as f:
+            f.write(data[elf:])
+        p = subprocess.run([tool, "-sass", cubin], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise ValueError("cuobjdump: " + (p.stderr.strip().splitlines() or ["failed"])[-1])
+        return p.stdout
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 epilog="Reads the text of cuobjdump -sass; prints each loop of each function.")
-    ap.add_argument("sass", help="a file of cuobjdump -sass output ('-': standard input)")
+                                 epilog="Prints each loop of each function of the SASS.")
+    ap.add_argument("sass", help="cuobjdump -sass output, or a cubin (a kernel cache entry too); '-': standard input")
     ap.add_argument("--function", help="only this function (by its name in the SASS)")
     ap.add_argument("--min-instructions", type=int, default=64,
                     help="leave out loops shorter than this (default 64: address and copy loops)")
     args = ap.parse_args(argv)
     try:
-        text = sys.stdin.read() if args.sass == "-" else open(args.sass, encoding="utf-8", errors="replace").read()
-        functions = parse(text)
+        functions = parse(read_sass(args.sass))
     except (OSError, ValueError) as e:
         print("sass_loop: %s: %s" % (args.sass, e), file=sys.stderr)
         return 2

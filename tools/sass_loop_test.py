@@ -97,6 +97,13 @@ def main():
         check(p.returncode == 2 and "no function" in p.stderr, "a file with no SASS: exit 2")
         p = run(os.path.join(d, "missing.sass"))
         check(p.returncode == 2 and "missing.sass" in p.stderr, "a missing file: exit 2 naming it")
+        cubin = os.path.join(d, "k.cubin")
+        with open(cubin, "wb") as f:
+            f.write(b"tilelab-cubin/2\nkey 00\n\x7fELF\x02\x01\x01not really an elf")
+        env = dict(os.environ, PATH="/nonexistent", TILELAB_SASS_TOOLS=os.path.join(d, "none"))
+        p = subprocess.run([sys.executable, TOOL, cubin], capture_output=True, text=True, env=env)
+        check(p.returncode == 2 and cubin in p.stderr and "no cuobjdump" in p.stderr,
+              "a kernel-cache cubin without cuobjdump: exit 2, saying what is missing: " + p.stderr.strip())
         p = run("--help")
         check(p.returncode == 0 and "--function" in p.stdout, "--help")
 

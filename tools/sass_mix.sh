@@ -3,10 +3,12 @@
 # cycles their control bits code and the operand reuse of their FFMAs), for a look at what an inner loop
 # issues. Needs nvcc; cuobjdump and nvdisasm come from the toolkit where it has them (the GPU machine's
 # does), else from PyPI's NVIDIA wheels (pinned below), fetched once into ~/.cache/tilelab/sass-tools.
+# nvcc's code can differ from NVRTC's (the runner's) for the same source: for what a case ran, give
+# tools/sass_loop.py its entry of the kernel cache.
 # usage: sass_mix.sh KERNEL.cu OUT.sass [-DNAME=VALUE ...]
 set -euo pipefail
 if [ $# -lt 2 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
-    sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
     [ $# -ge 1 ] && { [ "$1" = --help ] || [ "$1" = -h ]; } && exit 0
     exit 2
 fi

@@ -2,8 +2,8 @@
 """GPU check for the SGEMM ladder (Bazel tag gpu; also runs from the portable bundle).
 
 Runs experiments/sgemm_odd.yaml, sgemm_ladder.yaml, sgemm_layouts.yaml, sgemm_shapes.yaml,
-sgemm_tldg.yaml, sgemm_packed.yaml and (with --tune) sgemm_tune.yaml, then checks, from the result
-files only:
+sgemm_random.yaml, sgemm_tldg.yaml, sgemm_packed.yaml and (with --tune) sgemm_tune.yaml, then checks, from
+the result files only:
 - every case of them verifies (every rung, every size, all layouts, sizes that are no tile multiples,
   alpha and beta, hopper's TLDG on and off, packed's every path), and prints what TLDG, packing and
   packed's KEEP did against cuBLAS; the skips allowed are skinny's on a problem whose small side is
@@ -14,7 +14,9 @@ files only:
 - the best rung reaches >= 0.90 x cuBLAS at 4096^3 and >= 0.85 at 2048^3 and 8192^3;
 - every rung's registers, shared memory and spills are in the file;
 - sgemm_shapes.yaml, printed shape by shape (what `tuned` ran, its speed against cuBLAS in the same
-  run): `tuned` >= 0.85 x cuBLAS on every shape, geometric mean >= 0.95, >= 0.95 at 4096^3 and 8192^3.
+  run): `tuned` >= 0.85 x cuBLAS on every shape, geometric mean >= 0.95, >= 0.95 at 4096^3 and 8192^3;
+- sgemm_random.yaml (shapes drawn at random, in no tuning): every case verifies; `tuned` against cuBLAS
+  printed, not a bar (how the table extrapolates).
 Writes docs-ready markdown with analysis/sgemm_ladder_md.py when --md is given.
 
 usage: gpu_sgemm_check.py [RUNNER] [--out DIR] [--tune] [--md FILE]
@@ -63,6 +65,20 @@ def shapes(cs):
         if g < 0.95:
             fails.append("sgemm_shapes: geometric mean %.3f x cuBLAS, bar 0.95" % g)
     return fails
+
+
+def random_shapes(cs):
+    """`tuned` against cuBLAS on sgemm_random.yaml's shapes (printed, not a bar: how the table extrapolates)."""
+    ratios = []
+    for c in cs:
+        cb = [b for b in cs if b["variant"] == "cublas" and b["sizes"] == c["sizes"] and b["layouts"] == c["layouts"]]
+        if c["variant"] == "tuned" and c["status"] == "ok" and cb and cb[0]["status"] == "ok":
+            ratios.append((cb[0]["median"] / c["median"], c["sizes"], c["layouts"]))
+    if ratios:
+        g = math.exp(sum(math.log(r) for r, _, _ in ratios) / len(ratios))
+        print("tuned against cuBLAS, sgemm_random.yaml: %d problems, geometric mean %.3f, %d below 0.85; lowest %s" % (
+            len(ratios), g, sum(r < 0.85 for r, _, _ in ratios),
+            ", ".join("%s %s %.3f" % (sz, lay, r) for r, sz, lay in sorted(ratios)[:3])))
 
 
 def tldg(cs):
@@ -135,7 +151,8 @@ def main():
     exp = lambda n: os.path.join(root, "experiments", n)
     fails = []
     files = {}
-    for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts", "sgemm_shapes", "sgemm_tldg", "sgemm_packed"] + (
+    for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts", "sgemm_shapes", "sgemm_random", "sgemm_tldg",
+                 "sgemm_packed"] + (
             ["sgemm_tune"] if args.tune else []):
         files[name] = run(args.runner, exp(name + ".yaml"), out)
         for c in cases(files[name]):
@@ -173,6 +190,7 @@ def main():
     packed(pk)
     keep(pk)
     fails += shapes(cases(files["sgemm_shapes"]))
+    random_shapes(cases(files["sgemm_random"]))
     if args.md:
         cmd = [sys.executable, os.path.join(root, "analysis", "sgemm_ladder_md.py"), files["sgemm_ladder"],
                "--layouts", files["sgemm_layouts"], "-o", args.md]

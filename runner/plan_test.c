@@ -259,6 +259,18 @@ static const tl_case *packed_case(const tl_plan *p, const char *sizes, const cha
     return c;
 }
 
+/* c's pack (launch[1], of 256-thread blocks) has `blocks` blocks and its workspace `ws` bytes;
+ * what names the case in a failure. Returns the checks made. */
+static int packed_pack_is(const tl_case *c, unsigned blocks, uint64_t ws, const char *what)
+{
+    uint64_t got = c->run->workspace(c->run_params, &c->spec);
+    CHECK(c->launch[1].grid[0] == blocks && c->launch[1].block[0] * c->launch[1].block[1] == 256,
+          "packed %s: pack grid %u of %u threads, want %u of 256", what, c->launch[1].grid[0],
+          c->launch[1].block[0] * c->launch[1].block[1], blocks);
+    CHECK(got == ws, "packed %s: workspace %llu, want %llu", what, (unsigned long long)got, (unsigned long long)ws);
+    return 2;
+}
+
 /* packed (15_packed.cu): the pack runs before the GEMM, over the tiles of the operands it copies (a block
  * 4 tiles of 32 x 32 along the source's contiguous side, k for row-major A and column-major B, else m or
  * n), and an operand already laid out and padded as the GEMM reads it is read in place (no copy, no
@@ -291,13 +303,7 @@ static int check_packed_launch(void)
               rows[r].layouts);
         if (!c || c->nlaunch != 2) continue;
         CHECK(c->run->entry2_first && !strcmp(c->run->entry2, "sgemm_pack"), "the pack runs first");
-        CHECK(c->launch[1].grid[0] == rows[r].blocks && c->launch[1].block[0] * c->launch[1].block[1] == 256,
-              "packed %s %s: pack grid %u, want %u", rows[r].sizes, rows[r].layouts, c->launch[1].grid[0],
-              rows[r].blocks);
-        uint64_t ws = c->run->workspace(c->run_params, &c->spec);
-        CHECK(ws == rows[r].ws, "packed %s %s: workspace %llu, want %llu", rows[r].sizes, rows[r].layouts,
-              (unsigned long long)ws, (unsigned long long)rows[r].ws);
-        n += 3;
+        n += 1 + packed_pack_is(c, rows[r].blocks, rows[r].ws, c->canonical);
     }
     for (int i = 0; i < p.ncases; i++)
         if (strstr(p.cases[i].params_text, "BK=24"))
@@ -369,11 +375,7 @@ static int check_packed_keep(void)
         CHECK(!c->skipped && c->nlaunch == 2, "packed %s %s %s %s: runs (%s)", rows[r].sizes, rows[r].layouts, keep,
               tldg, c->reason ? c->reason : "");
         if (c->skipped || c->nlaunch != 2) continue;
-        uint64_t ws = c->run->workspace(c->run_params, &c->spec);
-        CHECK(c->launch[1].grid[0] == rows[r].blocks && ws == rows[r].ws,
-              "packed %s %s %s %s: pack grid %u, workspace %llu; want %u, %llu", rows[r].sizes, rows[r].layouts, keep,
-              tldg, c->launch[1].grid[0], (unsigned long long)ws, rows[r].blocks, (unsigned long long)rows[r].ws);
-        n += 2;
+        n += packed_pack_is(c, rows[r].blocks, rows[r].ws, c->canonical);
     }
     for (int i = 0; i < p.ncases; i++)
         if (!strstr(p.cases[i].params_text, "KEEP=")) {

@@ -115,6 +115,28 @@ class DispatchTable(unittest.TestCase):
                              stderr=subprocess.PIPE, text=True)
         self.assertEqual(bad.returncode, 2)
         self.assertIn("does not name an op of this runner", bad.stderr)
+        # --against: its picks on another table's problems; against itself every problem is one it
+        # measured, so each gets its own fastest (rel 1).
+        mine = os.path.join(folder, "mine.table")
+        p = subprocess.run([RUNNER, "table-check", mine, "--against", mine], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("mine.table: its picks (op sgemm; device host;", p.stdout)
+        self.assertIn("on the 4 problems of %s" % mine, p.stdout)
+        self.assertEqual(re.findall(r"^  m=\S+ +a=row,b=(?:row|col) +f32 +(\S+) ", p.stdout, re.M), ["1.000"] * 4)
+        self.assertRegex(p.stdout, r"geometric mean 1.000 x the fastest \(0 picks the held-out table has no row")
+        other = os.path.join(folder, "copy.table")
+        with open(other, "w") as f:
+            f.write("op copy\n")
+        for args, want in (([mine, "--against", other], "copy.table: a table of op copy, the table it checks is of "
+                                                          "op sgemm"),
+                           ([mine, "--against"], "usage: table-check TABLE [--against HELD_OUT_TABLE]"),
+                           ([mine, mine], "usage: table-check TABLE [--against HELD_OUT_TABLE]"),
+                           ([mine, "--against", os.path.join(folder, "none.table")], "none.table")):
+            bad = subprocess.run([RUNNER, "table-check"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+            self.assertEqual(bad.returncode, 2, args)
+            self.assertIn(want, bad.stderr, args)
 
     def test_a_progress_line_per_file_read(self):
         # Tuning shards take minutes each to read: a line as each is in; -q for none. The table is the

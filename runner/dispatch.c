@@ -400,6 +400,27 @@ int dsp_leave_one_out(const dsp_table *t, const reg_op *op, dsp_check **out)
     return n;
 }
 
+int dsp_against(const dsp_table *t, const reg_op *op, const dsp_table *held, dsp_check **out)
+{
+    dsp_check *c = tl_xcalloc((size_t)held->n + 1, sizeof *c);
+    int n = 0;
+    for (int p = 0; p < held->n; p++) {
+        const dsp_row *r = &held->rows[p];
+        if (r->prob != p) continue;
+        reg_spec s = row_spec(r);
+        char why[256];
+        dsp_check *k = &c[n++];
+        k->prob = p;
+        k->pick = dsp_pick(t, op, &s, why, sizeof why);
+        k->rel = 0;
+        if (k->pick >= 0)
+            for (int i = p; i < held->n; i++)
+                if (held->rows[i].prob == p && same_candidate(&held->rows[i], &t->rows[k->pick])) k->rel = held->rows[i].rel;
+    }
+    *out = c;
+    return n;
+}
+
 const reg_op *dsp_table_op(const char *text, size_t len)
 {
     for (size_t at = 0; at < len;) {

@@ -84,4 +84,10 @@ typedef struct {
 /* One dsp_check per measured problem, in table order, into *out (free() it); their count. */
 int dsp_leave_one_out(const dsp_table *t, const reg_op *op, dsp_check **out);
 
+/* How well t predicts the problems of another table, held, measured on shapes t has not seen (its
+ * candidates run on each, e.g. by the tuning experiment with other sizes): for each problem of held,
+ * t's pick (dsp_pick: t's rows, as a dispatching case gets them) and that candidate's rel in held. In
+ * each dsp_check, prob is a row of held and pick a row of t; the count into *out (free() it). */
+int dsp_against(const dsp_table *t, const reg_op *op, const dsp_table *held, dsp_check **out);
+
 #endif

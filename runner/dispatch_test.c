@@ -173,6 +173,40 @@ static int check_consensus(void)
     return 9;
 }
 
+/* A table's picks on another table's problems (runner table-check --against): each held-out problem gets
+ * what the table picks for it, and that candidate's rel in the held-out table; 0 where the held-out
+ * table has no row of it. */
+static int check_against(void)
+{
+    static const char *TABLE = "op sgemm\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1.04\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 warptile - rel=1\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 cute_pipeline - rel=1.3\n";
+    static const char *HELD = "op sgemm\n"
+                              "m=1100,n=1100,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
+                              "m=1100,n=1100,k=4096 a=row,b=row f32 warptile - rel=1.07\n"
+                              "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1\n";
+    dsp_table t, h;
+    if (parse_ok(TABLE, &t)) return 1;
+    if (parse_ok(HELD, &h)) {
+        dsp_free(&t);
+        return 1;
+    }
+    dsp_check *c = NULL;
+    int n = dsp_against(&t, sgemm(), &h, &c);
+    /* 1100^2: warptile (within 4% at both neighbours, where cute_pipeline lost 30% at one), 1.07 there
+     * though cute_pipeline was the fastest; 1024^2, measured by the table: its fastest, cute_pipeline,
+     * which the held-out table has no row of. */
+    CHECK(n == 2 && c[0].prob == 0 && c[0].pick >= 0 && !strcmp(t.rows[c[0].pick].v->name, "warptile") &&
+              c[0].rel == 1.07 && c[1].prob == 2 && c[1].pick == 0 && c[1].rel == 0,
+          "against: %d problems; pick %d (%s) rel %g; pick %d rel %g", n, c[0].pick,
+          c[0].pick >= 0 ? t.rows[c[0].pick].v->name : "-", c[0].rel, n > 1 ? c[1].pick : -9, n > 1 ? c[1].rel : -9.0);
+    free(c);
+    dsp_free(&t), dsp_free(&h);
+    return 1;
+}
+
 /* A near problem a candidate's rung refuses (skinny's small side over its SMAX) is left out of that
  * candidate's mean, where one it ran too slowly for a row of counts DSP_REL_ABSENT: at m = 24, SMAX 24
  * (the fastest at m = 20, refused at m = 32) beats SMAX 32 (1.1 and 1). */
@@ -448,6 +482,7 @@ int main(void)
     total += check_parse_errors();
     total += check_pick();
     total += check_consensus();
+    total += check_against();
     total += check_refused();
     total += check_waves();
     total += check_pack();

@@ -63,10 +63,14 @@ static const char usage[] =
     "                                           --chip GH100 checks counter names against that chip's\n"
     "                                           metric list (CUPTI's host library, no GPU; `run`\n"
     "                                           checks them against its GPU's)\n"
-    "  runner table-check TABLE                 how well a dispatch table (e.g. kernels/sgemm/\n"
+    "  runner table-check TABLE [--against HELD_OUT_TABLE]\n"
+    "                                           how well a dispatch table (e.g. kernels/sgemm/\n"
     "                                           tuned_h100.table) predicts itself: each measured\n"
     "                                           problem picked from the others, and how that pick did\n"
-    "                                           there against the fastest (no GPU)\n"
+    "                                           there against the fastest (no GPU); --against: how\n"
+    "                                           its picks did on the problems of another table,\n"
+    "                                           measured on shapes it was not tuned on (e.g. docs/\n"
+    "                                           results/heldout_h100.table; tools/held_out.py)\n"
     "  runner list [OP]                         ops, the kernel signature of each, variants, params,\n"
     "                                           defaults and constraints\n"
     "  runner list counters                     the counter sets (memory, smem, occupancy, roofline):\n"
@@ -1017,48 +1021,81 @@ static int cmd_extract(int argc, char **argv)
 
 /* ---- table-check ------------------------------------------------------------------------- */
 
-static int cmd_table_check(int argc, char **argv)
+/* Reads and parses a dispatch table named on the command line; 0, or -1 after saying why. */
+static int load_table(const char *arg, const reg_op *want, dsp_table *t, const reg_op **op)
 {
-    if (argc != 1 || argv[0][0] == '-') {
-        fprintf(stderr, "runner table-check: usage: table-check TABLE (a dispatch table, e.g. "
-                        "kernels/sgemm/tuned_h100.table)\n");
-        return TL_EXIT_BAD_INPUT;
-    }
-    char *path = tl_user_path(argv[0]);
+    char *path = tl_user_path(arg);
     tl_err e;
     size_t len = 0;
     char *text = tl_read_file(path, &len, &e);
-    int rc = TL_EXIT_BAD_INPUT;
-    dsp_table t = {0};
-    dsp_check *c = NULL;
+    int rc = -1;
     if (!text) {
         fprintf(stderr, "runner table-check: %s\n", e.msg);
         goto out;
     }
-    const reg_op *op = dsp_table_op(text, len);
-    if (!op) {
+    *op = dsp_table_op(text, len);
+    if (!*op) {
         fprintf(stderr, "runner table-check: %s: the table does not name an op of this runner (a line `op NAME`; "
-                        "see runner list)\n", argv[0]);
+                        "see runner list)\n", arg);
         goto out;
     }
-    if (dsp_parse(op, argv[0], text, len, &t, &e)) {
+    if (want && *op != want) {
+        fprintf(stderr, "runner table-check: %s: a table of op %s, the table it checks is of op %s\n", arg,
+                (*op)->name, want->name);
+        goto out;
+    }
+    if (dsp_parse(*op, arg, text, len, t, &e)) {
         fprintf(stderr, "runner table-check: %s\n", e.msg);
         goto out;
     }
-    int n = dsp_leave_one_out(&t, op, &c), over = 0, missing = 0;
-    printf("%s: %d measured problems (op %s; device %s; %d SMs), each predicted from the others as if it had not "
-           "been measured:\nthe pick, and its time there over the fastest measured there\n",
-           argv[0], n, op->name, t.device[0] ? t.device : "not said", t.sms);
+    rc = 0;
+out:
+    free(text), free(path);
+    return rc;
+}
+
+static int cmd_table_check(int argc, char **argv)
+{
+    const char *table = NULL, *against = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--against") && i + 1 < argc && !against) against = argv[++i];
+        else if (argv[i][0] != '-' && !table) table = argv[i];
+        else table = against = NULL, i = argc;
+    }
+    if (!table || (argc != 1 && !against)) {
+        fprintf(stderr, "runner table-check: usage: table-check TABLE [--against HELD_OUT_TABLE] (dispatch tables, "
+                        "e.g. kernels/sgemm/tuned_h100.table)\n");
+        return TL_EXIT_BAD_INPUT;
+    }
+    int rc = TL_EXIT_BAD_INPUT;
+    dsp_table t = {0}, h = {0};
+    dsp_check *c = NULL;
+    const reg_op *op = NULL, *hop = NULL;
+    if (load_table(table, NULL, &t, &op)) goto out;
+    if (against && load_table(against, op, &h, &hop)) goto out;
+    const dsp_table *probs = against ? &h : &t; /* the table whose problems are checked */
+    int n = against ? dsp_against(&t, op, &h, &c) : dsp_leave_one_out(&t, op, &c), over = 0, missing = 0;
+    if (against)
+        printf("%s: its picks (op %s; device %s; %d SMs) on the %d problems of %s (device %s; measured %s):\nthe pick, "
+               "and its time there over the fastest measured there\n",
+               table, op->name, t.device[0] ? t.device : "not said", t.sms, n, against,
+               h.device[0] ? h.device : "not said", h.measured ? h.measured : "not said");
+    else
+        printf("%s: %d measured problems (op %s; device %s; %d SMs), each predicted from the others as if it had not "
+               "been measured:\nthe pick, and its time there over the fastest measured there\n",
+               table, n, op->name, t.device[0] ? t.device : "not said", t.sms);
     double logs = 0;
     for (int i = 0; i < n; i++) {
-        const dsp_row *p = &t.rows[c[i].prob];
+        const dsp_row *p = &probs->rows[c[i].prob];
         char sizes[160], lay[64];
         dsp_problem_text(op, p, sizes, sizeof sizes, lay, sizeof lay);
         double rel = c[i].rel > 0 ? c[i].rel : DSP_REL_KEPT; /* at least */
         logs += log(rel);
         over += rel > 1.2;
         missing += c[i].pick >= 0 && c[i].rel == 0;
-        if (c[i].pick < 0) printf("  %-28s %-12s %-5s  none: no other problem's rung takes it\n", sizes, lay, op->dtypes[p->dtype]);
+        if (c[i].pick < 0)
+            printf("  %-28s %-12s %-5s  none: %s\n", sizes, lay, op->dtypes[p->dtype],
+                   against ? "no rung of the table takes it" : "no other problem's rung takes it");
         else if (c[i].rel == 0)
             printf("  %-28s %-12s %-5s  > %.1f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], DSP_REL_KEPT,
                    t.rows[c[i].pick].text, t.rows[c[i].pick].line);
@@ -1066,13 +1103,13 @@ static int cmd_table_check(int argc, char **argv)
             printf("  %-28s %-12s %-5s  %5.3f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], c[i].rel,
                    t.rows[c[i].pick].text, t.rows[c[i].pick].line);
     }
-    printf("geometric mean %.3f x the fastest (%d picks the table has no row of there counted at %.1f); %d of %d "
-           "above 1.2\n", n ? exp(logs / n) : 1.0, missing, DSP_REL_KEPT, over, n);
+    printf("geometric mean %.3f x the fastest (%d picks the %s has no row of there counted at %.1f); %d of %d "
+           "above 1.2\n", n ? exp(logs / n) : 1.0, missing, against ? "held-out table" : "table", DSP_REL_KEPT, over, n);
     rc = TL_EXIT_OK;
 out:
     free(c);
     if (t.name) dsp_free(&t);
-    free(text), free(path);
+    if (h.name) dsp_free(&h);
     return rc;
 }
 

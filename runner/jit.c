@@ -14,7 +14,7 @@
 #include "runner/cache.h"
 #include "runner/cuda_check.h"
 
-#define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + 8)
+#define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + REG_MAX_ARGS + 8)
 #define CHECK_FILE "tilelab-signature-check" /* the wrapper's lines, as NVRTC's log names them */
 
 void jit_nvrtc_version(char out[16])
@@ -155,6 +155,9 @@ static int build_options(const jit_request *rq, char **opts)
         upper(name, op->dtypes[rq->spec->dtype], sizeof name);
         opts[n++] = tl_xasprintf("-DTL_DTYPE_%s=1", name);
     }
+    for (int a = 0; a < op->nargs; a++)
+        if (op->args[a].nonzero_macro)
+            opts[n++] = tl_xasprintf("-D%s=%d", op->args[a].nonzero_macro, rq->spec->args[a] != 0.0);
     return n;
 }
 

@@ -48,7 +48,7 @@ typedef struct {
     const reg_param *params;
     int nparams;
     const long *values;    /* per param */
-    const reg_spec *spec;  /* layouts and dtype (-D macros) */
+    const reg_spec *spec;  /* layouts, dtype and the args that name a nonzero_macro (-D macros) */
     int arch;              /* 90 for sm_90 */
     int arch_specific;     /* 1: sm_90a rather than sm_90 */
     int front_end_only;    /* tests: NVRTC's front end only (--fdevice-syntax-only: the C++, its templates,

@@ -175,6 +175,42 @@ static int check_kernel_rejects_bad_shape(void)
     return 1;
 }
 
+/* sgemm's beta hint: -DTL_BETA_NONZERO=1 where the case's beta is not 0, =0 where it is, and the two builds
+ * of a kernel's epilogue both compile and differ: store_tile (blocktile_2d) and hopper's KMAJ stores of
+ * rows (B row-major) and of interleaved columns (B column-major). */
+static int check_beta_builds(void)
+{
+    const reg_op *op = reg_find_op("sgemm");
+    const char *names[] = {"blocktile_2d", "hopper", "hopper"};
+    const int bcol[] = {0, 0, 1};
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        const reg_variant *v = reg_find_variant(op, names[i]);
+        long params[REG_MAX_PARAMS] = {0};
+        for (int k = 0; k < v->nparams; k++) params[k] = v->params[k].def;
+        if (i > 0) params[reg_find_param(v, "KMAJ")] = 1;
+        char sha[2][65] = {"", ""};
+        for (int b = 0; b < 2; b++) {
+            reg_spec s = {.dims = {1001, 999, 1003}, .layouts = {REG_ROW, bcol[i] ? REG_COL : REG_ROW},
+                          .args = {0.75, b ? -1.25 : 0.0}};
+            jit_cubin cb;
+            tl_err e;
+            char want[32];
+            snprintf(want, sizeof want, "-DTL_BETA_NONZERO=%d", b);
+            int rc = compile_registry(op, v, params, &s, NULL, &cb, &e);
+            CHECK(rc == 0, "%s b=%s beta %g: %s", names[i], bcol[i] ? "col" : "row", s.args[1], rc ? e.msg : "");
+            if (rc) continue;
+            CHECK(strstr(cb.options, want) != NULL, "%s beta %g: no %s in %s", names[i], s.args[1], want, cb.options);
+            snprintf(sha[b], sizeof sha[b], "%s", cb.cubin_sha256);
+            jit_cubin_free(&cb);
+            n++;
+        }
+        CHECK(strcmp(sha[0], sha[1]) != 0, "%s b=%s: the same cubin with beta 0 and -1.25", names[i], bcol[i] ? "col" : "row");
+    }
+    CHECK(n == 6, "compiled %d of 6", n);
+    return 1;
+}
+
 /* Every NVRTC variant of the registry compiles with its defaults (test-only ones too), in every dtype
  * it takes, for its target (sm_90a for the arch-specific ones); the variants spread over the shards. A
  * CuTe kernel that an experiment already compiles row-major in that dtype (done: the keys of every
@@ -297,5 +333,6 @@ int main(void)
         total += check_front_end_only();
         total += check_cache();
     }
+    if (shard == 1 % nshards) total += check_beta_builds();
     return TEST_REPORT(total);
 }

@@ -137,6 +137,10 @@ typedef struct {
 typedef struct {
     const char *name; /* "alpha" */
     double def;
+    /* NVRTC kernels get -D<nonzero_macro>=1 where the case's value is not 0, =0 where it is (NULL: no
+     * macro): a hint that lets a kernel build the path that value takes (sgemm: C read only where
+     * beta != 0). Either build must be right for any value; the runner only makes them match. */
+    const char *nonzero_macro;
 } reg_arg;
 
 typedef struct {

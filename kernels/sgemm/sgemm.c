@@ -1519,7 +1519,7 @@ static const reg_variant sgemm_variants[] = {
 
 static const char *const sgemm_axes[] = {"m", "n", "k"};
 static const char *const sgemm_operands[] = {"a", "b"};
-static const reg_arg sgemm_args[] = {{"alpha", 1.0}, {"beta", 0.0}};
+static const reg_arg sgemm_args[] = {{"alpha", 1.0, NULL}, {"beta", 0.0, "TL_BETA_NONZERO"}};
 static const char *const sgemm_dtypes[] = {"f32", "tf32", "bf16"};
 static const char *const sgemm_dtype_docs[] = {
     "A, B, C FP32; FP32 multiply-adds (the SIMT ladder)",
@@ -1552,7 +1552,8 @@ static const reg_karg sgemm_kargs[] = {
     {"float *", "C", 'p', "M x N, row-major C[i*N + j] (leading dimension N)"},
 };
 #define SGEMM_KERNEL_DOC                                                                                   \
-    "the runner passes -DA_COL=0|1 -DB_COL=0|1 (the YAML's layout), -DTL_DTYPE_F32|TF32|BF16=1 (its dtype) "  \
+    "the runner passes -DA_COL=0|1 -DB_COL=0|1 (the YAML's layout), -DTL_DTYPE_F32|TF32|BF16=1 (its dtype), " \
+    "-DTL_BETA_NONZERO=0|1 (whether the case's beta is not 0: a hint, the kernel still gets beta) "         \
     "and -DNAME=value per param; M, N, K "                                                                 \
     "are any sizes >= 1, so a kernel checks its edges (kernels/sgemm/sgemm_common.cuh shows A_AT and B_AT)"
 

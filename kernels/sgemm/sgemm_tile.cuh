@@ -380,6 +380,99 @@ __device__ __forceinline__ void tile_kmaj_checked(float *S, const float *__restr
 // acc[i * T_ACC_LD + j] is C[row + i][col + j]; columns in groups of 4 go out as 16-byte stores where
 // the row is aligned and in range. T_L2: C is read past L1 (ld.global.cg), for C that other blocks
 // wrote during this kernel (L1 is not coherent between SMs).
+//
+// Two builds, by the runner's hint TL_BETA_NONZERO (the case's beta is not 0; both are right for any
+// beta). With it, every old value of the lane's tile is loaded before the first store: the compiler
+// cannot tell a store to one row from a load of the next (N could be 0), so a load after a store waits
+// for it, one trip to memory an element where N % 4 != 0 (5164 x 6097 x 60 with beta -1.25 took packed
+// 64 x 64 0.52 ms where N = 6096 took 0.24; 0.26 ms so). Without it, the code every case of beta 0 was
+// tuned with (tuned_h100.table): the gathering code, present but not run, moved ptxas's schedule of
+// some main loops (packed 128 x 128 at 4096^3 col/col, beta 0: 7% slower).
+#if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
+template <bool T_L2>
+__device__ __forceinline__ float load_c(const float *c)
+{
+    return T_L2 ? __ldcg(c) : *c;
+}
+
+// The same for rows row_of(0 .. T_TM - 1) of C (any that are >= M skipped), columns col .. col + T_TN - 1.
+template <int T_TM, int T_TN, int T_ACC_LD, bool T_L2, class RowOf>
+__device__ __forceinline__ void store_rows(float *__restrict__ C, int M, int N, RowOf row_of, int col, const float *acc,
+                                           float alpha, float beta)
+{
+    const bool vec = T_TN % 4 == 0 && N % 4 == 0;
+    if (beta == 0.0f) { // C is write-only (BLAS): not read, whatever it holds
+#pragma unroll
+        for (int i = 0; i < T_TM; ++i) {
+            const int r = row_of(i);
+            if (r >= M) continue;
+            float *c = C + (size_t)r * N;
+            const float *a = acc + i * T_ACC_LD;
+#pragma unroll
+            for (int j = 0; j < T_TN; j += 4) {
+                const int cc = col + j;
+                if (vec && cc + 3 < N) {
+                    *reinterpret_cast<float4 *>(c + cc) =
+                        make_float4(alpha * a[j], alpha * a[j + 1], alpha * a[j + 2], alpha * a[j + 3]);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 4 && j + q < T_TN; ++q)
+                        if (cc + q < N) c[cc + q] = alpha * a[j + q];
+                }
+            }
+        }
+        return;
+    }
+    float old[T_TM * T_TN];
+#pragma unroll
+    for (int i = 0; i < T_TM; ++i) {
+        const int r = row_of(i);
+        const float *c = C + (size_t)r * N;
+#pragma unroll
+        for (int j = 0; j < T_TN; j += 4) {
+            const int cc = col + j;
+            if (r >= M) {
+            } else if (vec && cc + 3 < N) {
+                const float4 o = T_L2 ? __ldcg(reinterpret_cast<const float4 *>(c + cc))
+                                      : *reinterpret_cast<const float4 *>(c + cc);
+                old[i * T_TN + j] = o.x, old[i * T_TN + j + 1] = o.y, old[i * T_TN + j + 2] = o.z,
+                               old[i * T_TN + j + 3] = o.w;
+            } else {
+#pragma unroll
+                for (int q = 0; q < 4 && j + q < T_TN; ++q)
+                    if (cc + q < N) old[i * T_TN + j + q] = load_c<T_L2>(c + cc + q);
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < T_TM; ++i) {
+        const int r = row_of(i);
+        if (r >= M) continue;
+        float *c = C + (size_t)r * N;
+        const float *a = acc + i * T_ACC_LD, *o = old + i * T_TN;
+#pragma unroll
+        for (int j = 0; j < T_TN; j += 4) {
+            const int cc = col + j;
+            if (vec && cc + 3 < N) {
+                *reinterpret_cast<float4 *>(c + cc) =
+                    make_float4(alpha * a[j] + beta * o[j], alpha * a[j + 1] + beta * o[j + 1],
+                                alpha * a[j + 2] + beta * o[j + 2], alpha * a[j + 3] + beta * o[j + 3]);
+            } else {
+#pragma unroll
+                for (int q = 0; q < 4 && j + q < T_TN; ++q)
+                    if (cc + q < N) c[cc + q] = alpha * a[j + q] + beta * o[j + q];
+            }
+        }
+    }
+}
+
+template <int T_TM, int T_TN, int T_ACC_LD = T_TN, bool T_L2 = false>
+__device__ __forceinline__ void store_tile(float *__restrict__ C, int M, int N, int row, int col, const float *acc,
+                                           float alpha, float beta)
+{
+    store_rows<T_TM, T_TN, T_ACC_LD, T_L2>(C, M, N, [row](int i) { return row + i; }, col, acc, alpha, beta);
+}
+#else
 template <int T_TM, int T_TN, int T_ACC_LD = T_TN, bool T_L2 = false>
 __device__ __forceinline__ void store_tile(float *__restrict__ C, int M, int N, int row, int col, const float *acc,
                                            float alpha, float beta)
@@ -411,3 +504,4 @@ __device__ __forceinline__ void store_tile(float *__restrict__ C, int M, int N, 
         }
     }
 }
+#endif

@@ -109,6 +109,53 @@ __device__ __forceinline__ void warptile_fma(float *acc, const float *regM, cons
         for (int j = 0; j < WNITER * TN; ++j) acc[i * (WNITER * TN) + j] += regM[i] * regN[j];
 }
 
+#if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
+// The store of a lane whose fragments are interleaved (warptile_fragments_k4): rows T_KMA, columns T_KMB.
+// Columns that are consecutive go as 16-byte stores (store_tile), interleaved ones one by one: the lanes of
+// a warp's row then store consecutive floats. As store_tile: with TL_BETA_NONZERO a sub-tile's old values
+// are all loaded before its first store.
+template <bool T_KMA, bool T_KMB, bool L2 = false>
+__device__ __forceinline__ void warptile_store_km(float *C, int M, int N, int row0, int col0, int wrow, int wcol,
+                                                  int lrow, int lcol, const float *acc, float alpha, float beta)
+{
+#pragma unroll
+    for (int wm = 0; wm < WMITER; ++wm)
+#pragma unroll
+        for (int wn = 0; wn < WNITER; ++wn) {
+            if (!T_KMB) { // rows of TN consecutive columns
+                store_rows<TM, TN, WNITER * TN, L2>(
+                    C, M, N, [=](int i) { return row0 + warptile_row<T_KMA>(wrow, wm, lrow, i); },
+                    col0 + warptile_col<false>(wcol, wn, lcol, 0), acc + wm * TM * (WNITER * TN) + wn * TN, alpha, beta);
+                continue;
+            }
+            // Interleaved columns: the old values first, then one float at a time.
+            float old[TM * TN];
+            if (beta != 0.0f)
+#pragma unroll
+                for (int i = 0; i < TM; ++i) {
+                    const int r = row0 + warptile_row<T_KMA>(wrow, wm, lrow, i);
+#pragma unroll
+                    for (int j = 0; j < TN; ++j) {
+                        const int cc = col0 + warptile_col<T_KMB>(wcol, wn, lcol, j);
+                        if (r < M && cc < N) old[i * TN + j] = load_c<L2>(C + (size_t)r * N + cc);
+                    }
+                }
+#pragma unroll
+            for (int i = 0; i < TM; ++i) {
+                const int r = row0 + warptile_row<T_KMA>(wrow, wm, lrow, i);
+                if (r >= M) continue;
+                const float *a = acc + (wm * TM + i) * (WNITER * TN) + wn * TN;
+#pragma unroll
+                for (int j = 0; j < TN; ++j) {
+                    const int cc = col0 + warptile_col<T_KMB>(wcol, wn, lcol, j);
+                    if (cc < N)
+                        C[(size_t)r * N + cc] = beta != 0.0f ? alpha * a[j] + beta * old[i * TN + j] : alpha * a[j];
+                }
+            }
+        }
+}
+
+#else
 // The store of a lane whose fragments are interleaved (warptile_fragments_k4): rows T_KMA, columns T_KMB.
 // Columns that are consecutive go as 16-byte stores (store_tile), interleaved ones one by one: the lanes of
 // a warp's row then store consecutive floats.
@@ -138,6 +185,8 @@ __device__ __forceinline__ void warptile_store_km(float *C, int M, int N, int ro
                 }
             }
 }
+
+#endif
 
 template <bool L2 = false>
 __device__ __forceinline__ void warptile_store(float *C, int M, int N, int row0, int col0, int wrow, int wcol,

@@ -111,7 +111,7 @@ __device__ __forceinline__ void warptile_fma(float *acc, const float *regM, cons
 
 #if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
 // The store of a lane whose fragments are interleaved (warptile_fragments_k4): rows T_KMA, columns T_KMB.
-// Columns that are consecutive go as 16-byte stores (store_tile), interleaved ones one by one: the lanes of
+// Columns that are consecutive go as 16-byte stores (store_rows), interleaved ones one by one: the lanes of
 // a warp's row then store consecutive floats. As store_tile: with TL_BETA_NONZERO a sub-tile's old values
 // are all loaded before its first store.
 template <bool T_KMA, bool T_KMB, bool L2 = false>

@@ -109,15 +109,15 @@ __device__ __forceinline__ void warptile_fma(float *acc, const float *regM, cons
         for (int j = 0; j < WNITER * TN; ++j) acc[i * (WNITER * TN) + j] += regM[i] * regN[j];
 }
 
-#if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
 // The store of a lane whose fragments are interleaved (warptile_fragments_k4): rows T_KMA, columns T_KMB.
-// Columns that are consecutive go as 16-byte stores (store_rows), interleaved ones one by one: the lanes of
-// a warp's row then store consecutive floats. As store_tile: with TL_BETA_NONZERO a sub-tile's old values
-// are all loaded before its first store.
+// Columns that are consecutive go as 16-byte stores, interleaved ones one by one: the lanes of a warp's row
+// then store consecutive floats. As store_tile: with TL_BETA_NONZERO a sub-tile's old values are all loaded
+// before its first store; without it, the code the table was tuned with.
 template <bool T_KMA, bool T_KMB, bool L2 = false>
 __device__ __forceinline__ void warptile_store_km(float *C, int M, int N, int row0, int col0, int wrow, int wcol,
                                                   int lrow, int lcol, const float *acc, float alpha, float beta)
 {
+#if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
 #pragma unroll
     for (int wm = 0; wm < WMITER; ++wm)
 #pragma unroll
@@ -153,16 +153,7 @@ __device__ __forceinline__ void warptile_store_km(float *C, int M, int N, int ro
                 }
             }
         }
-}
-
 #else
-// The store of a lane whose fragments are interleaved (warptile_fragments_k4): rows T_KMA, columns T_KMB.
-// Columns that are consecutive go as 16-byte stores (store_tile), interleaved ones one by one: the lanes of
-// a warp's row then store consecutive floats.
-template <bool T_KMA, bool T_KMB, bool L2 = false>
-__device__ __forceinline__ void warptile_store_km(float *C, int M, int N, int row0, int col0, int wrow, int wcol,
-                                                  int lrow, int lcol, const float *acc, float alpha, float beta)
-{
 #pragma unroll
     for (int wm = 0; wm < WMITER; ++wm)
 #pragma unroll
@@ -184,9 +175,8 @@ __device__ __forceinline__ void warptile_store_km(float *C, int M, int N, int ro
                         c[cc] = L2 ? alpha * a[j] + beta * __ldcg(c + cc) : sgemm_epilogue(a[j], alpha, beta, c + cc);
                 }
             }
-}
-
 #endif
+}
 
 template <bool L2 = false>
 __device__ __forceinline__ void warptile_store(float *C, int M, int N, int row0, int col0, int wrow, int wcol,

@@ -14,6 +14,7 @@ usage: sweep_overhead.py [RUNNER] [--experiment YAML] [--out DIR] [--compile-job
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,8 +52,13 @@ def one(runner, yaml, out, cache, label, extra=()):
         cached = [int(g.attrs.get("compile_cached", -1)) for g in f["cases"].values()]
         n = len(f["cases"])
     other = max(0.0, wall - sum(parts.values()))
-    print("%-5s %d cases: wall %.2f s, timed %.2f s, wall / timed %.1f; kernels from the cache %d of %d" % (
-        label, n, wall, timed, wall / timed if timed else float("inf"), cached.count(1), n - cached.count(-1)))
+    # A case whose kernel was compiled ahead in this run counts as from the cache: the closing line says how
+    # many NVRTC compiled.
+    compiled = re.search(r"NVRTC compiled (\d+) during the run", p.stdout)
+    print("%-5s %d cases: wall %.2f s, timed %.2f s, wall / timed %.1f; kernels from the cache %d of %d, "
+          "NVRTC compiled %d during the run" % (label, n, wall, timed, wall / timed if timed else float("inf"),
+                                                cached.count(1), n - cached.count(-1),
+                                                int(compiled.group(1)) if compiled else 0))
     print("      " + ", ".join("%s %.2f" % (k, v) for k, v in parts.items()) + ", other %.2f" % other)
     print("      the whole command: %.2f s: %.2f s before the first case (CUDA context %.2f, GPU set-up %.2f), "
           "%.2f s after the last one" % (command_s, start[0], start[1], start[2], command_s - start[0] - wall))

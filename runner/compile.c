@@ -127,6 +127,15 @@ compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache,
     return a;
 }
 
+int compile_ahead_done(compile_ahead *a)
+{
+    if (!a) return 0;
+    pthread_mutex_lock(&a->mu);
+    int done = a->done;
+    pthread_mutex_unlock(&a->mu);
+    return done;
+}
+
 int compile_ahead_stop(compile_ahead *a)
 {
     if (!a) return 0;

@@ -10,8 +10,42 @@
 #include "runner/config.h"
 #include "runner/jit.h"
 #include "runner/plan.h"
+#include "runner/report.h"
 #include "runner/testutil.h"
 #include "runner/util.h"
+
+/* The run's closing line says which kernels NVRTC compiled during the run: a case whose kernel a thread
+ * compiled ahead counts as from the cache, so the line adds the threads' compiles. */
+static int report_line_checks(void)
+{
+    static const struct {
+        int cached[4], n, ahead;
+        const char *want;
+    } rows[] = {
+        {{1, 1, 1, -1}, 4, 0, "compile 0.50 (3 of 3 kernels from the cache), inputs"},
+        {{1, 1, 0, -1}, 4, 2, "compile 0.50 (2 of 3 kernels from the cache; NVRTC compiled 3 during the run, 2 of them ahead),"},
+        {{1, 1, 1, 1}, 4, 4, "(4 of 4 kernels from the cache; NVRTC compiled 4 during the run, 4 of them ahead)"},
+        {{0, -1, -1, -1}, 4, 0, "(0 of 1 kernels from the cache; NVRTC compiled 1 during the run, 0 of them ahead)"},
+        {{-1, -1, -1, -1}, 4, 0, "compile 0.50, inputs"},
+    };
+    int total = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        tl_result res[4];
+        double phase_s[PH_N] = {0};
+        phase_s[PH_COMPILE] = 0.5;
+        memset(res, 0, sizeof res);
+        for (int k = 0; k < rows[i].n; k++) res[k].compile_cached = rows[i].cached[k];
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        report_phases(f, phase_s, 0.0, 1.0, res, rows[i].n, rows[i].ahead);
+        fclose(f);
+        total++;
+        CHECK(strstr(text, rows[i].want) != NULL, "row %zu: '%s' lacks '%s'", i, text, rows[i].want);
+        free(text);
+    }
+    return total;
+}
 
 int main(int argc, char **argv)
 {
@@ -108,7 +142,12 @@ int main(int argc, char **argv)
         if (jit_compile(&rq, dir, &memo3, &cb, &e) == 0 && cb.cached) from_disk++;
         jit_cubin_free(&cb);
     }
+    /* Every case has its kernel, so no compile is left to start: the count the closing line prints. */
+    int so_far = compile_ahead_done(a);
     compiled = compile_ahead_stop(a);
+    total += 2;
+    CHECK(so_far == compiled, "%d compiled while the cases ran, %d when the threads stopped", so_far, compiled);
+    CHECK(compile_ahead_done(NULL) == 0, "no pool compiled nothing");
     DIR *d = opendir(dir);
     for (struct dirent *de; d && (de = readdir(d));)
         if (strstr(de->d_name, ".cubin")) files++;
@@ -120,6 +159,7 @@ int main(int argc, char **argv)
           "%d of %d cases from the cache, %d compiled by the threads, %d kernels, memo %d", from_disk, asked,
           compiled, nkernels, memo3.n);
     jit_memo_free(&memo3);
+    total += report_line_checks();
     char *rm = tl_xasprintf("rm -rf '%s'", dir);
     if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", dir);
     free(rm);

@@ -530,8 +530,8 @@ static void case_saved(void *ctx, int index, const tl_result *r)
 
 /* Runs this run's cases; 1 in *lost when a kernel fault lost the CUDA context (the rest is left
  * to a new process). Each case is committed by the writer thread while the next one runs. */
-static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, exec_ctx *ex, h5out *out,
-                     int device, tl_result *res, int *nres, int *lost, tl_err *e)
+static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, exec_ctx *ex, compile_ahead *ahead,
+                     h5out *out, int device, tl_result *res, int *nres, int *lost, tl_err *e)
 {
     double t0 = tl_now_s(), timed = 0;
     int said = 0;
@@ -567,7 +567,7 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
     if (h5out_finish(out, wall, timed, e)) return -1;
     fprintf(stderr, "tilelab: overhead: %.2f s wall for %.2f s inside timed regions (%.1f%%)\n", wall, timed,
             wall > 0 ? 100.0 * timed / wall : 0.0);
-    report_phases(stderr, out->phase_s, out->write_s, wall, res, *nres);
+    report_phases(stderr, out->phase_s, out->write_s, wall, res, *nres, compile_ahead_done(ahead));
     if (out->start_s >= 0 && out->start_cuda_s > 0)
         fprintf(stderr, "tilelab: before the first case: %.2f s from the runner's start (CUDA context %.2f, GPU set-up "
                         "%.2f: cuBLAS, streams, buffers, NVML)\n", out->start_s, out->start_cuda_s, out->start_libs_s);
@@ -776,7 +776,7 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     out.start_s = tl_process_age_s();
     out.start_cuda_s = start_cuda_s;
     out.start_libs_s = start_libs_s;
-    if (run_cases(o, &p, &sh, &ex, &out, ran_on, res, &nres, &lost, &e)) {
+    if (run_cases(o, &p, &sh, &ex, ahead, &out, ran_on, res, &nres, &lost, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         fprintf(stderr, "runner: continue with: runner run %s -o %s --resume%s%s\n", o->yaml, path,
                 o->shard_count ? " --shard " : "", o->shard_text);

@@ -214,7 +214,8 @@ int report_failures(const tl_result *res, int n)
     return bad;
 }
 
-void report_phases(FILE *f, const double *phase_s, double write_s, double wall_s, const tl_result *res, int n)
+void report_phases(FILE *f, const double *phase_s, double write_s, double wall_s, const tl_result *res, int n,
+                   int compiled_ahead)
 {
     int kernels = 0, cached = 0;
     double sum = write_s;
@@ -226,7 +227,12 @@ void report_phases(FILE *f, const double *phase_s, double write_s, double wall_s
     for (int p = 0; p < PH_N; p++) {
         sum += phase_s[p];
         fprintf(f, " %s %.2f", tl_phase_names[p], phase_s[p]);
-        if (p == PH_COMPILE && kernels) fprintf(f, " (%d of %d kernels from the cache)", cached, kernels);
+        if (p == PH_COMPILE && kernels) {
+            int compiled = compiled_ahead + kernels - cached;
+            fprintf(f, " (%d of %d kernels from the cache", cached, kernels);
+            if (compiled) fprintf(f, "; NVRTC compiled %d during the run, %d of them ahead", compiled, compiled_ahead);
+            fputc(')', f);
+        }
         fputc(p + 1 < PH_N ? ',' : ';', f);
     }
     fprintf(f, " write %.2f, other %.2f\n", write_s, wall_s - sum > 0 ? wall_s - sum : 0.0);

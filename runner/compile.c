@@ -127,23 +127,21 @@ compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache,
     return a;
 }
 
-int compile_ahead_done(compile_ahead *a)
-{
-    if (!a) return 0;
-    pthread_mutex_lock(&a->mu);
-    int done = a->done;
-    pthread_mutex_unlock(&a->mu);
-    return done;
-}
-
-int compile_ahead_stop(compile_ahead *a)
+int compile_ahead_wait(compile_ahead *a)
 {
     if (!a) return 0;
     pthread_mutex_lock(&a->mu);
     a->stop = 1;
     pthread_mutex_unlock(&a->mu);
     for (int t = 0; t < a->nthreads; t++) pthread_join(a->threads[t], NULL);
-    int done = a->done;
+    a->nthreads = 0; /* joined: a later wait or stop has none to join */
+    return a->done;
+}
+
+int compile_ahead_stop(compile_ahead *a)
+{
+    if (!a) return 0;
+    int done = compile_ahead_wait(a);
     pthread_mutex_destroy(&a->mu);
     compile_list_free(&a->list);
     free(a->threads);

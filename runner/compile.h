@@ -34,9 +34,10 @@ int compile_run(const compile_list *l, int arch, int jobs, const char *cache, ji
  * pool owns the list (l is emptied). NULL when there is nothing to compile or threads < 1. */
 typedef struct compile_ahead compile_ahead;
 compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache, jit_memo *memo, int threads);
-/* How many kernels NVRTC has compiled in the pool's threads so far (a case whose kernel a thread
- * compiled says it came from the cache: this is what tells them apart). 0 for no pool. */
-int compile_ahead_done(compile_ahead *a);
+/* Takes no more kernels and waits for those being compiled (a thread counts its compile only after its
+ * cases may have read the cubin); how many NVRTC compiled in the threads. A case whose kernel a thread
+ * compiled says it came from the cache: this count is what tells them apart. 0 for no pool. */
+int compile_ahead_wait(compile_ahead *a);
 /* Takes no more kernels, waits for those being compiled, frees the pool; how many NVRTC compiled in
  * its threads. NULL is no pool. */
 int compile_ahead_stop(compile_ahead *a);

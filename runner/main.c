@@ -567,7 +567,9 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
     if (h5out_finish(out, wall, timed, e)) return -1;
     fprintf(stderr, "tilelab: overhead: %.2f s wall for %.2f s inside timed regions (%.1f%%)\n", wall, timed,
             wall > 0 ? 100.0 * timed / wall : 0.0);
-    report_phases(stderr, out->phase_s, out->write_s, wall, res, *nres, compile_ahead_done(ahead));
+    /* Every case has its kernel: the threads compiling ahead have nothing left but to say how many they did. */
+    int compiled_ahead = compile_ahead_wait(ahead);
+    report_phases(stderr, out->phase_s, out->write_s, wall, res, *nres, compiled_ahead);
     if (out->start_s >= 0 && out->start_cuda_s > 0)
         fprintf(stderr, "tilelab: before the first case: %.2f s from the runner's start (CUDA context %.2f, GPU set-up "
                         "%.2f: cuBLAS, streams, buffers, NVML)\n", out->start_s, out->start_cuda_s, out->start_libs_s);

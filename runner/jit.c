@@ -223,7 +223,13 @@ static char *cache_key(const jit_request *rq, const char *wrapper, char **opts, 
     tl_buf b = {0};
     tl_buf_printf(&b, "tilelab-jit/2\nnvrtc %s\n", ver);
     if (rq->src->cutlass) tl_buf_printf(&b, "cutlass %s\n", jit_cutlass_version());
-    for (int i = 0; i < nopts; i++) tl_buf_printf(&b, "%s\n", opts[i]);
+    for (int i = 0; i < nopts; i++) {
+        /* Not the folder the pinned CUTLASS headers lie in (another bundle, another checkout): their
+         * version, above, is what makes the kernel. */
+        int cutlass_dir =
+            rq->src->cutlass && !strncmp(opts[i], "-I", 2) && !strcmp(opts[i] + 2, cutlass_place.include);
+        tl_buf_printf(&b, "%s\n", cutlass_dir ? "-I<cutlass>/include" : opts[i]);
+    }
     tl_buf_printf(&b, "%s\n", wrapper);
     for (int i = 0; i < rq->src->n; i++)
         tl_buf_printf(&b, "%s %s\n", rq->src->names[i], rq->store->files[rq->src->files[i]].sha256);

@@ -178,6 +178,19 @@ class UserKernels(unittest.TestCase):
         yaml = self.folder({"k.cu": kernel}, variant)
         p = run("validate", "--compile", yaml, env=self.env)
         self.assertEqual(p.returncode, 0, p.stderr)
+        # The kernel cache does not hang on where the headers lie (another bundle, another checkout): the
+        # same headers reached by another path compile nothing new.
+        here = [d for d in (os.path.join(os.environ.get(v, ""), "cutlass") for v in ("RUNFILES_DIR", "TEST_SRCDIR"))
+                if os.path.isfile(os.path.join(d, "include", "cute", "tensor.hpp"))]
+        self.assertTrue(here, "the test's CUTLASS headers are not in its runfiles")
+        cache = self.env["TILELAB_CACHE_DIR"]
+        before = sorted(os.listdir(cache))
+        self.assertTrue(any(n.endswith(".cubin") for n in before), before)
+        elsewhere = os.path.join(self.tmp, "cutlass-elsewhere")
+        os.symlink(os.path.realpath(here[0]), elsewhere)
+        p = run("validate", "--compile", yaml, env=dict(self.env, TILELAB_CUTLASS=elsewhere))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(os.listdir(cache)), before)
         # A machine without them: one error naming the include, where it looked and how to get them.
         env = dict(self.env, TILELAB_CUTLASS=os.path.join(self.tmp, "no-cutlass"),
                    TILELAB_CACHE_DIR=os.path.join(self.tmp, "cache2"))

@@ -6,12 +6,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Sizes do not change the code: a kernel is its variant, params and layouts (one dtype per plan). */
+/* Sizes do not change the code: a kernel is its variant, params, layouts, dtype and the op's hints of which
+ * args are 0 (reg_arg.nonzero_macro: sgemm's beta), which may differ between experiments compiled together. */
 static int same_kernel(const tl_case *a, const tl_case *b)
 {
     /* What compiles: a dispatching variant's case compiles the rung its table picked. */
-    return a->run == b->run && !memcmp(a->run_params, b->run_params, sizeof a->run_params) &&
-           !strcmp(a->layout_text, b->layout_text) && !strcmp(a->dtype, b->dtype);
+    if (a->run != b->run || memcmp(a->run_params, b->run_params, sizeof a->run_params) ||
+        strcmp(a->layout_text, b->layout_text) || strcmp(a->dtype, b->dtype))
+        return 0;
+    for (int k = 0; k < a->op->nargs; k++)
+        if (a->op->args[k].nonzero_macro && (a->spec.args[k] != 0) != (b->spec.args[k] != 0)) return 0;
+    return 1;
 }
 
 void compile_collect(const tl_experiment *x, const tl_plan *p, const unsigned char *mine, int only_declared,

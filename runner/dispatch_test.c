@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runner/compile.h"
 #include "runner/dispatch.h"
 #include "runner/plan.h"
 #include "runner/testutil.h"
@@ -423,6 +424,34 @@ static int check_tuned_cases(void)
     return 8;
 }
 
+/* Kernels of two experiments compiled together (runner compile A.yaml B.yaml): the same rung and params
+ * built for beta 0 and for beta != 0 (TL_BETA_NONZERO) are two kernels, not one. */
+static int check_collect_args(void)
+{
+    char *dir = write_folder("op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper -\n");
+    const char *yaml[2] = {"name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 64}\nvariants: [smem_tile]\n",
+                           "name: t\nop: sgemm\nseed: 1\nargs: {beta: -1.25}\nsizes: {mnk: 64}\nvariants: [smem_tile]\n"};
+    tl_experiment x[2];
+    tl_plan p[2];
+    tl_err e;
+    int loaded = 0, n = 1;
+    for (int i = 0; i < 2; i++, loaded++)
+        if (load_in(dir, yaml[i], &x[i], &p[i], &e)) break;
+    CHECK(loaded == 2, "%s", loaded == 2 ? "" : e.msg);
+    if (loaded == 2) {
+        compile_list l = {0};
+        compile_collect(&x[0], &p[0], NULL, 0, &l);
+        compile_collect(&x[1], &p[1], NULL, 0, &l);
+        compile_collect(&x[0], &p[0], NULL, 0, &l); /* again: nothing new */
+        n++;
+        CHECK(l.n == 2 && l.items[0].x == &x[0] && l.items[1].x == &x[1], "%d kernels for beta 0 and beta -1.25", l.n);
+        compile_list_free(&l);
+    }
+    for (int i = 0; i < loaded; i++) plan_free(&p[i]), config_free(&x[i]);
+    free(dir);
+    return n;
+}
+
 static int check_config_errors(void)
 {
     char *dir = write_folder("op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper BX=1\n");
@@ -489,6 +518,7 @@ int main(void)
     total += check_odd();
     total += check_switch();
     total += check_tuned_cases();
+    total += check_collect_args();
     total += check_config_errors();
     total += check_default_table();
     return TEST_REPORT(total);

@@ -23,7 +23,8 @@ import time
 
 import h5py
 
-PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "write")
+PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "trials",
+          "write")
 
 
 def caches(cache):

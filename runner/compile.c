@@ -23,15 +23,19 @@ void compile_collect(const tl_experiment *x, const tl_plan *p, const unsigned ch
                      compile_list *l)
 {
     for (int i = 0; i < p->ncases; i++) {
-        const tl_case *c = &p->cases[i];
-        if (c->run->kind != REG_NVRTC || c->skipped || (mine && !mine[i]) || (only_declared && !c->variant->decl))
-            continue;
-        int dup = 0;
-        for (int j = 0; j < l->n && !dup; j++) dup = same_kernel(l->items[j].c, c);
-        if (dup) continue;
-        l->items = realloc(l->items, sizeof *l->items * (size_t)(l->n + 1));
-        if (!l->items) abort();
-        l->items[l->n++] = (compile_item){x, c};
+        const tl_case *pc = &p->cases[i];
+        if (pc->skipped || (mine && !mine[i]) || (only_declared && !pc->variant->decl)) continue;
+        /* A case with trials compiles every candidate it tries (the first is its own pick). */
+        for (int t = 0; t < (pc->ntrials ? pc->ntrials : 1); t++) {
+            const tl_case *c = pc->ntrials ? &pc->trial[t] : pc;
+            if (c->run->kind != REG_NVRTC) continue;
+            int dup = 0;
+            for (int j = 0; j < l->n && !dup; j++) dup = same_kernel(l->items[j].c, c);
+            if (dup) continue;
+            l->items = realloc(l->items, sizeof *l->items * (size_t)(l->n + 1));
+            if (!l->items) abort();
+            l->items[l->n++] = (compile_item){x, c};
+        }
     }
 }
 

@@ -27,6 +27,7 @@ static int report_line_checks(void)
         {{1, 1, 1, 1}, 4, 4, "(4 of 4 kernels from the cache; NVRTC compiled 4 during the run, 4 of them ahead)"},
         {{0, -1, -1, -1}, 4, 0, "(0 of 1 kernels from the cache; NVRTC compiled 1 during the run, 0 of them ahead)"},
         {{-1, -1, -1, -1}, 4, 0, "compile 0.50, inputs"},
+        {{-1, -1, -1, -1}, 4, 0, "counters 0.00; write"}, /* no trials: not named */
     };
     int total = 0;
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
@@ -45,6 +46,24 @@ static int report_line_checks(void)
         fclose(f);
         CHECK(strstr(text, rows[i].want) != NULL, "row %zu: '%s' lacks '%s'", i, text, rows[i].want);
         free(text);
+    }
+    /* A run with trials names them after the counters. */
+    tl_result res[1];
+    memset(res, 0, sizeof res);
+    res[0].compile_cached = -1;
+    double phase_s[PH_N] = {0};
+    phase_s[PH_TRIALS] = 0.25;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    total++;
+    if (f) {
+        report_phases(f, phase_s, 0.0, 1.0, res, 1, 0);
+        fclose(f);
+        CHECK(strstr(text, "counters 0.00, trials 0.25; write 0.00") != NULL, "trials: '%s'", text);
+        free(text);
+    } else {
+        CHECK(0, "open_memstream");
     }
     return total;
 }

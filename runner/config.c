@@ -516,8 +516,8 @@ static int load_table(cfg_ctx *c, yaml_node_t *node, const char *field, cfg_vari
     return 0;
 }
 
-static int parse_registered(cfg_ctx *c, yaml_node_t *name, yaml_node_t *params, yaml_node_t *table, const char *field,
-                            cfg_variant *cv, tl_experiment *x)
+static int parse_registered(cfg_ctx *c, yaml_node_t *name, yaml_node_t *params, yaml_node_t *table, yaml_node_t *trials,
+                            const char *field, cfg_variant *cv, tl_experiment *x)
 {
     cv->v = reg_find_variant(x->op, scalar(name));
     if (!cv->v) {
@@ -540,7 +540,16 @@ static int parse_registered(cfg_ctx *c, yaml_node_t *name, yaml_node_t *params, 
     }
     if (table && !cv->v->table)
         return fail_at(c, table, field, "table: belongs to a dispatching variant; %s is not one", cv->v->name);
-    if (cv->v->table) return load_table(c, table, field, cv, x);
+    if (trials && !cv->v->table)
+        return fail_at(c, trials, field, "trials: belongs to a dispatching variant; %s is not one", cv->v->name);
+    if (cv->v->table) {
+        long k = CFG_TRIALS;
+        char f2[80];
+        snprintf(f2, sizeof f2, "%s.trials", field);
+        if (trials && parse_int(c, trials, f2, 1, CFG_MAX_TRIALS, &k)) return -1;
+        cv->trials = (int)k;
+        return load_table(c, table, field, cv, x);
+    }
     if (cv->v->kind == REG_NVRTC && src_resolve(&x->store, SRC_TILELAB, cv->v->source, &cv->src, c->e)) {
         tl_err_wrap(c->e, "%s:%lu: %s", c->path, (unsigned long)name->start_mark.line + 1, field);
         return -1;
@@ -732,20 +741,20 @@ static int parse_declared(cfg_ctx *c, const decl_nodes *dn, const char *field, i
 static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "params", "measure", "counters", "source", "entry", "block", "grid",
-                                        "smem", "requires", "table", NULL};
+                                        "smem", "requires", "table", "trials", NULL};
     char field[64];
     snprintf(field, sizeof field, "variants[%d]", index);
     cfg_variant *cv = &x->variants[index];
     cv->line = (int)n->start_mark.line + 1;
     cv->protocol = x->protocol;
     decl_nodes dn = {.name = n};
-    yaml_node_t *measure = NULL, *counters = NULL, *table = NULL;
+    yaml_node_t *measure = NULL, *counters = NULL, *table = NULL, *trials = NULL;
     if (n->type == YAML_MAPPING_NODE) {
-        cfg_pair pr[11];
+        cfg_pair pr[12];
         int np;
-        if (mapping_pairs(c, n, field, keys, pr, 11, &np)) return -1;
+        if (mapping_pairs(c, n, field, keys, pr, 12, &np)) return -1;
         yaml_node_t **slot[] = {&dn.name, &dn.params, &measure, &counters, &dn.source, &dn.entry, &dn.block, &dn.grid,
-                                &dn.smem, &dn.requires, &table};
+                                &dn.smem, &dn.requires, &table, &trials};
         dn.name = NULL;
         for (int i = 0; i < np; i++)
             for (int k = 0; keys[k]; k++)
@@ -758,9 +767,10 @@ static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x
     if (!dn.source) {
         yaml_node_t *only = dn.entry ? dn.entry : dn.block ? dn.block : dn.grid ? dn.grid : dn.smem ? dn.smem : dn.requires;
         if (only) return fail_at(c, only, field, "entry, block, grid, smem and requires belong to a variant with `source:`");
-        if (parse_registered(c, dn.name, dn.params, table, field, cv, x)) return -1;
-    } else if (table) {
-        return fail_at(c, table, field, "table: belongs to a dispatching variant (e.g. tuned), not one with `source:`");
+        if (parse_registered(c, dn.name, dn.params, table, trials, field, cv, x)) return -1;
+    } else if (table || trials) {
+        return fail_at(c, table ? table : trials, field, "%s: belongs to a dispatching variant (e.g. tuned), not one "
+                       "with `source:`", table ? "table" : "trials");
     } else if (parse_declared(c, &dn, field, index, cv, x)) {
         return -1;
     }

@@ -15,6 +15,9 @@
 
 typedef enum { CFG_VERIFY_OFF, CFG_VERIFY_ONCE, CFG_VERIFY_EVERY } cfg_verify;
 
+#define CFG_TRIALS 4      /* a dispatching variant's trials without `trials:` */
+#define CFG_MAX_TRIALS 16 /* `trials:` at most */
+
 typedef struct {
     const reg_variant *v;
     measure_protocol protocol; /* the experiment's, with this variant's overrides */
@@ -27,6 +30,9 @@ typedef struct {
                              * in the experiment file, with `source:`) */
     src_set src;            /* REG_NVRTC: the files its compile reads, main source first */
     struct dsp_table *table;/* a dispatching variant (reg_variant.table): its table, else NULL */
+    int trials;             /* a dispatching variant: the candidates its table ranks first that a case times
+                             * on its problem before the fastest runs it (`trials:`, default CFG_TRIALS;
+                             * 1: the table's pick alone), else 0 */
     src_set *run_src;       /* a dispatching variant: per variant of the op (registry order), the files its
                              * compile reads, for the rungs the table names (n 0 for the others) */
     struct cfg_owned *own;  /* declared in the experiment file: v points into it */

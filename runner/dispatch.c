@@ -268,7 +268,7 @@ static double overhead(const dsp_table *t, const reg_op *op, const dsp_row *r, c
 /* The pick with the op's switch w (reg_op.dispatch_switch) set as the op says for spec (a problem the
  * table did not measure), where the table has the picked candidate's twin (the same rung and params but
  * that one, on where the pick has it off or the other way) among the candidates of these rows (row[c],
- * rd[c]: as in pick_among) and the twin takes spec. */
+ * rd[c]: as in rank_among) and the twin takes spec. */
 static int switched(const dsp_table *t, const reg_op *op, int w, const reg_spec *s, int best, const int *row,
                     const double *rd)
 {
@@ -294,16 +294,32 @@ static int switched(const dsp_table *t, const reg_op *op, int w, const reg_spec 
     return best;
 }
 
-/* The pick among the rows with use[i] (spec's dtype and maybe layouts); -1 when no row's rung takes
- * spec. */
-static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, const char *use)
+/* Ranked candidates: score, then the distance of the candidate's nearest row; ties in table order. */
+typedef struct {
+    double score, d;
+    int row, cand;
+} ranked;
+
+static int by_rank(const void *a, const void *b)
 {
-    int n = t->n, best = -1;
-    double dmin = HUGE_VAL, best_score = HUGE_VAL, best_d = HUGE_VAL;
+    const ranked *x = a, *y = b;
+    if (x->score < y->score - 1e-9 || x->score > y->score + 1e-9) return x->score < y->score ? -1 : 1;
+    if (x->d != y->d) return x->d < y->d ? -1 : 1;
+    return (x->cand > y->cand) - (x->cand < y->cand);
+}
+
+/* The k best candidates among the rows with use[i] (spec's dtype and maybe layouts), best first, as their
+ * rows into out (each after the op's switches, no candidate twice): their count, 0 when no row's rung
+ * takes spec. */
+static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, const char *use, int k, int *out)
+{
+    int n = t->n, nr = 0;
+    double dmin = HUGE_VAL;
     double *d = tl_xcalloc((size_t)n + 1, sizeof *d), *w = tl_xcalloc((size_t)n + 1, sizeof *w);
     double *score = tl_xcalloc((size_t)n + 1, sizeof *score), *rd = tl_xcalloc((size_t)n + 1, sizeof *rd);
     double *here = tl_xcalloc((size_t)n + 1, sizeof *here);
     int *row = tl_xcalloc((size_t)n + 1, sizeof *row), *nearp = tl_xcalloc((size_t)n + 1, sizeof *nearp), nnear = 0;
+    ranked *rk = tl_xcalloc((size_t)n + 1, sizeof *rk);
     for (int i = 0; i < n; i++) {
         rd[i] = HUGE_VAL;
         if (use[i] && (d[i] = distance(op, &t->rows[i], s)) < dmin) dmin = d[i];
@@ -341,21 +357,27 @@ static int pick_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
             if (!r->v->check || r->v->check(r->params, &at, no, sizeof no)) wc += w[nearp[j]];
         }
         if (wc <= 0) continue;
-        double sc = DSP_REL_ABSENT + score[c] / wc;
-        if (sc < best_score - 1e-9 || (sc <= best_score + 1e-9 && rd[c] < best_d))
-            best_score = sc, best_d = rd[c], best = row[c];
+        rk[nr++] = (ranked){DSP_REL_ABSENT + score[c] / wc, rd[c], row[c], c};
     }
-    for (int sw = 0; sw < 2 && dmin > 0; sw++) best = switched(t, op, sw, s, best, row, rd); /* measured: as measured */
-    free(d), free(w), free(score), free(rd), free(row), free(here), free(nearp);
-    return best;
+    qsort(rk, (size_t)nr, sizeof *rk, by_rank);
+    int got = 0;
+    for (int i = 0; i < nr && got < k; i++) {
+        int pick = rk[i].row;
+        for (int sw = 0; sw < 2 && dmin > 0; sw++) pick = switched(t, op, sw, s, pick, row, rd); /* measured: as measured */
+        int twice = 0;
+        for (int j = 0; j < got && !twice; j++) twice = t->rows[out[j]].cand == t->rows[pick].cand;
+        if (!twice) out[got++] = pick;
+    }
+    free(d), free(w), free(score), free(rd), free(row), free(here), free(nearp), free(rk);
+    return got;
 }
 
-int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why, size_t whylen)
+int dsp_rank(const dsp_table *t, const reg_op *op, const reg_spec *s, int k, int *rows, char *why, size_t whylen)
 {
-    int same_dtype = 0, pick = -1;
+    int same_dtype = 0, got = 0;
     char *use = tl_xcalloc((size_t)t->n + 1, 1);
     /* Pass 0: rows of the problem's layouts; pass 1: any layouts. */
-    for (int pass = 0; pass < 2 && pick < 0; pass++) {
+    for (int pass = 0; pass < 2 && got == 0 && k > 0; pass++) {
         int any = 0;
         for (int i = 0; i < t->n; i++) {
             const dsp_row *r = &t->rows[i];
@@ -363,17 +385,36 @@ int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why,
             same_dtype |= r->dtype == s->dtype;
             any |= use[i];
         }
-        if (any) pick = pick_among(t, op, s, use);
+        if (any) got = rank_among(t, op, s, use, k, rows);
     }
     free(use);
-    if (pick >= 0) return pick;
+    if (got > 0) return got;
     if (same_dtype) snprintf(why, whylen, "no rung of the table %s takes this problem", t->name);
     else snprintf(why, whylen, "the table %s has no row of dtype %s", t->name, op->dtypes[s->dtype]);
     return -1;
 }
 
-int dsp_leave_one_out(const dsp_table *t, const reg_op *op, dsp_check **out)
+int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why, size_t whylen)
 {
+    int row;
+    return dsp_rank(t, op, s, 1, &row, why, whylen) < 0 ? -1 : row;
+}
+
+/* k's rel: the lowest rel at problem p (a row of table at) among the candidates rows[0 .. n) of t; 0 when
+ * at has no row of any of them there. */
+static double best_rel(const dsp_table *t, const int *rows, int n, const dsp_table *at, int p)
+{
+    double best = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = p; i < at->n; i++)
+            if (at->rows[i].prob == p && same_candidate(&at->rows[i], &t->rows[rows[j]]) && (best == 0 || at->rows[i].rel < best))
+                best = at->rows[i].rel;
+    return best;
+}
+
+int dsp_leave_one_out(const dsp_table *t, const reg_op *op, int trials, dsp_check **out)
+{
+    int *rows = tl_xcalloc((size_t)(trials > 0 ? trials : 1), sizeof *rows);
     char *use = tl_xcalloc((size_t)t->n + 1, 1);
     dsp_check *c = tl_xcalloc((size_t)t->n + 1, sizeof *c);
     int n = 0;
@@ -389,20 +430,20 @@ int dsp_leave_one_out(const dsp_table *t, const reg_op *op, dsp_check **out)
         reg_spec s = row_spec(r);
         dsp_check *k = &c[n++];
         k->prob = p;
-        k->pick = any ? pick_among(t, op, &s, use) : -1;
-        k->rel = 0;
-        if (k->pick >= 0)
-            for (int i = p; i < t->n; i++)
-                if (t->rows[i].prob == p && t->rows[i].cand == t->rows[k->pick].cand) k->rel = t->rows[i].rel;
+        int got = any ? rank_among(t, op, &s, use, trials, rows) : 0;
+        k->pick = got > 0 ? rows[0] : -1;
+        k->tried = got;
+        k->rel = best_rel(t, rows, got, t, p);
     }
-    free(use);
+    free(use), free(rows);
     *out = c;
     return n;
 }
 
-int dsp_against(const dsp_table *t, const reg_op *op, const dsp_table *held, dsp_check **out)
+int dsp_against(const dsp_table *t, const reg_op *op, const dsp_table *held, int trials, dsp_check **out)
 {
     dsp_check *c = tl_xcalloc((size_t)held->n + 1, sizeof *c);
+    int *rows = tl_xcalloc((size_t)(trials > 0 ? trials : 1), sizeof *rows);
     int n = 0;
     for (int p = 0; p < held->n; p++) {
         const dsp_row *r = &held->rows[p];
@@ -411,12 +452,12 @@ int dsp_against(const dsp_table *t, const reg_op *op, const dsp_table *held, dsp
         char why[256];
         dsp_check *k = &c[n++];
         k->prob = p;
-        k->pick = dsp_pick(t, op, &s, why, sizeof why);
-        k->rel = 0;
-        if (k->pick >= 0)
-            for (int i = p; i < held->n; i++)
-                if (held->rows[i].prob == p && same_candidate(&held->rows[i], &t->rows[k->pick])) k->rel = held->rows[i].rel;
+        int got = dsp_rank(t, op, &s, trials, rows, why, sizeof why);
+        k->pick = got > 0 ? rows[0] : -1;
+        k->tried = got > 0 ? got : 0;
+        k->rel = best_rel(t, rows, k->tried, held, p);
     }
+    free(rows);
     *out = c;
     return n;
 }

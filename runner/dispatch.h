@@ -63,6 +63,11 @@ void dsp_free(dsp_table *t);
  * with why (no row of the dtype, no rung that takes it). */
 int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why, size_t whylen);
 
+/* The k best candidates for spec, best first, as their rows (as dsp_pick's, which is rows[0]; each after
+ * the op's switches, no candidate twice) into rows (room for k): their count, 1 .. k, or -1 with why. A
+ * dispatching variant with `trials: K` times them on the problem and runs the fastest. */
+int dsp_rank(const dsp_table *t, const reg_op *op, const reg_spec *s, int k, int *rows, char *why, size_t whylen);
+
 /* The op a table's text names in its `op NAME` line (NULL: none, or not an op of this runner), for a
  * reader that is not told the op (runner table-check). */
 const reg_op *dsp_table_op(const char *text, size_t len);
@@ -77,17 +82,19 @@ void dsp_problem_text(const reg_op *op, const dsp_row *r, char *sizes, size_t ns
 typedef struct {
     int prob;   /* the problem's first row */
     int pick;   /* the row picked without it, -1 when none takes it */
-    double rel; /* the pick's rel at the problem; 0 when the problem has no row of it (slower than the
-                 * table kept, or not measured) */
+    int tried;  /* the candidates ranked (dsp_rank: 1 .. trials), 0 when none takes it */
+    double rel; /* the lowest rel at the problem of the tried candidates (with trials 1, the pick's); 0 when
+                 * the problem has no row of any (slower than the table kept, or not measured) */
 } dsp_check;
 
-/* One dsp_check per measured problem, in table order, into *out (free() it); their count. */
-int dsp_leave_one_out(const dsp_table *t, const reg_op *op, dsp_check **out);
+/* One dsp_check per measured problem, in table order, into *out (free() it); their count. trials: the
+ * candidates a problem tries (dsp_rank's k; 1: the pick alone). */
+int dsp_leave_one_out(const dsp_table *t, const reg_op *op, int trials, dsp_check **out);
 
 /* How well t predicts the problems of another table, held, measured on shapes t has not seen (its
  * candidates run on each, e.g. by the tuning experiment with other sizes): for each problem of held,
  * t's pick (dsp_pick: t's rows, as a dispatching case gets them) and that candidate's rel in held. In
  * each dsp_check, prob is a row of held and pick a row of t; the count into *out (free() it). */
-int dsp_against(const dsp_table *t, const reg_op *op, const dsp_table *held, dsp_check **out);
+int dsp_against(const dsp_table *t, const reg_op *op, const dsp_table *held, int trials, dsp_check **out);
 
 #endif

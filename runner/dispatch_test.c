@@ -163,10 +163,17 @@ static int check_consensus(void)
     /* Each problem predicted from the other: 1024^2 gets warptile (the fastest at 1200^2; 1.04 at
      * 1024^2), 1200^2 gets cute_pipeline (1.3 there). */
     dsp_check *lo = NULL;
-    int nlo = dsp_leave_one_out(&t, sgemm(), &lo);
+    int nlo = dsp_leave_one_out(&t, sgemm(), 1, &lo);
     CHECK(nlo == 2 && lo[0].prob == 0 && lo[0].pick == 2 && lo[0].rel == 1.04 && lo[1].prob == 2 && lo[1].pick == 0 &&
               lo[1].rel == 1.3,
           "leave one out: %d problems, pick %d rel %g, pick %d rel %g", nlo, lo[0].pick, lo[0].rel, lo[1].pick, lo[1].rel);
+    free(lo);
+    /* Trying two candidates each: both problems get their fastest (rel 1), the pick unchanged. */
+    nlo = dsp_leave_one_out(&t, sgemm(), 2, &lo);
+    CHECK(nlo == 2 && lo[0].pick == 2 && lo[0].tried == 2 && lo[0].rel == 1 && lo[1].pick == 0 && lo[1].tried == 2 &&
+              lo[1].rel == 1,
+          "leave one out, two tried: pick %d (%d tried) rel %g, pick %d (%d tried) rel %g", lo[0].pick, lo[0].tried,
+          lo[0].rel, lo[1].pick, lo[1].tried, lo[1].rel);
     free(lo);
     CHECK(pick(&t, 1020, 1020, 4096, 0, 0, 0, why) == 1, "beside it, the neighbours' vote: %d",
           pick(&t, 1020, 1020, 4096, 0, 0, 0, why));
@@ -195,7 +202,7 @@ static int check_against(void)
         return 1;
     }
     dsp_check *c = NULL;
-    int n = dsp_against(&t, sgemm(), &h, &c);
+    int n = dsp_against(&t, sgemm(), &h, 1, &c);
     /* 1100^2: warptile (within 4% at both neighbours, where cute_pipeline lost 30% at one), 1.07 there
      * though cute_pipeline was the fastest; 1024^2, measured by the table: its fastest, cute_pipeline,
      * which the held-out table has no row of. */
@@ -204,8 +211,46 @@ static int check_against(void)
           "against: %d problems; pick %d (%s) rel %g; pick %d rel %g", n, c[0].pick,
           c[0].pick >= 0 ? t.rows[c[0].pick].v->name : "-", c[0].rel, n > 1 ? c[1].pick : -9, n > 1 ? c[1].rel : -9.0);
     free(c);
+    /* Two tried (trials: 2): 1100^2 finds cute_pipeline, its fastest, though the pick is still warptile;
+     * three asked for, two candidates there are. */
+    n = dsp_against(&t, sgemm(), &h, 3, &c);
+    CHECK(n == 2 && c[0].tried == 2 && !strcmp(t.rows[c[0].pick].v->name, "warptile") && c[0].rel == 1,
+          "against, trials 3: %d problems; %d tried, rel %g", n, n ? c[0].tried : -1, n ? c[0].rel : -1.0);
+    free(c);
     dsp_free(&t), dsp_free(&h);
-    return 1;
+    return 2;
+}
+
+/* dsp_rank: the candidates by score, best first, the first dsp_pick's; k caps them, no candidate twice. */
+static int check_rank(void)
+{
+    static const char *TABLE = "op sgemm\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1.04\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 hopper - rel=1.2\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 warptile - rel=1\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 cute_pipeline - rel=1.3\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 hopper - rel=1.1\n";
+    dsp_table t;
+    if (parse_ok(TABLE, &t)) return 1;
+    reg_spec s = {.dims = {1100, 1100, 4096}, .layouts = {REG_ROW, REG_ROW}};
+    int rows[8] = {0}, n;
+    char why[256];
+    /* At 1100^2, between the two: warptile (1.04 and 1), then the two that lost 10 - 30% at one of them. */
+    n = dsp_rank(&t, sgemm(), &s, 8, rows, why, sizeof why);
+    CHECK(n == 3 && rows[0] == dsp_pick(&t, sgemm(), &s, why, sizeof why) && !strcmp(t.rows[rows[0]].v->name, "warptile"),
+          "rank: %d, first %s", n, n > 0 ? t.rows[rows[0]].v->name : "-");
+    int seen = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) seen += t.rows[rows[i]].cand == t.rows[rows[j]].cand;
+    CHECK(seen == 0, "rank: a candidate twice");
+    CHECK(dsp_rank(&t, sgemm(), &s, 2, rows, why, sizeof why) == 2 && !strcmp(t.rows[rows[0]].v->name, "warptile"),
+          "rank capped at 2");
+    s.dtype = 2; /* bf16: no row of it */
+    CHECK(dsp_rank(&t, sgemm(), &s, 4, rows, why, sizeof why) == -1 && strstr(why, "no row of dtype"),
+          "rank without rows: %s", why);
+    dsp_free(&t);
+    return 4;
 }
 
 /* A near problem a candidate's rung refuses (skinny's small side over its SMAX) is left out of that
@@ -424,6 +469,88 @@ static int check_tuned_cases(void)
     return 8;
 }
 
+/* `trials: K`: a case tries the K candidates its table ranks first (dsp_rank), the pick first. The
+ * candidates are cases of their own with the case's id; the canonical text names them (another trial set,
+ * another case); compiling ahead takes every candidate's kernel; the cost model counts their runs. */
+static int check_trials(void)
+{
+    char *dir = write_folder("op sgemm\n"
+                             "m=1024,n=1024,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
+                             "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1.04\n"
+                             "m=1024,n=1024,k=4096 a=row,b=row f32 hopper BM=64,BN=64,WN=32,WNITER=1,MINB=2 rel=1.2\n"
+                             "m=1200,n=1200,k=4096 a=row,b=row f32 warptile - rel=1\n"
+                             "m=1200,n=1200,k=4096 a=row,b=row f32 cute_pipeline - rel=1.3\n");
+    static const char *yaml = "name: t\nop: sgemm\nseed: 1\nlayout: {a: row, b: row}\nsizes: [{mnk: 1100}]\n"
+                              "variants: [{name: tuned, table: my.table, trials: 2}, {name: tuned, table: my.table, "
+                              "trials: 1}, {name: tuned, table: my.table, trials: 16}]\n";
+    tl_experiment x;
+    tl_plan p;
+    tl_err e;
+    if (load_in(dir, yaml, &x, &p, &e)) {
+        CHECK(0, "%s", e.msg);
+        free(dir);
+        return 1;
+    }
+    int n = 9;
+    CHECK(p.ncases == 3, "ncases %d", p.ncases);
+    const tl_case *two = &p.cases[0], *one = &p.cases[1], *all = &p.cases[2];
+    CHECK(two->ntrials == 2 && one->ntrials == 0 && !one->trial && all->ntrials == 3, "trials %d, %d, %d",
+          two->ntrials, one->ntrials, all->ntrials);
+    if (two->ntrials == 2 && all->ntrials == 3) {
+        const tl_case *t0 = &two->trial[0], *t1 = &two->trial[1];
+        /* The pick first, as the case itself has it; the other its own rung, launch and dispatch. */
+        CHECK(t0->run == two->run && !memcmp(t0->run_params, two->run_params, sizeof t0->run_params) &&
+                  !strcmp(t0->dispatch, two->dispatch) && !strcmp(two->run->name, "warptile"),
+              "trial 0: %s, the case %s", t0->dispatch, two->dispatch);
+        CHECK(t1->run != t0->run && t1->nlaunch == 1 && t1->launch[0].block[0] > 0 && !t1->skipped &&
+                  t1->dispatch && strcmp(t1->dispatch, t0->dispatch),
+              "trial 1: %s", t1->dispatch ? t1->dispatch : "(none)");
+        CHECK(!strcmp(t0->id, two->id) && !strcmp(t1->id, two->id) && t1->canonical == two->canonical &&
+                  t1->cv == two->cv && !strcmp(t1->sizes_text, two->sizes_text),
+              "the trials share the case's identity");
+        /* Identity: the trials are named, so trials 1, 2 and 16 make three cases of one problem. */
+        CHECK(strstr(two->canonical, ";trials=2;tries=") && strstr(all->canonical, ";trials=3;tries=") &&
+                  !strstr(one->canonical, ";trials="),
+              "canonical: %s", two->canonical);
+        CHECK(strcmp(two->id, one->id) && strcmp(two->id, all->id) && strcmp(one->id, all->id), "ids");
+        char *k1 = plan_problem_key(two), *k2 = plan_problem_key(one);
+        CHECK(!strcmp(k1, k2), "one problem: %s / %s", k1, k2);
+        free(k1), free(k2);
+        /* Compiling ahead: the three candidates once each. */
+        compile_list l = {0};
+        compile_collect(&x, &p, NULL, 0, &l);
+        int seen = 0;
+        for (int i = 0; i < l.n; i++)
+            for (int k = 0; k < all->ntrials; k++) seen += l.items[i].c->run == all->trial[k].run;
+        CHECK(l.n == 3 && seen == 3, "compile list %d kernels, %d of the candidates", l.n, seen);
+        compile_list_free(&l);
+        CHECK(plan_cost(two) > plan_cost(one) && plan_cost(all) > plan_cost(two), "cost %g, %g, %g", plan_cost(one),
+              plan_cost(two), plan_cost(all));
+    }
+    plan_free(&p);
+    config_free(&x);
+    /* trials: where it does not belong, or out of range. */
+    static const struct {
+        const char *variant, *want;
+    } bad[] = {
+        {"{name: tuned, table: my.table, trials: 0}", "variants[0].trials: 0 is out of range [1, 16]"},
+        {"{name: tuned, table: my.table, trials: 17}", "variants[0].trials: 17 is out of range [1, 16]"},
+        {"{name: tuned, table: my.table, trials: two}", "variants[0].trials: expected an integer"},
+        {"{name: hopper, trials: 2}", "trials: belongs to a dispatching variant; hopper is not one"},
+        {"{name: mine, source: k.cu, trials: 2}", "trials: belongs to a dispatching variant (e.g. tuned)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++, n++) {
+        char *y = tl_xasprintf("name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 64}\nvariants: [%s]\n", bad[i].variant);
+        int rc = load_in(dir, y, &x, &p, &e);
+        CHECK(rc == -1 && strstr(e.msg, bad[i].want), "%s: got '%s', want '%s'", bad[i].variant, rc ? e.msg : "(loaded)",
+              bad[i].want);
+        if (rc == 0) plan_free(&p), config_free(&x);
+        free(y);
+    }
+    free(dir);
+    return n;
+}
+
 /* Kernels of two experiments compiled together (runner compile A.yaml B.yaml): the same rung and params
  * built for beta 0 and for beta != 0 (TL_BETA_NONZERO) are two kernels, not one. */
 static int check_collect_args(void)
@@ -512,12 +639,14 @@ int main(void)
     total += check_pick();
     total += check_consensus();
     total += check_against();
+    total += check_rank();
     total += check_refused();
     total += check_waves();
     total += check_pack();
     total += check_odd();
     total += check_switch();
     total += check_tuned_cases();
+    total += check_trials();
     total += check_collect_args();
     total += check_config_errors();
     total += check_default_table();

@@ -133,7 +133,7 @@ static double sim_ms(void *ctx, int i)
 }
 
 const char *const tl_phase_names[PH_N] = {"compile", "inputs", "reference", "verify", "warmup", "timed",
-                                           "loop", "telemetry", "counters"};
+                                           "loop", "telemetry", "counters", "trials"};
 
 /* ---- steps ------------------------------------------------------------------------------ */
 
@@ -359,6 +359,64 @@ static void finish_stats(tl_result *r)
     r->gbs = r->bytes / s * 1e-9;
 }
 
+/* A case with trials: each candidate (tc->trial) prepared and timed on the problem as measure_trial says,
+ * in order; *pick = the fastest by median (ties: the earlier, the table's order). r->trials lists them,
+ * "* " before the one that runs the case. A candidate the device cannot launch (launch_fits) is listed
+ * and left out; -1 with e on an error. */
+static int run_trials(exec_ctx *c, const tl_case *tc, tl_result *r, int *pick, tl_err *e)
+{
+    double med[CFG_MAX_TRIALS];
+    int runs[CFG_MAX_TRIALS] = {0}, rc = 0;
+    char *why[CFG_MAX_TRIALS] = {0};
+    measure_protocol p = measure_trial;
+    p.l2_flush = tc->protocol.l2_flush;
+    *pick = -1;
+    for (int i = 0; i < tc->ntrials && !rc; i++) {
+        const tl_case *t = &tc->trial[i];
+        jit_kernel k = {0}, k2 = {0};
+        jit_cubin cb = {0};
+        tl_result tr = {.status = "ok"};
+        run_ctx rt = {.tc = t, .prob = c->prob, .stream = c->ctx.stream, .r = &tr};
+        measure_samples sm = {0};
+        rc = prepare_kernel(c, t, &rt, &k, &k2, &cb, &tr, e);
+        if (!rc && !strcmp(tr.status, "ok")) {
+            measure_target mt = {.on_device = 1, .stream = c->ctx.stream, .reset = run_reset, .launch = run_launch,
+                                 .ctx = &rt, .l2_buf = c->l2_buf, .l2_bytes = c->l2_bytes};
+            rc = measure_run(&p, &mt, &sm, e);
+        }
+        if (!rc && sm.n > 0) {
+            measure_stats st;
+            measure_stats_compute(sm.time_ms, sm.n, &st);
+            med[i] = st.median_ms, runs[i] = sm.n;
+            if (*pick < 0 || med[i] < med[*pick]) *pick = i;
+        } else if (!rc) {
+            why[i] = tl_xstrdup(tr.reason ? tr.reason : tr.status);
+        }
+        measure_samples_free(&sm);
+        free(tr.reason), free(tr.nvrtc_options);
+        jit_unload(&k);
+        jit_unload(&k2);
+        jit_cubin_free(&cb);
+    }
+    tl_buf text = {0};
+    for (int i = 0; i < tc->ntrials && !rc; i++) {
+        if (runs[i]) tl_buf_printf(&text, "%s%s: %.4f ms (%d runs)\n", i == *pick ? "* " : "  ", tc->trial[i].dispatch,
+                                   med[i], runs[i]);
+        else tl_buf_printf(&text, "  %s: not run: %s\n", tc->trial[i].dispatch, why[i] ? why[i] : "?");
+    }
+    for (int i = 0; i < tc->ntrials; i++) free(why[i]);
+    if (!rc && *pick < 0) {
+        tl_err_set(e, "none of the %d candidates its table ranks first can run here: %s", tc->ntrials, text.s);
+        rc = -1;
+    }
+    if (rc) {
+        free(text.s);
+        return -1;
+    }
+    r->trials = text.s;
+    return 0;
+}
+
 int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
 {
     const tl_experiment *x = c->x;
@@ -390,6 +448,13 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     if (ensure_problem(c, tc, on_device, x->verify == CFG_VERIFY_OFF ? NULL : r->reference, r, e)) goto error;
     rc.prob = c->prob;
     double t0 = tl_now_s();
+    if (tc->ntrials > 1) { /* the fastest of the table's first candidates runs the case, as that case */
+        int pick, bad = run_trials(c, tc, r, &pick, e);
+        r->phase_s[PH_TRIALS] = tl_now_s() - t0;
+        if (bad) goto error;
+        tc = rc.tc = r->c = &tc->trial[pick];
+        t0 = tl_now_s();
+    }
     if (tc->run->kind == REG_NVRTC) {
         int bad = prepare_kernel(c, tc, &rc, &k, &k2, &cb, r, e);
         r->phase_s[PH_COMPILE] = tl_now_s() - t0;
@@ -464,6 +529,7 @@ void result_free(tl_result *r)
 {
     free(r->reason);
     free(r->nvrtc_options);
+    free(r->trials);
     free(r->protocol);
     measure_samples_free(&r->samples);
     ctr_result_free(&r->counters);

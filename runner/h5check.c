@@ -246,6 +246,11 @@ static int check_case(checker *c, hid_t cases, const char *name)
         if (!v || !*v || strlen(v) > 4096) rc = bad(c, "/cases/%s: dispatch is not a line of text", name);
         free(v);
     }
+    if (!rc && H5Aexists(g, "dispatch_trials") > 0) { /* schema 1.10 */
+        char *v = h5_read_str(g, "dispatch_trials");
+        if (!v || !*v || strlen(v) > 65536) rc = bad(c, "/cases/%s: dispatch_trials is not text", name);
+        free(v);
+    }
     if (!rc && H5Aexists(g, "tensor_maps") > 0) { /* schema 1.6 */
         char *v = h5_read_str(g, "tensor_maps");
         if (!v || !*v || strlen(v) > 255) rc = bad(c, "/cases/%s: tensor_maps is not a line of text", name);

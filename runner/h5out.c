@@ -220,6 +220,7 @@ static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int 
     /* Schema 1.6: the TMA tensor maps, on cases whose kernels ask for them. */
     if (r->tensor_maps[0]) H5_CHECK(h5_attr_str(g, "tensor_maps", r->tensor_maps));
     H5_CHECK(h5_attr_i64(g, "device_ordinal", r->device)); /* schema 1.7 */
+    if (r->trials) H5_CHECK(h5_attr_str(g, "dispatch_trials", r->trials)); /* schema 1.10 */
     long long grid[3] = {r->grid[0], r->grid[1], r->grid[2]}, block[3] = {r->block[0], r->block[1], r->block[2]};
     H5_CHECK(h5_attr_i64_array(g, "grid", grid, 3));
     H5_CHECK(h5_attr_i64_array(g, "block", block, 3));

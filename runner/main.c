@@ -63,14 +63,16 @@ static const char usage[] =
     "                                           --chip GH100 checks counter names against that chip's\n"
     "                                           metric list (CUPTI's host library, no GPU; `run`\n"
     "                                           checks them against its GPU's)\n"
-    "  runner table-check TABLE [--against HELD_OUT_TABLE]\n"
+    "  runner table-check TABLE [--against HELD_OUT_TABLE] [--trials K]\n"
     "                                           how well a dispatch table (e.g. kernels/sgemm/\n"
     "                                           tuned_h100.table) predicts itself: each measured\n"
     "                                           problem picked from the others, and how that pick did\n"
     "                                           there against the fastest (no GPU); --against: how\n"
     "                                           its picks did on the problems of another table,\n"
     "                                           measured on shapes it was not tuned on (e.g. docs/\n"
-    "                                           results/heldout_h100.table; tools/held_out.py)\n"
+    "                                           results/heldout_h100.table; tools/held_out.py);\n"
+    "                                           --trials K: the best of the K candidates a problem\n"
+    "                                           tries (tuned's `trials: K`), as if timed exactly\n"
     "  runner list [OP]                         ops, the kernel signature of each, variants, params,\n"
     "                                           defaults and constraints\n"
     "  runner list counters                     the counter sets (memory, smem, occupancy, roofline):\n"
@@ -1059,16 +1061,27 @@ out:
 static int cmd_table_check(int argc, char **argv)
 {
     const char *table = NULL, *against = NULL;
-    for (int i = 0; i < argc; i++) {
+    int trials = 0, bad = 0;
+    for (int i = 0; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "--against") && i + 1 < argc && !against) against = argv[++i];
-        else if (argv[i][0] != '-' && !table) table = argv[i];
-        else table = against = NULL, i = argc;
+        else if (!strcmp(argv[i], "--trials") && i + 1 < argc && !trials) {
+            char *end;
+            long k = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || k < 1 || k > CFG_MAX_TRIALS) {
+                fprintf(stderr, "runner table-check: --trials %s: a count of candidates, 1 .. %d\n", argv[i],
+                        CFG_MAX_TRIALS);
+                return TL_EXIT_BAD_INPUT;
+            }
+            trials = (int)k;
+        } else if (argv[i][0] != '-' && !table) table = argv[i];
+        else bad = 1;
     }
-    if (!table || (argc != 1 && !against)) {
-        fprintf(stderr, "runner table-check: usage: table-check TABLE [--against HELD_OUT_TABLE] (dispatch tables, "
-                        "e.g. kernels/sgemm/tuned_h100.table)\n");
+    if (!table || bad) {
+        fprintf(stderr, "runner table-check: usage: table-check TABLE [--against HELD_OUT_TABLE] [--trials K] (dispatch "
+                        "tables, e.g. kernels/sgemm/tuned_h100.table)\n");
         return TL_EXIT_BAD_INPUT;
     }
+    if (!trials) trials = 1;
     int rc = TL_EXIT_BAD_INPUT;
     dsp_table t = {0}, h = {0};
     dsp_check *c = NULL;
@@ -1076,7 +1089,7 @@ static int cmd_table_check(int argc, char **argv)
     if (load_table(table, NULL, &t, &op)) goto out;
     if (against && load_table(against, op, &h, &hop)) goto out;
     const dsp_table *probs = against ? &h : &t; /* the table whose problems are checked */
-    int n = against ? dsp_against(&t, op, &h, &c) : dsp_leave_one_out(&t, op, &c), over = 0, missing = 0;
+    int n = against ? dsp_against(&t, op, &h, trials, &c) : dsp_leave_one_out(&t, op, trials, &c), over = 0, missing = 0;
     if (against)
         printf("%s: its picks (op %s; device %s; %d SMs) on the %d problems of %s (device %s; measured %s):\nthe pick, "
                "and its time there over the fastest measured there\n",
@@ -1086,6 +1099,8 @@ static int cmd_table_check(int argc, char **argv)
         printf("%s: %d measured problems (op %s; device %s; %d SMs), each predicted from the others as if it had not "
                "been measured:\nthe pick, and its time there over the fastest measured there\n",
                table, n, op->name, t.device[0] ? t.device : "not said", t.sms);
+    if (trials > 1)
+        printf("(the time is the best of the %d candidates ranked first there, tuned's `trials: %d`)\n", trials, trials);
     double logs = 0;
     for (int i = 0; i < n; i++) {
         const dsp_row *p = &probs->rows[c[i].prob];
@@ -1106,7 +1121,9 @@ static int cmd_table_check(int argc, char **argv)
                    t.rows[c[i].pick].text, t.rows[c[i].pick].line);
     }
     printf("geometric mean %.3f x the fastest (%d picks the %s has no row of there counted at %.1f); %d of %d "
-           "above 1.2\n", n ? exp(logs / n) : 1.0, missing, against ? "held-out table" : "table", DSP_REL_KEPT, over, n);
+           "above 1.2", n ? exp(logs / n) : 1.0, missing, against ? "held-out table" : "table", DSP_REL_KEPT, over, n);
+    if (trials > 1) printf("; each problem the best of the %d candidates ranked first, as if timed exactly", trials);
+    printf("\n");
     rc = TL_EXIT_OK;
 out:
     free(c);

@@ -7,6 +7,11 @@
 
 #include "runner/cuda_check.h"
 
+const measure_protocol measure_trial = {
+    .warmup = 1, .warmup_s = 0.0, .min_reps = 3, .max_reps = 5, .max_noise = 0.01, .max_time_s = 0.05,
+    .l2_flush = 1, .batch = 1,
+};
+
 const measure_protocol measure_defaults = {
     .warmup = 3,
     .warmup_s = 0.0,

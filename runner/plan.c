@@ -67,12 +67,28 @@ char *plan_canonical(const tl_case *c)
     for (int a = 0; a < c->op->nargs; a++)
         tl_buf_printf(&b, "%s%s=%.17g", a ? "," : "", c->op->args[a].name, c->spec.args[a]);
     tl_buf_printf(&b, ";seed=%llu;data=%s", (unsigned long long)c->spec.seed, reg_dist_names[c->spec.dist]);
-    /* A dispatching variant is what its table picks: another pick is another case. */
+    /* A dispatching variant is what its table picks: another pick is another case; with trials, what it
+     * tries (the pick first). */
     if (c->run && c->run != c->variant) {
         tl_buf_puts(&b, ";runs="), tl_buf_puts(&b, c->run->name), tl_buf_puts(&b, ";run_params=");
         params_append(&b, c->run, c->run_params);
     }
+    if (c->ntrials > 1) {
+        tl_buf_printf(&b, ";trials=%d", c->ntrials);
+        for (int i = 1; i < c->ntrials; i++) {
+            tl_buf_puts(&b, i > 1 ? "|" : ";tries="), tl_buf_puts(&b, c->trial[i].run->name), tl_buf_puts(&b, " ");
+            params_append(&b, c->trial[i].run, c->trial[i].run_params);
+        }
+    }
     return b.s;
+}
+
+/* Drops case c's trials (the texts they share are c's). */
+static void trials_free(tl_case *c)
+{
+    for (int i = 0; i < c->ntrials; i++) free(c->trial[i].dispatch), free(c->trial[i].reason);
+    free(c->trial);
+    c->trial = NULL, c->ntrials = 0;
 }
 
 /* A declared variant's requires and launch. */
@@ -119,6 +135,47 @@ static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
     return 0;
 }
 
+/* Case c runs what row r of its variant's table names. */
+static void dispatch_to(tl_case *c, const tl_experiment *x, const cfg_variant *cv, int r)
+{
+    const dsp_row *row = &cv->table->rows[r];
+    c->run = row->v;
+    memcpy(c->run_params, row->params, sizeof c->run_params);
+    c->run_src = &cv->run_src[row->v - x->op->variants];
+    c->dispatch = tl_xasprintf("%s (%s:%d)", row->text, cv->table->name, row->line);
+}
+
+/* c's trials: the candidates rows[0 .. nr) (the first c's pick) that pass check_case on c's problem, when
+ * more than one does and the pick does. Before c's identity, which names them (add_case then gives it to
+ * them). */
+static int add_trials(tl_case *c, const tl_experiment *x, const cfg_variant *cv, const int *rows, int nr,
+                      const plan_limits *lim, tl_err *e)
+{
+    tl_case *tr = tl_xcalloc((size_t)nr, sizeof *tr);
+    int n = 0, rc = 0;
+    for (int i = 0; i < nr; i++) {
+        tl_case *t = &tr[n];
+        *t = *c;
+        t->trial = NULL, t->ntrials = 0, t->reason = NULL, t->dispatch = NULL;
+        memset(t->launch, 0, sizeof t->launch);
+        t->nlaunch = 0;
+        dispatch_to(t, x, cv, rows[i]);
+        rc = check_case(t, lim, e);
+        if (!rc && !t->skipped) {
+            n++;
+            continue;
+        }
+        free(t->dispatch), free(t->reason);
+        if (rc || i == 0) { /* the pick's skip is the case's own: check_case on c says it again */
+            n = 0;
+            break;
+        }
+    }
+    c->trial = tr, c->ntrials = n;
+    if (rc || n < 2) trials_free(c);
+    return rc;
+}
+
 static int add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, const long *params,
                     const reg_spec *spec, const plan_limits *lim, tl_err *e)
 {
@@ -146,22 +203,17 @@ static int add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, c
     c->run_src = &cv->src;
     if (cv->table) {
         char why[512];
-        int r = dsp_pick(cv->table, x->op, spec, why, sizeof why);
-        if (r < 0) {
-            c->reason = tl_xstrdup(why);
-        } else {
-            const dsp_row *row = &cv->table->rows[r];
-            c->run = row->v;
-            memcpy(c->run_params, row->params, sizeof c->run_params);
-            c->run_src = &cv->run_src[row->v - x->op->variants];
-            c->dispatch = tl_xasprintf("%s (%s:%d)", row->text, cv->table->name, row->line);
-        }
+        int rows[CFG_MAX_TRIALS], nr = dsp_rank(cv->table, x->op, spec, cv->trials, rows, why, sizeof why);
+        if (nr < 0) c->reason = tl_xstrdup(why);
+        else dispatch_to(c, x, cv, rows[0]);
+        if (nr > 1 && add_trials(c, x, cv, rows, nr, lim, e)) return -1;
     }
     c->canonical = plan_canonical(c);
     char hex[65];
     tl_sha256_hex(c->canonical, strlen(c->canonical), hex);
     memcpy(c->id, hex, 16);
     c->id[16] = '\0';
+    for (int i = 0; i < c->ntrials; i++) c->trial[i].canonical = c->canonical, memcpy(c->trial[i].id, c->id, sizeof c->id);
     if (!c->reason && check_case(c, lim, e)) return -1;
     c->skipped = c->reason != NULL;
     p->nskipped += c->skipped;
@@ -251,6 +303,7 @@ int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_e
 void plan_free(tl_plan *p)
 {
     for (int i = 0; i < p->ncases; i++) {
+        trials_free(&p->cases[i]);
         free(p->cases[i].canonical);
         free(p->cases[i].params_text);
         free(p->cases[i].sizes_text);
@@ -294,7 +347,9 @@ double plan_cost(const tl_case *c)
     const measure_protocol *m = &c->protocol;
     double n = (double)(m->warmup + m->min_reps) * (m->batch > 0 ? m->batch : 1) + 1; /* + the verified run */
     double timed = fmin(n * t, m->max_time_s + m->warmup_s + 2 * t);
-    return COST_CASE_S + fmax(timed, m->warmup_s);
+    /* Trials: each candidate loaded and run as measure_trial says, at least. */
+    return COST_CASE_S * (c->ntrials ? c->ntrials : 1) + fmax(timed, m->warmup_s) +
+           c->ntrials * (measure_trial.warmup + measure_trial.min_reps) * t;
 }
 
 double plan_setup_cost(const tl_case *c)

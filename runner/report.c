@@ -97,12 +97,16 @@ void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl
                 n += p->cases[i].cv == cv && !p->cases[i].skipped && p->cases[i].run == &x->op->variants[r];
             if (n) fprintf(f, " %s x %d", x->op->variants[r].name, n);
         }
+        if (cv->trials > 1)
+            fprintf(f, " (as the pick; each case times the %d candidates the table ranks first and runs the fastest: "
+                       "`trials: %d`)", cv->trials, cv->trials);
         fputc('\n', f);
         for (int i = 0; picks && i < p->ncases; i++) {
             const tl_case *c = &p->cases[i];
             if (c->cv != cv) continue;
             fprintf(f, "    %s %s %s: %s\n", c->sizes_text, c->layout_text, c->dtype,
                     c->skipped ? (c->reason ? c->reason : "skipped") : c->dispatch ? c->dispatch : "?");
+            for (int t = 1; t < c->ntrials; t++) fprintf(f, "      or %s\n", c->trial[t].dispatch);
         }
     }
     if (undecided)
@@ -155,6 +159,11 @@ void report_progress(FILE *f, int done, int total, const tl_result *r, double el
     if (r->local_bytes > 0) fprintf(f, " [spills: %ld B of local memory per thread, %d registers]", r->local_bytes, r->regs);
     if (r->samples.nthrottled) fprintf(f, " [%d of %d samples throttled]", r->samples.nthrottled, r->samples.n);
     if (c->dispatch) fprintf(f, " [ran %s]", c->dispatch);
+    if (r->trials) {
+        int tried = 0;
+        for (const char *s = r->trials; *s; s++) tried += *s == '\n';
+        fprintf(f, " [the fastest of %d tried]", tried);
+    }
     fputc('\n', f);
     fflush(f);
 }
@@ -224,7 +233,8 @@ void report_phases(FILE *f, const double *phase_s, double write_s, double wall_s
         cached += res[i].compile_cached == 1;
     }
     fprintf(f, "tilelab: where the %.2f s went:", wall_s);
-    for (int p = 0; p < PH_N; p++) {
+    int last = phase_s[PH_TRIALS] > 0 ? PH_TRIALS : PH_TRIALS - 1; /* trials: only in runs that had some */
+    for (int p = 0; p <= last; p++) {
         sum += phase_s[p];
         fprintf(f, " %s %.2f", tl_phase_names[p], phase_s[p]);
         if (p == PH_COMPILE && kernels) {
@@ -233,7 +243,7 @@ void report_phases(FILE *f, const double *phase_s, double write_s, double wall_s
             if (compiled) fprintf(f, "; NVRTC compiled %d during the run, %d of them ahead", compiled, compiled_ahead);
             fputc(')', f);
         }
-        fputc(p + 1 < PH_N ? ',' : ';', f);
+        fputc(p < last ? ',' : ';', f);
     }
     fprintf(f, " write %.2f, other %.2f\n", write_s, wall_s - sum > 0 ? wall_s - sum : 0.0);
 }

@@ -17,6 +17,7 @@ typedef enum {
     PH_LOOP,      /* the rest of the timing loop: L2 flushes, resets, waits, per-run checks */
     PH_TELEMETRY, /* NVML reads */
     PH_COUNTERS,  /* the hardware counters pass */
+    PH_TRIALS,    /* a dispatching case's trials: its candidates compiled (or from the cache) and timed */
     PH_N
 } tl_phase;
 extern const char *const tl_phase_names[PH_N];
@@ -53,6 +54,8 @@ typedef struct {
     ctr_result counters;      /* status NULL when the case asked for none */
     double phase_s[PH_N];     /* wall seconds per phase */
     int compile_cached;       /* 1 the kernel came from the cache (disk or this run's), 0 compiled, -1 n/a */
+    char *trials;             /* a case with trials (tl_case.trial): each candidate and its trial's median, one
+                               * line each, the one that ran marked; NULL otherwise */
 } tl_result;
 
 void result_free(tl_result *r);

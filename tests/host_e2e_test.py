@@ -38,7 +38,7 @@ class HostSmoke(unittest.TestCase):
             raw = f.read()
         with h5py.File(self.path, "r") as f:
             a = {k: text(v) for k, v in f.attrs.items()}
-        self.assertEqual(a["schema"], "tilelab/1.9")
+        self.assertEqual(a["schema"], "tilelab/1.10")
         self.assertEqual(a["experiment"], "host_smoke")
         self.assertEqual(a["config_yaml"], raw.decode())
         self.assertEqual(a["config_sha256"], hashlib.sha256(raw).hexdigest())
@@ -200,7 +200,7 @@ class Phases(unittest.TestCase):
     """Where the time goes (schema 1.5): per case and per session, seconds per phase that add up to no
     more than the run's wall time, and the closing line that says it."""
 
-    PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters")
+    PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "trials")
 
     def test_phases_per_case_and_session(self):
         tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
@@ -209,8 +209,9 @@ class Phases(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         line = [l for l in p.stderr.splitlines() if l.startswith("tilelab: where the ")]
         self.assertEqual(len(line), 1, p.stderr)
-        for k in self.PHASES + ("write", "other"):
+        for k in self.PHASES[:-1] + ("write", "other"):  # trials: only where a case had some
             self.assertRegex(line[0], r"\b%s [0-9]+\.[0-9]{2}\b" % k)
+        self.assertNotIn(" trials ", line[0])
         start = [l for l in p.stderr.splitlines() if l.startswith("tilelab: before the first case: ")]
         self.assertEqual(len(start), 1, p.stderr)
         with h5py.File(out, "r") as f:
@@ -348,7 +349,7 @@ class BadInput(unittest.TestCase):
         p = run(exp, "-o", out)
         self.assertEqual(p.returncode, 0, p.stderr)
         with h5py.File(out, "r") as f:
-            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.9")
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.10")
             for g in f["cases"].values():
                 self.assertEqual(text(g.attrs["status"]), "ok")
                 self.assertEqual(text(g.attrs["counters_status"]), "unavailable")

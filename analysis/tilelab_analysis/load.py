@@ -143,6 +143,10 @@ def _check_case(path, name, g, a, minor, nsessions, keep=None):
         v = a["dispatch"]
         if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 4096:
             raise SchemaError("%s: /cases/%s: dispatch is not a line of text" % (path, name))
+    if "dispatch_trials" in a:  # tilelab/1.10
+        v = a["dispatch_trials"]
+        if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 65536:
+            raise SchemaError("%s: /cases/%s: dispatch_trials is not text" % (path, name))
     if "tensor_maps" in a:  # tilelab/1.6
         v = a["tensor_maps"]
         if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 255:
@@ -379,7 +383,7 @@ def load_meta(path):
 
 TELEMETRY = ("sm_clock_mhz", "temp_c", "power_w", "throttled")
 # tilelab/1.5: where a case's wall time went (case attributes t_<phase>_s), in the runner's order.
-PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters")
+PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "trials")
 
 
 def _meta(f):
@@ -436,6 +440,7 @@ def _rows(path, f, attrs, data):
         a.setdefault("cutlass_version", "")  # tilelab/1.4: the CUTLASS headers it compiled with
         a.setdefault("tensor_maps", "")  # tilelab/1.6: the TMA tensor maps its kernel was given
         a.setdefault("dispatch", "")  # tilelab/1.7: what a dispatching variant's table picked
+        a.setdefault("dispatch_trials", "")  # tilelab/1.10: the candidates it timed, the one that ran marked
         a.setdefault("device_ordinal", -2)  # tilelab/1.7: the GPU that ran it (-1 none; -2 not recorded)
         rows.append(a)
     return meta, rows

@@ -44,7 +44,7 @@ KEEP_SKIP = re.compile(r"KEEP = [12] reads [AB] as it lies: [mn] must be a multi
 def shapes(cs):
     """The per-shape table of `tuned` against cuBLAS, and the bars it misses."""
     fails, ratios = [], []
-    print("tuned against cuBLAS, sgemm_shapes.yaml (what ran: the table's pick):")
+    print("tuned against cuBLAS, sgemm_shapes.yaml (what ran: the fastest of the candidates its table ranks first):")
     for c in sorted((c for c in cs if c["variant"] == "tuned"), key=lambda c: (c["flop"], c["sizes"], c["layouts"])):
         cb = [b for b in cs if b["variant"] == "cublas" and b["sizes"] == c["sizes"] and b["layouts"] == c["layouts"]]
         if c["status"] != "ok" or not cb or cb[0]["status"] != "ok":

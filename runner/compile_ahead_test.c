@@ -47,10 +47,11 @@ static int report_line_checks(void)
         CHECK(strstr(text, rows[i].want) != NULL, "row %zu: '%s' lacks '%s'", i, text, rows[i].want);
         free(text);
     }
-    /* A run with trials names them after the counters. */
+    /* A run with trials names them after the counters, and counts the kernels its trials compiled. */
     tl_result res[1];
     memset(res, 0, sizeof res);
-    res[0].compile_cached = -1;
+    res[0].compile_cached = 1;
+    res[0].trial_compiled = 2;
     double phase_s[PH_N] = {0};
     phase_s[PH_TRIALS] = 0.25;
     char *text = NULL;
@@ -60,7 +61,9 @@ static int report_line_checks(void)
     if (f) {
         report_phases(f, phase_s, 0.0, 1.0, res, 1, 0);
         fclose(f);
-        CHECK(strstr(text, "counters 0.00, trials 0.25; write 0.00") != NULL, "trials: '%s'", text);
+        CHECK(strstr(text, "counters 0.00, trials 0.25; write 0.00") != NULL &&
+                  strstr(text, "(1 of 1 kernels from the cache; NVRTC compiled 2 during the run, 0 of them ahead)"),
+              "trials: '%s'", text);
         free(text);
     } else {
         CHECK(0, "open_memstream");

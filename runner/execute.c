@@ -379,11 +379,13 @@ static int run_trials(exec_ctx *c, const tl_case *tc, tl_result *r, int *pick, t
         run_ctx rt = {.tc = t, .prob = c->prob, .stream = c->ctx.stream, .r = &tr};
         measure_samples sm = {0};
         rc = prepare_kernel(c, t, &rt, &k, &k2, &cb, &tr, e);
+        r->trial_compiled += cb.cubin_len > 0 && cb.cached == 0; /* NVRTC compiled it here, not ahead */
         if (!rc && !strcmp(tr.status, "ok")) {
             measure_target mt = {.on_device = 1, .stream = c->ctx.stream, .reset = run_reset, .launch = run_launch,
                                  .ctx = &rt, .l2_buf = c->l2_buf, .l2_bytes = c->l2_bytes};
             rc = measure_run(&p, &mt, &sm, e);
         }
+        if (rc) tl_err_wrap(e, "trial of %s", t->dispatch);
         if (!rc && sm.n > 0) {
             measure_stats st;
             measure_stats_compute(sm.time_ms, sm.n, &st);

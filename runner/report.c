@@ -228,9 +228,11 @@ void report_phases(FILE *f, const double *phase_s, double write_s, double wall_s
 {
     int kernels = 0, cached = 0;
     double sum = write_s;
+    int in_trials = 0;
     for (int i = 0; i < n; i++) {
         kernels += res[i].compile_cached >= 0;
         cached += res[i].compile_cached == 1;
+        in_trials += res[i].trial_compiled;
     }
     fprintf(f, "tilelab: where the %.2f s went:", wall_s);
     int last = phase_s[PH_TRIALS] > 0 ? PH_TRIALS : PH_TRIALS - 1; /* trials: only in runs that had some */
@@ -238,7 +240,7 @@ void report_phases(FILE *f, const double *phase_s, double write_s, double wall_s
         sum += phase_s[p];
         fprintf(f, " %s %.2f", tl_phase_names[p], phase_s[p]);
         if (p == PH_COMPILE && kernels) {
-            int compiled = compiled_ahead + kernels - cached;
+            int compiled = compiled_ahead + kernels - cached + in_trials;
             fprintf(f, " (%d of %d kernels from the cache", cached, kernels);
             if (compiled) fprintf(f, "; NVRTC compiled %d during the run, %d of them ahead", compiled, compiled_ahead);
             fputc(')', f);

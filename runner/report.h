@@ -20,8 +20,9 @@ void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n);
 int report_failures(const tl_result *res, int n);
 
 /* The run's closing line: where its wall time went, phase by phase (its cases', the writer's, the
- * rest); how many of the cases' kernels came from the cache, and how many NVRTC compiled during the run
- * (compiled_ahead of them in the threads that compile ahead, whose cases then read them from the cache). */
+ * rest; trials only where a case had some); how many of the cases' kernels came from the cache, and how
+ * many NVRTC compiled during the run (compiled_ahead of them in the threads that compile ahead, whose
+ * cases then read them from the cache; and those its trials compiled themselves, trial_compiled). */
 void report_phases(FILE *f, const double *phase_s, double write_s, double wall_s, const tl_result *res, int n,
                    int compiled_ahead);
 

@@ -56,6 +56,7 @@ typedef struct {
     int compile_cached;       /* 1 the kernel came from the cache (disk or this run's), 0 compiled, -1 n/a */
     char *trials;             /* a case with trials (tl_case.trial): each candidate and its trial's median, one
                                * line each, the one that ran marked; NULL otherwise */
+    int trial_compiled;       /* of its trials' kernels, those NVRTC compiled during them (not ahead, not cached) */
 } tl_result;
 
 void result_free(tl_result *r);

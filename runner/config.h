@@ -15,7 +15,7 @@
 
 typedef enum { CFG_VERIFY_OFF, CFG_VERIFY_ONCE, CFG_VERIFY_EVERY } cfg_verify;
 
-#define CFG_TRIALS 4      /* a dispatching variant's trials without `trials:` */
+#define CFG_TRIALS 8      /* a dispatching variant's trials without `trials:` */
 #define CFG_MAX_TRIALS 16 /* `trials:` at most */
 
 typedef struct {

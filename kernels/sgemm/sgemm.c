@@ -1503,7 +1503,7 @@ static const reg_variant sgemm_variants[] = {
      .nparams = NPARAMS(p25), .constraints = "as cute_threads_bk", .check = check24, .geometry = geometry24},
     {.name = "tuned", .summary = "dispatches: per problem, the rung and params that a table measured on the device "
                                  "picks (runner/dispatch.h; `table:` names another), the fastest of the candidates it "
-                                 "ranks first, timed on the problem (`trials:`, default 4; 1: the table's pick)",
+                                 "ranks first, timed on the problem (`trials:`, default 8; 1: the table's pick)",
      .kind = REG_NVRTC, .table = "sgemm/tuned_h100.table", .dtypes = ALL_DTYPES,
      .constraints = "those of the rung the table picks; a problem no rung of the table takes is skipped"},
     {.name = "cublas", .summary = "the bar: f32 cublasSgemm, default math (no TF32); tf32 and bf16 cublasGemmEx with "

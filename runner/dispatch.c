@@ -319,6 +319,7 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
     double *score = tl_xcalloc((size_t)n + 1, sizeof *score), *rd = tl_xcalloc((size_t)n + 1, sizeof *rd);
     double *here = tl_xcalloc((size_t)n + 1, sizeof *here);
     int *row = tl_xcalloc((size_t)n + 1, sizeof *row), *nearp = tl_xcalloc((size_t)n + 1, sizeof *nearp), nnear = 0;
+    int *nearj = tl_xcalloc((size_t)n + 1, sizeof *nearj);
     ranked *rk = tl_xcalloc((size_t)n + 1, sizeof *rk);
     for (int i = 0; i < n; i++) {
         rd[i] = HUGE_VAL;
@@ -328,7 +329,10 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
      * measured is decided by its own rows. */
     double near = dmin == 0 ? 0 : DSP_NEAR;
     for (int i = 0; i < n; i++)
-        if (use[i] && t->rows[i].prob == i && d[i] <= dmin + near) w[i] = exp(-(d[i] - dmin) / DSP_SCALE), nearp[nnear++] = i;
+        if (use[i] && t->rows[i].prob == i && d[i] <= dmin + near)
+            w[i] = exp(-(d[i] - dmin) / DSP_SCALE), nearj[i] = nnear, nearp[nnear++] = i;
+    /* has[j * n + c]: whether candidate c has a row at the near problem nearp[j]. */
+    char *has = tl_xcalloc((size_t)nnear * n + 1, 1);
     /* here[c]: candidate c's overhead on spec (>= 1, so 0 is not yet known). */
     for (int i = 0; i < n; i++)
         if (use[i] && !here[t->rows[i].cand]) here[t->rows[i].cand] = overhead(t, op, &t->rows[i], s);
@@ -343,6 +347,7 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
             score[r->cand] += w[r->prob] * (r->rel * here[r->cand] / overhead(t, op, r, &at) - DSP_REL_ABSENT);
         }
         if (d[i] < rd[r->cand]) rd[r->cand] = d[i], row[r->cand] = i;
+        if (w[r->prob] > 0) has[(size_t)nearj[r->prob] * n + r->cand] = 1;
     }
     for (int c = 0; c < n; c++) {
         if (rd[c] == HUGE_VAL) continue; /* not a candidate of these rows */
@@ -354,7 +359,11 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
         double wc = 0;
         for (int j = 0; j < nnear; j++) {
             reg_spec at = row_spec(&t->rows[nearp[j]]);
-            if (!r->v->check || r->v->check(r->params, &at, no, sizeof no)) wc += w[nearp[j]];
+            if (r->v->check && !r->v->check(r->params, &at, no, sizeof no)) continue;
+            /* Nor does one where c has no row and its shape would cost it far more than here does
+             * (a 128-row tile at m = 48): the tuning kept only the rows within reach of the fastest. */
+            if (!has[(size_t)j * n + c] && overhead(t, op, r, &at) > DSP_ABSENT_WASTE * here[c]) continue;
+            wc += w[nearp[j]];
         }
         if (wc <= 0) continue;
         rk[nr++] = (ranked){DSP_REL_ABSENT + score[c] / wc, rd[c], row[c], c};
@@ -368,7 +377,7 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
         for (int j = 0; j < got && !twice; j++) twice = t->rows[out[j]].cand == t->rows[pick].cand;
         if (!twice) out[got++] = pick;
     }
-    free(d), free(w), free(score), free(rd), free(row), free(here), free(nearp), free(rk);
+    free(d), free(w), free(score), free(rd), free(row), free(here), free(nearp), free(nearj), free(has), free(rk);
     return got;
 }
 

@@ -18,7 +18,9 @@
  * rung takes the problem scores the weighted mean of its rel there, each scaled by the op's
  * dispatch_overhead on the problem over that on the measured one (blocks over the SMs, padded tiles), and
  * DSP_REL_ABSENT where a problem has no row of it (a problem its rung refuses, e.g. skinny's small side
- * over its SMAX, is left out of its mean: that says nothing of its speed); the lowest score wins, ties to the candidate with
+ * over its SMAX, is left out of its mean: that says nothing of its speed; so is one without a row of it
+ * where its overhead is over DSP_ABSENT_WASTE times its overhead on the problem: the shape, not the
+ * candidate, kept it out of the rows there); the lowest score wins, ties to the candidate with
  * the nearer row, then the earlier. A problem the table measured (distance 0) counts alone. Rows of
  * other layouts only when no candidate of the problem's layouts takes it. Then, for a problem the table
  * did not measure, the op's switch (reg_op.dispatch_switch, sgemm's SK): where the table has the winner's
@@ -58,6 +60,11 @@ void dsp_free(dsp_table *t);
 #define DSP_NEAR 2.0       /* how much farther than the nearest a measured problem still counts */
 #define DSP_SCALE 0.5      /* the distance over which its weight falls by e */
 #define DSP_REL_ABSENT 2.0 /* a candidate's rel at a problem that has no row of it */
+/* A problem where a candidate has no row and the op's overhead model puts it at more than this many
+ * times its overhead on the problem asked about is left out of its mean (tuned_h100.table, each problem
+ * left out and predicted from the others: 1.047 -> 1.042 x the fastest, the 128 held-out problems
+ * 1.052 -> 1.050; 1.5 of 1.25, 1.5, 2 and 3 the best). */
+#define DSP_ABSENT_WASTE 1.5
 
 /* The row for spec (the picked candidate's row at the nearest problem that has one): its index, or -1
  * with why (no row of the dtype, no rung that takes it). */

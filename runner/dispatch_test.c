@@ -520,12 +520,21 @@ static int check_trials(void)
         free(dir);
         return 1;
     }
-    int n = 9;
+    int n = 11;
     CHECK(p.ncases == 3, "ncases %d", p.ncases);
     const tl_case *two = &p.cases[0], *one = &p.cases[1], *all = &p.cases[2];
-    CHECK(two->ntrials == 2 && one->ntrials == 0 && !one->trial && all->ntrials == 3, "trials %d, %d, %d",
+    /* trials 16: the three candidates, and hopper's EDGE twin (its 64 x 64 tiles leave a warp's 32 columns
+     * and more empty at 1100 = 18 x 64 - 52; warptile and cute_pipeline have none). */
+    CHECK(two->ntrials == 2 && one->ntrials == 0 && !one->trial && all->ntrials == 4, "trials %d, %d, %d",
           two->ntrials, one->ntrials, all->ntrials);
-    if (two->ntrials == 2 && all->ntrials == 3) {
+    if (two->ntrials == 2 && all->ntrials == 4) {
+        const tl_case *h = &all->trial[2], *w = &all->trial[3];
+        int edge = reg_find_param(h->run, "EDGE");
+        CHECK(!strcmp(h->run->name, "hopper") && w->run == h->run && edge >= 0 && h->run_params[edge] == 0 &&
+                  w->run_params[edge] == 1 && w->run_params[0] == h->run_params[0] && w->nlaunch == 1 &&
+                  strstr(w->dispatch, ",EDGE=1 (") &&
+                  strstr(w->dispatch, "my.table:4 with EDGE=1)") && strstr(all->canonical, "EDGE=1"),
+              "the twin: %s", w->dispatch);
         const tl_case *t0 = &two->trial[0], *t1 = &two->trial[1];
         /* The pick first, as the case itself has it; the other its own rung, launch and dispatch. */
         CHECK(t0->run == two->run && !memcmp(t0->run_params, two->run_params, sizeof t0->run_params) &&
@@ -538,20 +547,22 @@ static int check_trials(void)
                   t1->cv == two->cv && !strcmp(t1->sizes_text, two->sizes_text),
               "the trials share the case's identity");
         /* Identity: the trials are named, so trials 1, 2 and 16 make three cases of one problem. */
-        CHECK(strstr(two->canonical, ";trials=2;tries=") && strstr(all->canonical, ";trials=3;tries=") &&
+        CHECK(strstr(two->canonical, ";trials=2;tries=") && strstr(all->canonical, ";trials=4;tries=") &&
                   !strstr(one->canonical, ";trials="),
               "canonical: %s", two->canonical);
         CHECK(strcmp(two->id, one->id) && strcmp(two->id, all->id) && strcmp(one->id, all->id), "ids");
         char *k1 = plan_problem_key(two), *k2 = plan_problem_key(one);
         CHECK(!strcmp(k1, k2), "one problem: %s / %s", k1, k2);
         free(k1), free(k2);
-        /* Compiling ahead: the three candidates once each. */
+        /* Compiling ahead: the four candidates once each. */
         compile_list l = {0};
         compile_collect(&x, &p, NULL, 0, &l);
         int seen = 0;
         for (int i = 0; i < l.n; i++)
-            for (int k = 0; k < all->ntrials; k++) seen += l.items[i].c->run == all->trial[k].run;
-        CHECK(l.n == 3 && seen == 3, "compile list %d kernels, %d of the candidates", l.n, seen);
+            for (int k = 0; k < all->ntrials; k++)
+                seen += l.items[i].c->run == all->trial[k].run &&
+                        !memcmp(l.items[i].c->run_params, all->trial[k].run_params, sizeof all->trial[k].run_params);
+        CHECK(l.n == 4 && seen == 4, "compile list %d kernels, %d of the candidates", l.n, seen);
         compile_list_free(&l);
         CHECK(plan_cost(two) > plan_cost(one) && plan_cost(all) > plan_cost(two), "cost %g, %g, %g", plan_cost(one),
               plan_cost(two), plan_cost(all));
@@ -578,6 +589,48 @@ static int check_trials(void)
     }
     free(dir);
     return n;
+}
+
+/* The op's trial twins (sgemm: EDGE 1 beside a hopper or packed candidate whose tiles leave whole warps past
+ * C's edge): only where the tiles do, only with trials (trials 1 runs the pick alone), and a pick with no
+ * other candidate still gets its twin. */
+static int check_twins(void)
+{
+    char *dir = write_folder("op sgemm\n"
+                             "m=1024,n=1024,k=4096 a=row,b=row f32 hopper BM=64,BN=64,WM=32,WN=32,WNITER=1,MINB=2\n");
+    static const char *yaml = "name: t\nop: sgemm\nseed: 1\nlayout: {a: row, b: row}\n"
+                              "sizes: [{mnk: 1024}, {m: 1100, n: 1024, k: 4096}, {m: 1024, n: 1090, k: 4096}, "
+                              "{m: 1050, n: 1050, k: 4096}]\n"
+                              "variants: [{name: tuned, table: my.table, trials: 4}]\n";
+    tl_experiment x;
+    tl_plan p;
+    tl_err e;
+    if (load_in(dir, yaml, &x, &p, &e)) {
+        CHECK(0, "%s", e.msg);
+        free(dir);
+        return 1;
+    }
+    /* 1024: none past; 1100: 1152 - 1100 = 52 rows past, >= WM 32; 1090: 62 columns past; 1050: 38 both ways. */
+    int want[4] = {0, 2, 2, 2}, n = 1;
+    CHECK(p.ncases == 4, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases && i < 4; i++, n++) {
+        const tl_case *c = &p.cases[i];
+        CHECK(c->ntrials == want[i] && (!want[i] || strstr(c->trial[1].dispatch, "EDGE=1")), "%s: %d candidates",
+              c->sizes_text, c->ntrials);
+    }
+    plan_free(&p);
+    config_free(&x);
+    /* trials 1: the pick alone. */
+    if (load_in(dir, "name: t\nop: sgemm\nseed: 1\nlayout: {a: row, b: row}\nsizes: {m: 1100, n: 1024, k: 4096}\n"
+                     "variants: [{name: tuned, table: my.table, trials: 1}]\n", &x, &p, &e) == 0) {
+        CHECK(p.ncases == 1 && p.cases[0].ntrials == 0, "trials 1: %d candidates", p.cases[0].ntrials);
+        plan_free(&p);
+        config_free(&x);
+    } else {
+        CHECK(0, "%s", e.msg);
+    }
+    free(dir);
+    return n + 1;
 }
 
 /* Kernels of two experiments compiled together (runner compile A.yaml B.yaml): the same rung and params
@@ -677,6 +730,7 @@ int main(void)
     total += check_switch();
     total += check_tuned_cases();
     total += check_trials();
+    total += check_twins();
     total += check_collect_args();
     total += check_config_errors();
     total += check_default_table();

@@ -145,13 +145,41 @@ static void dispatch_to(tl_case *c, const tl_experiment *x, const cfg_variant *c
     c->dispatch = tl_xasprintf("%s (%s:%d)", row->text, cv->table->name, row->line);
 }
 
+/* Trial t (a candidate of the table) as the op's twin of it (reg_op.trial_twin) into *w, when the op has
+ * one for t's problem: 1, else 0. Its dispatch names the row and what the twin changes. */
+static int twin_of(const tl_case *t, tl_case *w)
+{
+    long twin[REG_MAX_PARAMS];
+    if (!t->op->trial_twin || !t->op->trial_twin(t->run, t->run_params, &t->spec, twin)) return 0;
+    *w = *t;
+    w->trial = NULL, w->ntrials = 0, w->reason = NULL;
+    memset(w->launch, 0, sizeof w->launch);
+    w->nlaunch = 0;
+    memcpy(w->run_params, twin, sizeof w->run_params);
+    tl_buf b = {0}, d = {0};
+    tl_buf_puts(&b, ""), tl_buf_puts(&d, "");
+    params_append(&b, w->run, twin);
+    for (int k = 0; k < w->run->nparams; k++)
+        if (twin[k] != t->run_params[k]) {
+            if (d.s[0]) tl_buf_puts(&d, ",");
+            tl_buf_puts(&d, w->run->params[k].name), tl_buf_puts(&d, "="), tl_buf_long(&d, twin[k]);
+        }
+    const char *at = strrchr(t->dispatch, '(');
+    w->dispatch = tl_xasprintf("%s %s (%.*s with %s)", w->run->name, b.s, at ? (int)(strlen(at) - 2) : 0, at ? at + 1 : "",
+                               d.s);
+    free(b.s), free(d.s);
+    return 1;
+}
+
 /* c's trials: the candidates rows[0 .. nr) (the first c's pick) that pass check_case on c's problem, when
- * more than one does and the pick does. Before c's identity, which names them (add_case then gives it to
+ * more than one does and the pick does; then the op's twins (reg_op.trial_twin) of the first half of the
+ * `trials:` asked for, those that pass, CFG_MAX_TRIALS candidates in all at most. Before c's identity, which names them (add_case then gives it to
  * them). */
 static int add_trials(tl_case *c, const tl_experiment *x, const cfg_variant *cv, const int *rows, int nr,
                       const plan_limits *lim, tl_err *e)
 {
-    tl_case *tr = tl_xcalloc((size_t)nr, sizeof *tr);
+    int twins = (cv->trials + 1) / 2;
+    tl_case *tr = tl_xcalloc((size_t)(nr + twins), sizeof *tr);
     int n = 0, rc = 0;
     for (int i = 0; i < nr; i++) {
         tl_case *t = &tr[n];
@@ -170,6 +198,12 @@ static int add_trials(tl_case *c, const tl_experiment *x, const cfg_variant *cv,
             n = 0;
             break;
         }
+    }
+    for (int i = 0, rows_n = n; !rc && i < rows_n && i < twins && n < CFG_MAX_TRIALS; i++) { /* (run_trials' room) */
+        if (!twin_of(&tr[i], &tr[n])) continue;
+        rc = check_case(&tr[n], lim, e);
+        if (!rc && !tr[n].skipped) n++;
+        else free(tr[n].dispatch), free(tr[n].reason);
     }
     c->trial = tr, c->ntrials = n;
     if (rc || n < 2) trials_free(c);
@@ -206,7 +240,7 @@ static int add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, c
         int rows[CFG_MAX_TRIALS], nr = dsp_rank(cv->table, x->op, spec, cv->trials, rows, why, sizeof why);
         if (nr < 0) c->reason = tl_xstrdup(why);
         else dispatch_to(c, x, cv, rows[0]);
-        if (nr > 1 && add_trials(c, x, cv, rows, nr, lim, e)) return -1;
+        if (nr >= 1 && cv->trials > 1 && add_trials(c, x, cv, rows, nr, lim, e)) return -1;
     }
     c->canonical = plan_canonical(c);
     char hex[65];

@@ -206,6 +206,10 @@ typedef struct {
         const char *param;
         int (*on)(const reg_variant *v, const long *params, const reg_spec *s);
     } dispatch_switch[2];
+    /* Optional, for a dispatching variant's trials: a twin of candidate v with params worth timing beside
+     * it on spec, a param the table did not measure and the problem's shape can make pay (sgemm's EDGE):
+     * 1 with twin (REG_MAX_PARAMS, registry order) filled, else 0. */
+    int (*trial_twin)(const reg_variant *v, const long *params, const reg_spec *s, long *twin);
 } reg_op;
 
 extern const reg_op *const reg_ops[];

@@ -63,6 +63,13 @@
 //   from 0.87 - 0.93 to 0.94 - 0.99 x cuBLAS at 4096^3 and 8192^3, and its smaller tiles 1 - 8% on odd and
 //   skinny problems; hopper's own kernel, with its checked loop beside the unchecked one, got slower with
 //   it. Not with KMAJ.
+// - EDGE = 1: on C's edge, a warp whose WM x WN of the tile lies wholly outside C still copies its share
+//   of each tile and meets every barrier, but loads no fragments and runs no FMAs, so that the SM's other
+//   warps issue more (92 x 4382 x 13487 with 64 x 64 tiles: m leaves 36 of the last tile's rows empty,
+//   its lower warps idle; 0.565 -> 0.637 x cuBLAS on the H100). A param and not always on: the idle
+//   warps' loop, a second instantiation in the kernel, changed how the compiler allocated the main loop's
+//   registers, and 256 x 128 tiles ran 4 - 5% slower at 4096^3 and 8192^3 (docs/gpu-runs.md). `tuned` times
+//   it as a twin of its candidates where their tiles leave whole warps empty (kernels/sgemm/sgemm.c).
 // Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
 // 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
@@ -127,6 +134,12 @@
 #endif
 #ifndef XPF
 #define XPF 0
+#endif
+#ifndef EDGE
+#define EDGE 0
+#endif
+#if EDGE < 0 || EDGE > 1
+#error "11_hopper: EDGE 0 or 1"
 #endif
 #if XPF < 0 || XPF > 1 || (XPF && KMAJ)
 #error "11_hopper: XPF 0 or 1 (1: KMAJ = 0)"
@@ -227,7 +240,11 @@ __device__ __forceinline__ void hopper_tile_fma(const float *As, const float *Bs
 // The pipelined main loop. Instantiated twice, for interior blocks and for the others: in one loop
 // with both paths the compiler keeps the checked path's addresses live across the FMAs, and spills.
 // k tiles t0, t0 + step, ... below t1 of the block's tile (step > 1: SK's interleaved slices).
-template <int LOAD, bool VEC16>
+// DEAD (EDGE, above): for a warp whose WM x WN of the tile lies wholly outside C (hopper_warp_dead): it
+// copies its share of each tile and meets every barrier, but loads no fragments and runs no FMAs. (The
+// block's other warps run the loop without DEAD: a CTA barrier counts the warps that arrive, wherever in
+// the code they wait, and both loops meet the same barriers in the same order.)
+template <int LOAD, bool VEC16, bool DEAD = false>
 __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__restrict__ A, const float *__restrict__ B,
                                                 int M, int N, int K, int row0, int col0, int t0, int t1, float *acc,
                                                 int step = 1)
@@ -290,7 +307,8 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
         __syncthreads();
     }
     float regM[2][WMITER * TM], regN[2][WNITER * TN];
-    warptile_fragments<LDA, LDB, SWIZZLE>(smem, smem + A_FLOATS, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
+    if constexpr (!DEAD)
+        warptile_fragments<LDA, LDB, SWIZZLE>(smem, smem + A_FLOATS, 0, wrow, wcol, lrow, lcol, regM[0], regN[0]);
     for (int t0s = 0; t0s < ntiles; t0s += STAGES) {
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
@@ -301,18 +319,19 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
 #pragma unroll
             for (int k = 0; k < BK; ++k) {
                 if (k + 1 < BK) {
-                    warptile_fragments<LDA, LDB, SWIZZLE>(As, As + A_FLOATS, k + 1, wrow, wcol, lrow, lcol,
-                                                          regM[(k + 1) & 1], regN[(k + 1) & 1]);
+                    if constexpr (!DEAD)
+                        warptile_fragments<LDA, LDB, SWIZZLE>(As, As + A_FLOATS, k + 1, wrow, wcol, lrow, lcol,
+                                                              regM[(k + 1) & 1], regN[(k + 1) & 1]);
                 } else {
                     // Tile t + 1 has landed, and every warp has loaded its last fragments of this one.
                     cp_async_wait<STAGES - 2>();
                     __syncthreads();
-                    if (t + 1 < ntiles) // BK is even: slice 0 goes to buffer 0
+                    if (!DEAD && t + 1 < ntiles) // BK is even: slice 0 goes to buffer 0
                         warptile_fragments<LDA, LDB, SWIZZLE>(An, An + A_FLOATS, 0, wrow, wcol, lrow, lcol, regM[0],
                                                               regN[0]);
                 }
                 if (k == 0) HOPPER_NEXT(stage, t + STAGES - 1);
-                warptile_fma(acc, regM[k & 1], regN[k & 1]);
+                if constexpr (!DEAD) warptile_fma(acc, regM[k & 1], regN[k & 1]);
             }
         }
     }
@@ -323,7 +342,7 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
         const int next = t + STAGES - 1;
         HOPPER_NEXT(smem + (next % STAGES) * STAGE_FLOATS, next);
         const float *As = smem + (t % STAGES) * STAGE_FLOATS;
-        hopper_tile_fma(As, As + A_FLOATS, wrow, wcol, lrow, lcol, acc);
+        if constexpr (!DEAD) hopper_tile_fma(As, As + A_FLOATS, wrow, wcol, lrow, lcol, acc);
     }
 #endif
     cp_async_wait<0>();
@@ -332,9 +351,29 @@ __device__ __forceinline__ void hopper_mainloop(float *smem, const float *__rest
 #undef HOPPER_NEXT
 }
 
+// Whether the calling warp's WM x WN of the tile at (row0, col0) lies wholly outside the M x N of C.
+__device__ __forceinline__ bool hopper_warp_dead(int M, int N, int row0, int col0)
+{
+    const int warp = threadIdx.x / 32;
+    return row0 + (warp / WARPS_N) * WM >= M || col0 + (warp % WARPS_N) * WN >= N;
+}
+
+// hopper_mainloop for a block on C's edge: with EDGE, the warps with nothing of C run it DEAD; without,
+// the kernel is the one it was before EDGE (the same machine code).
+#if EDGE
+#define HOPPER_MAINLOOP_EDGE(dead, LOAD, VEC16, ...)                                                           \
+    do {                                                                                                      \
+        if (dead) hopper_mainloop<LOAD, VEC16, true>(__VA_ARGS__);                                            \
+        else hopper_mainloop<LOAD, VEC16, false>(__VA_ARGS__);                                                \
+    } while (0)
+#else
+#define HOPPER_MAINLOOP_EDGE(dead, LOAD, VEC16, ...) hopper_mainloop<LOAD, VEC16, false>(__VA_ARGS__)
+#endif
+
 #if ODD
 // The last k tile when K is no multiple of BK, for a block whose main loop ran without checks: one
 // checked tile (zero past K) after the pipeline has drained.
+template <bool DEAD = false>
 __device__ __forceinline__ void hopper_tail(float *smem, const float *__restrict__ A, const float *__restrict__ B, int M,
                                             int N, int K, int row0, int col0, int kt, float *acc)
 {
@@ -345,6 +384,7 @@ __device__ __forceinline__ void hopper_tail(float *smem, const float *__restrict
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
+    if (DEAD) return;
     const float *As = smem, *Bs = As + A_FLOATS;
 #if KMAJ
     hopper_tile_fma(As, Bs, wrow, wcol, lrow, lcol, acc);
@@ -575,17 +615,21 @@ __device__ __forceinline__ void hopper_tile_k(float *smem, int M, int N, int K, 
     if (SLICE) hopper_slice(ktiles, t0, t1);
 #if ODD
     const int tend = min(t1, kfull);
+    const bool dead = EDGE && !inside && hopper_warp_dead(M, N, row0, col0);
     if (inside && vec16) hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc, step);
     else if (inside) hopper_mainloop<LOAD_INTERIOR, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc, step);
-    else if (vec16) hopper_mainloop<LOAD_CLAMPED, true>(smem, A, B, M, N, K, row0, col0, t0, tend, acc, step);
-    else hopper_mainloop<LOAD_CLAMPED, false>(smem, A, B, M, N, K, row0, col0, t0, tend, acc, step);
-    if (t0 <= kfull && t1 > kfull && (kfull - t0) % step == 0) // the range has the remainder's tile
-        hopper_tail(smem, A, B, M, N, K, row0, col0, kfull, acc);
+    else if (vec16) HOPPER_MAINLOOP_EDGE(dead, LOAD_CLAMPED, true, smem, A, B, M, N, K, row0, col0, t0, tend, acc, step);
+    else HOPPER_MAINLOOP_EDGE(dead, LOAD_CLAMPED, false, smem, A, B, M, N, K, row0, col0, t0, tend, acc, step);
+    if (t0 <= kfull && t1 > kfull && (kfull - t0) % step == 0) { // the range has the remainder's tile
+        if (EDGE && dead) hopper_tail<EDGE != 0>(smem, A, B, M, N, K, row0, col0, kfull, acc);
+        else hopper_tail<false>(smem, A, B, M, N, K, row0, col0, kfull, acc);
+    }
 #else
     if (inside && vec16 && kfull == ktiles)
         hopper_mainloop<LOAD_INTERIOR, true>(smem, A, B, M, N, K, row0, col0, t0, t1, acc, step);
     else
-        hopper_mainloop<LOAD_CHECKED, false>(smem, A, B, M, N, K, row0, col0, t0, t1, acc, step);
+        HOPPER_MAINLOOP_EDGE(!inside && hopper_warp_dead(M, N, row0, col0), LOAD_CHECKED, false, smem, A, B, M, N, K,
+                             row0, col0, t0, t1, acc, step);
 #endif
 }
 

@@ -15,8 +15,9 @@
 // percent at 4096^3) where 11 copied 16 bytes anyway: the dispatch table (`tuned`) measures which.
 // The workspace, 4 KP (MP + NP) bytes at most, is the runner's (reg_variant.workspace in sgemm.c).
 //
-// Params: hopper's, except ODD and KMAJ (the packed operands never need them); GRID, SK and SKPAR as
-// hopper's (SK's and SKPAR's partial tiles go in the workspace after the packed operands).
+// Params: hopper's, except ODD and KMAJ (the packed operands never need them); GRID, SK, SKPAR and EDGE as
+// hopper's (SK's and SKPAR's partial tiles go in the workspace after the packed operands; EDGE's idle
+// warps are those wholly outside C, not outside the padded operands).
 //
 // KEEP = 1 (A) or 2 (B): that operand is not packed but read as it lies, which must be tile-aligned (M a
 // multiple of BM for A, N of BN for B, K of 32 and BK: sgemm.c checks it). For a skinny problem whose
@@ -181,7 +182,8 @@ sgemm_packed(int M, int N, int K, float alpha, const float *__restrict__ A, cons
 #if SK
     hopper_sk_block<true>(M, N, tiles_m, tiles_n, KP / BK, alpha, beta, C, partials,
                     [&](int row0, int col0, int t0, int step, float *acc) {
-                        hopper_mainloop<LOAD_INTERIOR, true>(smem, Ap, Bp, MP, NP, KP, row0, col0, t0, KP / BK, acc, step);
+                        HOPPER_MAINLOOP_EDGE(hopper_warp_dead(M, N, row0, col0), LOAD_INTERIOR, true, smem, Ap, Bp, MP,
+                                             NP, KP, row0, col0, t0, KP / BK, acc, step);
                     });
 #else
 #if GRID
@@ -196,7 +198,9 @@ sgemm_packed(int M, int N, int K, float alpha, const float *__restrict__ A, cons
         hopper_slice(KP / BK, t0, t1);
         const int row0 = tile_m * BM, col0 = tile_n * BN;
         float acc[WMITER * TM * WNITER * TN] = {0.0f};
-        hopper_mainloop<LOAD_INTERIOR, true>(smem, Ap, Bp, MP, NP, KP, row0, col0, t0, t1, acc);
+        // (A warp wholly outside C, on its edge, copies its share of the tiles and computes nothing.)
+        HOPPER_MAINLOOP_EDGE(hopper_warp_dead(M, N, row0, col0), LOAD_INTERIOR, true, smem, Ap, Bp, MP, NP, KP, row0, col0,
+                             t0, t1, acc);
         hopper_store(C, M, N, row0, col0, tile_m * tiles_n + tile_n, acc, alpha, beta, partials);
     }
 #endif

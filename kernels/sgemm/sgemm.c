@@ -410,6 +410,9 @@ static tile_shape shape10(const long *p)
 #define PARAM_GRID {"GRID", 0, "blocks launched, each computing tiles b, b + GRID, ... (a static schedule); 0: one a tile"}
 #define PARAM_SK {"SK", 0, "blocks a wave (the GPU's SMs x the blocks an SM holds): the tiles past the whole waves are " \
                            "cut into interleaved k slices to fill one, added in order; 0: none"}
+#define PARAM_EDGE {"EDGE", 0, "1: on C's edge, a warp whose part of the tile lies wholly outside C copies its share " \
+                               "of the tiles and computes nothing (a second main loop in the kernel, which can slow " \
+                               "the first: `tuned` times it as a twin where a tile leaves whole warps empty)"}
 #define PARAM_XPF {"XPF", 0, "1: the barrier before a tile's last k-slice, the next tile's first fragments loaded under " \
                              "its FMAs (needs KMAJ 0); 0: the barrier before the first"}
 
@@ -423,6 +426,7 @@ static const reg_param p11[] = {
     PARAM_GRID,
     PARAM_SK,
     PARAM_XPF,
+    PARAM_EDGE,
 };
 static tile_shape shape11(const long *p)
 {
@@ -471,8 +475,9 @@ static const reg_param p15[] = {
                 "0: both packed where not so laid out already"},
     {"TLDG", 0, "with KEEP, 1: the kept operand, contiguous along k (row-major A, column-major B), copied 16 bytes at "
                 "a time through registers (hopper's TLDG); 0: 4 bytes at a time"},
+    PARAM_EDGE,
 };
-#define NP15 14 /* p11's first: BM .. SPLITK; then GRID, SK, XPF, SKPAR, KEEP and TLDG */
+#define NP15 14 /* p11's first: BM .. SPLITK; then GRID, SK, XPF, SKPAR, KEEP, TLDG and EDGE */
 #define P15_KEEP (NP15 + 4)
 static tile_shape shape15(const long *p)
 {
@@ -1624,6 +1629,24 @@ static int sgemm_odd_needed(const reg_variant *v, const long *params, const reg_
     return s->dims[K_] % params[bk] ? 1 : -1;
 }
 
+/* `tuned`'s trial twin: a hopper or packed candidate whose tiles leave whole warp tiles past C's edge (the
+ * last tile's rows past M at least WM, or its columns past N at least WN) is also timed with EDGE 1, which
+ * the table never measured: those warps then compute nothing, and the others of the SM issue more (the
+ * H100: 92 x 4382 x 13487 col/row, hopper 64 x 64, 0.565 -> 0.639 x cuBLAS), where the kernel's second
+ * loop can cost its main one a few percent (docs/gpu-runs.md): the trial decides. */
+static int sgemm_trial_twin(const reg_variant *v, const long *params, const reg_spec *s, long *twin)
+{
+    int e = reg_find_param(v, "EDGE");
+    if (e < 0 || params[e]) return 0;
+    tile_shape t = !strcmp(v->name, "packed") ? packed_shape(params, s) : tile_for(shape11(params), s);
+    if (t.bm < 1 || t.bn < 1 || t.wm < 1 || t.wn < 1) return 0;
+    int64_t m = s->dims[M_], n = s->dims[N_];
+    if ((int64_t)ceil_div(m, t.bm) * t.bm - m < t.wm && (int64_t)ceil_div(n, t.bn) * t.bn - n < t.wn) return 0;
+    memcpy(twin, params, sizeof *twin * REG_MAX_PARAMS);
+    twin[e] = 1;
+    return 1;
+}
+
 const reg_op sgemm_op = {
     .name = "sgemm",
     .summary = "C = alpha A B + beta C, FP32 accumulation (f32, tf32 or bf16 inputs); C row-major, A and B row- or "
@@ -1648,4 +1671,5 @@ const reg_op sgemm_op = {
     .operand_tensor = sgemm_operand_tensor,
     .dispatch_overhead = sgemm_dispatch_overhead,
     .dispatch_switch = {{"SK", sgemm_sk_cuts}, {"ODD", sgemm_odd_needed}},
+    .trial_twin = sgemm_trial_twin,
 };

@@ -145,9 +145,9 @@ static void dispatch_to(tl_case *c, const tl_experiment *x, const cfg_variant *c
     c->dispatch = tl_xasprintf("%s (%s:%d)", row->text, cv->table->name, row->line);
 }
 
-/* Trial t (a candidate of the table) as the op's twin of it (reg_op.trial_twin) into *w, when the op has
- * one for t's problem: 1, else 0. Its dispatch names the row and what the twin changes. */
-static int twin_of(const tl_case *t, tl_case *w)
+/* Trial t, which runs row r of cv's table, as the op's twin of it (reg_op.trial_twin) into *w, when the op
+ * has one for t's problem: 1, else 0. Its dispatch names the row and what the twin changes. */
+static int twin_of(const tl_case *t, const cfg_variant *cv, int r, tl_case *w)
 {
     long twin[REG_MAX_PARAMS];
     if (!t->op->trial_twin || !t->op->trial_twin(t->run, t->run_params, &t->spec, twin)) return 0;
@@ -164,23 +164,21 @@ static int twin_of(const tl_case *t, tl_case *w)
             if (d.s[0]) tl_buf_puts(&d, ",");
             tl_buf_puts(&d, w->run->params[k].name), tl_buf_puts(&d, "="), tl_buf_long(&d, twin[k]);
         }
-    const char *at = strrchr(t->dispatch, '(');
-    w->dispatch = tl_xasprintf("%s %s (%.*s with %s)", w->run->name, b.s, at ? (int)(strlen(at) - 2) : 0, at ? at + 1 : "",
-                               d.s);
+    w->dispatch = tl_xasprintf("%s %s (%s:%d with %s)", w->run->name, b.s, cv->table->name, cv->table->rows[r].line, d.s);
     free(b.s), free(d.s);
     return 1;
 }
 
 /* c's trials: the candidates rows[0 .. nr) (the first c's pick) that pass check_case on c's problem, when
  * more than one does and the pick does; then the op's twins (reg_op.trial_twin) of the first half of the
- * `trials:` asked for, those that pass, CFG_MAX_TRIALS candidates in all at most. Before c's identity, which names them (add_case then gives it to
- * them). */
+ * `trials:` asked for, those that pass, CFG_MAX_TRIALS candidates in all at most. Before c's identity,
+ * which names them (add_case then gives it to them). */
 static int add_trials(tl_case *c, const tl_experiment *x, const cfg_variant *cv, const int *rows, int nr,
                       const plan_limits *lim, tl_err *e)
 {
     int twins = (cv->trials + 1) / 2;
     tl_case *tr = tl_xcalloc((size_t)(nr + twins), sizeof *tr);
-    int n = 0, rc = 0;
+    int n = 0, rc = 0, *row = tl_xcalloc((size_t)nr, sizeof *row); /* row[i]: trial i's row */
     for (int i = 0; i < nr; i++) {
         tl_case *t = &tr[n];
         *t = *c;
@@ -190,21 +188,19 @@ static int add_trials(tl_case *c, const tl_experiment *x, const cfg_variant *cv,
         dispatch_to(t, x, cv, rows[i]);
         rc = check_case(t, lim, e);
         if (!rc && !t->skipped) {
-            n++;
+            row[n++] = rows[i];
             continue;
         }
         free(t->dispatch), free(t->reason);
-        if (rc || i == 0) { /* the pick's skip is the case's own: check_case on c says it again */
-            n = 0;
-            break;
-        }
+        if (rc || i == 0) break; /* the pick's skip is the case's own: check_case on c says it again */
     }
     for (int i = 0, rows_n = n; !rc && i < rows_n && i < twins && n < CFG_MAX_TRIALS; i++) { /* (run_trials' room) */
-        if (!twin_of(&tr[i], &tr[n])) continue;
+        if (!twin_of(&tr[i], cv, row[i], &tr[n])) continue;
         rc = check_case(&tr[n], lim, e);
         if (!rc && !tr[n].skipped) n++;
         else free(tr[n].dispatch), free(tr[n].reason);
     }
+    free(row);
     c->trial = tr, c->ntrials = n;
     if (rc || n < 2) trials_free(c);
     return rc;

@@ -1435,7 +1435,7 @@ static const reg_variant sgemm_variants[] = {
      .check = check10, .geometry = geometry10},
     {.name = "hopper", .summary = "warptile for sm_90: deep pipeline, fragment double buffering, swizzle, raster",
      .kind = REG_NVRTC, .source = "sgemm/11_hopper.cu", .entry = "sgemm_hopper", .params = p11,
-     .nparams = NPARAMS(p11), .nid_params = 15 /* TLDG, SKPAR, KMAJ, GRID and SK came later */,
+     .nparams = NPARAMS(p11), .nid_params = 15 /* TLDG, SKPAR, KMAJ, GRID, SK, XPF and EDGE came later */,
      .constraints = "as warptile; SWIZZLE 0 or 1 (1: BM, BN powers of two); STAGES tiles <= 227 KiB; "
                     "SPLITK 1 .. 64 (> 1: at most 65536 tiles of C); ODD 0 or 1; TLDG 0 or 1 (1: ODD 0, SWIZZLE 0, "
                     "BK % 8, BM and BN % 16, the warps dividing BK/8 x BM/16 and BK/8 x BN/16); SKPAR 0 or 1 "
@@ -1446,7 +1446,7 @@ static const reg_variant sgemm_variants[] = {
     {.name = "packed", .summary = "hopper on A and B packed first into a workspace: column-major A, row-major B, "
                                   "zero-padded to whole tiles (odd sizes, k-contiguous operands)",
      .kind = REG_NVRTC, .source = "sgemm/15_packed.cu", .entry = "sgemm_packed", .entry2 = "sgemm_pack",
-     .entry2_first = 1, .params = p15, .nparams = NPARAMS(p15), .nid_params = NP15 /* GRID, SK, XPF, SKPAR, KEEP and TLDG came later */,
+     .entry2_first = 1, .params = p15, .nparams = NPARAMS(p15), .nid_params = NP15 /* GRID, SK, XPF, SKPAR, KEEP, TLDG and EDGE came later */,
      .workspace = workspace15,
      .constraints = "as hopper; BM, BN multiples of 32; BK divides 32 or is a multiple of it; workspace "
                     "at most 4 KP (MP + NP) bytes (an operand read in place takes none), with SK 4 BM BN bytes a slice more, "

@@ -5,7 +5,7 @@ Runs experiments/sgemm_odd.yaml, sgemm_ladder.yaml, sgemm_layouts.yaml, sgemm_sh
 sgemm_random.yaml, sgemm_tldg.yaml, sgemm_packed.yaml and (with --tune) sgemm_tune.yaml, then checks, from
 the result files only:
 - every case of them verifies (every rung, every size, all layouts, sizes that are no tile multiples,
-  alpha and beta, hopper's TLDG on and off, packed's every path), and prints what TLDG, packing and
+  alpha and beta, hopper's TLDG on and off, EDGE on every path, packed's every path), and prints what TLDG, packing and
   packed's KEEP did against cuBLAS; the skips allowed are skinny's on a problem whose small side is
   over its SMAX and its KMAJ where the large operand is not contiguous along k (sgemm_odd crosses its
   SMAX values with sizes of every kind, KMAJ with every layout), and packed's KEEP where the kept operand

@@ -145,16 +145,22 @@ static void dispatch_to(tl_case *c, const tl_experiment *x, const cfg_variant *c
     c->dispatch = tl_xasprintf("%s (%s:%d)", row->text, cv->table->name, row->line);
 }
 
+/* A candidate of case c: c's problem and identity, nothing of its own yet (no run, launch or dispatch). */
+static void trial_from(const tl_case *c, tl_case *t)
+{
+    *t = *c;
+    t->trial = NULL, t->ntrials = 0, t->reason = NULL, t->dispatch = NULL;
+    memset(t->launch, 0, sizeof t->launch);
+    t->nlaunch = 0;
+}
+
 /* Trial t, which runs row r of cv's table, as the op's twin of it (reg_op.trial_twin) into *w, when the op
  * has one for t's problem: 1, else 0. Its dispatch names the row and what the twin changes. */
 static int twin_of(const tl_case *t, const cfg_variant *cv, int r, tl_case *w)
 {
     long twin[REG_MAX_PARAMS];
     if (!t->op->trial_twin || !t->op->trial_twin(t->run, t->run_params, &t->spec, twin)) return 0;
-    *w = *t;
-    w->trial = NULL, w->ntrials = 0, w->reason = NULL;
-    memset(w->launch, 0, sizeof w->launch);
-    w->nlaunch = 0;
+    trial_from(t, w);
     memcpy(w->run_params, twin, sizeof w->run_params);
     tl_buf b = {0}, d = {0};
     tl_buf_puts(&b, ""), tl_buf_puts(&d, "");
@@ -181,10 +187,7 @@ static int add_trials(tl_case *c, const tl_experiment *x, const cfg_variant *cv,
     int n = 0, rc = 0, *row = tl_xcalloc((size_t)nr, sizeof *row); /* row[i]: trial i's row */
     for (int i = 0; i < nr; i++) {
         tl_case *t = &tr[n];
-        *t = *c;
-        t->trial = NULL, t->ntrials = 0, t->reason = NULL, t->dispatch = NULL;
-        memset(t->launch, 0, sizeof t->launch);
-        t->nlaunch = 0;
+        trial_from(c, t);
         dispatch_to(t, x, cv, rows[i]);
         rc = check_case(t, lim, e);
         if (!rc && !t->skipped) {

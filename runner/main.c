@@ -74,6 +74,8 @@ static const char usage[] =
     "                                           results/heldout_h100.table; tools/held_out.py);\n"
     "                                           --trials K: the best of the K candidates a problem\n"
     "                                           tries (tuned's `trials: K`), as if timed exactly\n"
+    "                                           (not the op's twins, e.g. sgemm's EDGE=1: no table\n"
+    "                                           measured them)\n"
     "  runner list [OP]                         ops, the kernel signature of each, variants, params,\n"
     "                                           defaults and constraints\n"
     "  runner list counters                     the counter sets (memory, smem, occupancy, roofline):\n"

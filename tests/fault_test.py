@@ -89,6 +89,7 @@ class KillNine(unittest.TestCase):
             assert p.returncode == 0, p.stderr
         cls.duration = min(durations)
         cls.ids = set(snapshot(cls.full))
+        cls.order = case_order(cls.full)
         assert len(cls.ids) == NCASES
 
     def interrupted(self, out, env=None, delay=None):
@@ -114,7 +115,8 @@ class KillNine(unittest.TestCase):
         else:
             before = snapshot(out)  # opens, and is consistent
             self.assertGreaterEqual(len(before), reported)
-            self.assertLessEqual(len(before), reported + 1)  # at most the case being reported
+            # The file holds a prefix of the sweep: the reported cases, and those of the commit being reported.
+            self.assertEqual(case_order(out), self.order[:len(before)])
             self.assertTrue(set(before) <= self.ids)
         p = subprocess.run([RUNNER, self.yaml, "-q", "--resume", "-o", out], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -236,6 +238,12 @@ class DiskFull(unittest.TestCase):
         self.assertIn("/nonexistent-folder/x.h5: cannot create the result file here: No such file or directory",
                       p.stderr)
         self.assertFalse(os.path.exists("/nonexistent-folder"))
+
+
+def case_order(path):
+    """The file's case ids in the order they were committed (its summary's rows)."""
+    with h5py.File(path, "r") as f:
+        return [text(r["case_id"]) for r in f["summary"][()]]
 
 
 def snapshot_quiet(path):

@@ -258,6 +258,30 @@ class Sweep(unittest.TestCase):
                     if line.startswith("[") and "/39" in line]
         self.assertEqual(reported, list(range(1, 40)), p.stderr)  # each case once, in order
 
+    def test_a_burst_of_cases_in_one_commit(self):
+        # Three host cases, each followed by 102 skipped ones: the writer takes each burst in one commit, and the
+        # copy that missed it is made afresh from the file rather than written case by case (a shadow 64 or
+        # more cases behind, a quarter of the file); every case is in the file, once, in order, and a resume
+        # finds nothing left to run.
+        yaml = os.path.join(self.tmp, "burst.yaml")
+        slices = ", ".join(str(i) for i in range(1, 35))
+        with open(yaml, "w") as f:
+            f.write(SWEEP.replace("{mnk: [8, 16, 24, 32, 48, 64, 96]}\n  - {m: 33, n: 17, k: 45}", "{mnk: [16, 24, 32]}")
+                    .replace("layout: {a: row, b: [row, col]}", "layout: {a: row, b: row}")
+                    .replace("  - host_ikj", "  - {name: skinny, params: {SMAX: 1, LPT: [1, 2, 4], SLICES: [%s]}}" % slices))
+        out = os.path.join(self.tmp, "burst.h5")
+        p = run(yaml, "-q", "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with h5py.File(out, "r") as f:
+            order = [r["case_id"].decode() if isinstance(r["case_id"], bytes) else r["case_id"] for r in f["summary"][()]]
+            status = [f["cases"][c].attrs["status"] for c in order]
+        self.assertEqual(len(order), 309)
+        self.assertEqual(len(set(order)), 309)
+        self.assertEqual(sum(st == "skipped" for st in status), 306)
+        p = run(yaml, "--resume", "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("309 of these 309 cases are already in", p.stderr)
+
     def test_one_writer_per_file(self):
         # A run that lasts about 1 s (two cases, 0.5 s of warm-up each); a second runner on its file is
         # refused, and neither disturbs the other.

@@ -155,9 +155,9 @@ class Devices(unittest.TestCase):
 
     def test_a_worker_killed_mid_sweep_loses_nothing(self):
         out = self.out("crash.h5")
-        # Each worker kills itself (SIGKILL) when it writes its third case.
+        # Each worker kills itself (SIGKILL) right after its first commit (whose cases are in its file).
         p = self.run_([self.yaml, "--devices", "all", "-o", out, "-q"],
-                      extra_env={"TILELAB_TEST_CRASH_AT": "case_written:3"})
+                      extra_env={"TILELAB_TEST_CRASH_AT": "exchanged:1"})
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("was killed by signal 9; the cases it finished are kept", p.stderr)
         kept = cases(out)

@@ -144,21 +144,23 @@ class KillNine(unittest.TestCase):
         self.assertGreaterEqual(killed, 15)
 
     def test_kill_inside_a_commit(self):
+        # A commit a case (TILELAB_TEST_COMMIT_EACH), so that the Nth commit comes in a 40-case run: the writer
+        # otherwise takes every case queued, and these cases take milliseconds.
         for point in CRASH_POINTS:
             with self.subTest(point=point):
                 d = tempfile.mkdtemp(dir=self.tmp)
                 out = os.path.join(d, "x.h5")
-                env = dict(os.environ, TILELAB_TEST_CRASH_AT=point)
+                env = dict(os.environ, TILELAB_TEST_CRASH_AT=point, TILELAB_TEST_COMMIT_EACH="1")
                 reported = self.interrupted(out, env=env)
                 self.check_and_resume(out, reported)
 
     def test_kill_during_a_resume(self):
         d = tempfile.mkdtemp(dir=self.tmp)
         out = os.path.join(d, "x.h5")
-        self.interrupted(out, env=dict(os.environ, TILELAB_TEST_CRASH_AT="exchanged:10"))
+        self.interrupted(out, env=dict(os.environ, TILELAB_TEST_CRASH_AT="exchanged:10", TILELAB_TEST_COMMIT_EACH="1"))
         first = snapshot(out)
         p = subprocess.run([RUNNER, self.yaml, "-q", "--resume", "-o", out], capture_output=True, text=True,
-                           env=dict(os.environ, TILELAB_TEST_CRASH_AT="case_written:5"))
+                           env=dict(os.environ, TILELAB_TEST_CRASH_AT="case_written:5", TILELAB_TEST_COMMIT_EACH="1"))
         self.assertEqual(p.returncode, -signal.SIGKILL)
         second = snapshot(out)
         self.assertTrue(set(first) < set(second))

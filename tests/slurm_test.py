@@ -169,9 +169,10 @@ class Slurm(unittest.TestCase):
         self.assertEqual(sh(RUNNER, yaml, "-q", "-o", single).returncode, 0)
 
         # First submission: every task is killed (-9) in its second commit, which writes its second
-        # case into the shadow after its first (the third write of a case): one case committed.
+        # case into the shadow after its first (the third write of a case): one case committed. (A commit
+        # a case, TILELAB_TEST_COMMIT_EACH: the writer otherwise takes every case queued.)
         out = os.path.join(self.tmp, "sweep.h5")
-        env = dict(self.slurm.env, TILELAB_TEST_CRASH_AT="case_written:3")
+        env = dict(self.slurm.env, TILELAB_TEST_CRASH_AT="case_written:3", TILELAB_TEST_COMMIT_EACH="1")
         p = sh(RUNNER, "submit", yaml, "--shards", str(SHARDS), "--max-parallel", "2", "-o", out, env=env)
         self.assertEqual(p.returncode, 0, p.stderr)
         array, merge = submitted(p.stdout)

@@ -17,6 +17,9 @@ import tempfile
 
 import h5py
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_files import planned_skip  # noqa: E402
+
 
 def run(runner, yaml, out):
     path = os.path.join(out, os.path.basename(yaml).replace(".yaml", ".h5"))
@@ -83,7 +86,7 @@ def main():
     print("1000 x 1234 x 777 (alpha 0.75, beta -1.25), all layouts:")
     for c in cs:
         print("  %-16s %-14s %-12s %-8s max_rel_err %.3g" % (c["variant"], c["params"], c["layouts"], c["status"], c["max_rel_err"]))
-        if c["status"] != "ok":
+        if c["status"] != "ok" and not planned_skip(c):  # skinny past its SMAX, ...: the plan's own skips
             failures.append("sgemm_odd.yaml: %s %s %s: %s %s" % (c["variant"], c["params"], c["layouts"], c["status"], c["reason"]))
     variants = {c["variant"] for c in cs if c["status"] == "ok"}
     for v in ("naive", "gmem_coalesced", "smem_tile", "cublas"):

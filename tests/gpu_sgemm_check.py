@@ -26,19 +26,10 @@ import math
 import os
 import subprocess
 import sys
-import re
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gpu_files import cases, run_experiment as run  # noqa: E402
-
-# skinny's check16 (kernels/sgemm/sgemm.c): the small side over SMAX, or KMAJ where the large operand is
-# not contiguous along k (sgemm_odd crosses both with every size and layout).
-SKINNY_SKIP = re.compile(r"[mn] is more than SMAX = \d+$|KMAJ = 1 is for a large operand contiguous along k "
-                         r"\((row-major A|column-major B)\), this one is contiguous along [mn]$")
-# packed's check15: KEEP where the kept operand is not tile-aligned, TLDG where it is not contiguous along k.
-KEEP_SKIP = re.compile(r"KEEP = [12] reads [AB] as it lies: [mn] must be a multiple of B[MN] = \d+ and k of \d+$|"
-                       r"TLDG = 1 is for the operand KEEP reads as it lies, when it is contiguous along k ")
+from gpu_files import cases, planned_skip, run_experiment as run  # noqa: E402
 
 
 def shapes(cs):
@@ -156,9 +147,7 @@ def main():
             ["sgemm_tune"] if args.tune else []):
         files[name] = run(args.runner, exp(name + ".yaml"), out)
         for c in cases(files[name]):
-            if c["status"] != "ok" and not (name == "sgemm_tune" and c["status"] == "skipped") and not (
-                    c["variant"] == "skinny" and c["status"] == "skipped" and SKINNY_SKIP.match(c["reason"])) and not (
-                    c["variant"] == "packed" and c["status"] == "skipped" and KEEP_SKIP.match(c["reason"])):
+            if c["status"] != "ok" and not (name == "sgemm_tune" and c["status"] == "skipped") and not planned_skip(c):
                 fails.append("%s: %s %s %s %s: %s %s" % (name, c["variant"], c["params"], c["sizes"], c["layouts"],
                                                          c["status"], c["reason"][:160]))
     odd = cases(files["sgemm_odd"])

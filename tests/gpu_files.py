@@ -17,7 +17,7 @@ KEEP_SKIP = re.compile(r"KEEP = [12] reads [AB] as it lies: [mn] must be a multi
 
 
 def planned_skip(c):
-    """1 when case c (its attributes) is one the plan skips by design (SKINNY_SKIP, KEEP_SKIP)."""
+    """True when case c (its attributes) is one the plan skips by design (SKINNY_SKIP, KEEP_SKIP)."""
     return c["status"] == "skipped" and (
         (c["variant"] == "skinny" and bool(SKINNY_SKIP.match(c.get("reason", "")))) or
         (c["variant"] == "packed" and bool(KEEP_SKIP.match(c.get("reason", "")))))

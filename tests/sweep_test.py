@@ -260,9 +260,9 @@ class Sweep(unittest.TestCase):
 
     def test_a_burst_of_cases_in_one_commit(self):
         # Three host cases, each followed by 102 skipped ones: the writer takes each burst in one commit, and the
-        # copy that missed it is made afresh from the file rather than written case by case (a shadow 64 or
-        # more cases behind, a quarter of the file); every case is in the file, once, in order, and a resume
-        # finds nothing left to run.
+        # copy that missed it is made afresh from the file rather than written case by case (64 or more cases
+        # behind, the file at most 32 KB for each); every case is in the file once, and a resume finds nothing
+        # left to run.
         yaml = os.path.join(self.tmp, "burst.yaml")
         slices = ", ".join(str(i) for i in range(1, 35))
         with open(yaml, "w") as f:

@@ -443,6 +443,16 @@ static int load_in(const char *dir, const char *yaml, tl_experiment *x, tl_plan 
     return rc;
 }
 
+/* load_in, or a failed check with its error and dir freed: 0 when x and p were made. */
+static int load_or_fail(char *dir, const char *yaml, tl_experiment *x, tl_plan *p)
+{
+    tl_err e;
+    if (load_in(dir, yaml, x, p, &e) == 0) return 0;
+    CHECK(0, "%s", e.msg);
+    free(dir);
+    return -1;
+}
+
 /* `tuned` with a table of the experiment's folder: each case runs the pick, says so, and is another
  * case when the pick changes; a problem no rung takes is skipped with the reason. */
 static int check_tuned_cases(void)
@@ -454,10 +464,7 @@ static int check_tuned_cases(void)
     tl_experiment x;
     tl_plan p;
     tl_err e;
-    if (load_in(dir, yaml, &x, &p, &e)) {
-        CHECK(0, "%s", e.msg);
-        return 1;
-    }
+    if (load_or_fail(dir, yaml, &x, &p)) return 1;
     CHECK(p.ncases == 6, "ncases %d", p.ncases);
     const tl_case *big = &p.cases[0], *small = &p.cases[3], *plain = &p.cases[4], *bf16 = &p.cases[2];
     CHECK(!strcmp(big->variant->name, "tuned") && !strcmp(big->run->name, "hopper") && !big->skipped &&
@@ -515,11 +522,7 @@ static int check_trials(void)
     tl_experiment x;
     tl_plan p;
     tl_err e;
-    if (load_in(dir, yaml, &x, &p, &e)) {
-        CHECK(0, "%s", e.msg);
-        free(dir);
-        return 1;
-    }
+    if (load_or_fail(dir, yaml, &x, &p)) return 1;
     int n = 11;
     CHECK(p.ncases == 3, "ncases %d", p.ncases);
     const tl_case *two = &p.cases[0], *one = &p.cases[1], *all = &p.cases[2];
@@ -605,11 +608,7 @@ static int check_twins(void)
     tl_experiment x;
     tl_plan p;
     tl_err e;
-    if (load_in(dir, yaml, &x, &p, &e)) {
-        CHECK(0, "%s", e.msg);
-        free(dir);
-        return 1;
-    }
+    if (load_or_fail(dir, yaml, &x, &p)) return 1;
     /* 1024: none past; 1100: 1152 - 1100 = 52 rows past, >= WM 32; 1090: 62 columns past; 1050: 38 both ways. */
     int want[4] = {0, 2, 2, 2}, n = 1;
     CHECK(p.ncases == 4, "ncases %d", p.ncases);

@@ -31,6 +31,7 @@
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"
+#include "sm90_ring.cuh"
 
 #if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "14_wgmma_tma: needs sm_90a (wgmma, TMA, setmaxnreg); the runner compiles it so on an sm_90 GPU"
@@ -131,52 +132,10 @@ struct Shared {
     alignas(8) uint64_t full[STAGES], empty[STAGES];
 };
 
-__device__ __forceinline__ uint32_t smem_u32(const void *p)
-{
-    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void bar_init(uint64_t *b, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(b)), "r"(count));
-}
-
-__device__ __forceinline__ void bar_wait(uint64_t *b, unsigned parity)
-{
-    asm volatile("{\n .reg .pred p;\n wait_%=:\n"
-                 " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-                 " @!p bra wait_%=;\n}\n" ::"r"(smem_u32(b)),
-                 "r"(parity)
-                 : "memory");
-}
-
-__device__ __forceinline__ void bar_arrive(uint64_t *b)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(b)) : "memory");
-}
-
-__device__ __forceinline__ void bar_expect_tx(uint64_t *b, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(b)), "r"(bytes) : "memory");
-}
-
-// The barrier gets one arrival from this thread once all its earlier cp.async copies have landed.
-__device__ __forceinline__ void bar_arrive_cp_async(uint64_t *b)
-{
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_u32(b)) : "memory");
-}
-
 __device__ __forceinline__ void tma_load(const void *map, uint64_t *bar, void *dst, int inner, int outer)
 {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
                  ::"r"(smem_u32(dst)), "l"(map), "r"(smem_u32(bar)), "r"(inner), "r"(outer)
-                 : "memory");
-}
-
-// 4 bytes, or zeros when !in.
-__device__ __forceinline__ void cp_async4(void *dst, const void *src, bool in)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(dst)), "l"(src), "r"(in ? 4 : 0)
                  : "memory");
 }
 
@@ -206,21 +165,21 @@ __device__ __forceinline__ void cp_async_tile(S s, const T *g, int ld, int rows,
             int r = i % ROWS, k = (i / ROWS) * 32 + lane;
             int gr = row0 + r, gk = k0 + k;
             bool in = gr < rows && gk < K;
-            cp_async4(&s(r, k), in ? g + (long long)gr * ld + gk : g, in);
+            ring_cp_async4(&s(r, k), in ? g + (long long)gr * ld + gk : g, in);
         }
     } else if constexpr (!KMAJOR) {
         for (int i = warp; i < (ROWS / 32) * BK; i += 4) {
             int r = (i % (ROWS / 32)) * 32 + lane, k = i / (ROWS / 32);
             int gr = row0 + r, gk = k0 + k;
             bool in = gr < rows && gk < K;
-            cp_async4(&s(r, k), in ? g + (long long)gk * ld + gr : g, in);
+            ring_cp_async4(&s(r, k), in ? g + (long long)gk * ld + gr : g, in);
         }
     } else {
         for (int i = warp; i < (ROWS / 8) * (BK / 4); i += 4) {
             int r = (i % (ROWS / 8)) * 8 + lane % 8, k = (i / (ROWS / 8)) * 4 + lane / 8;
             int gr = row0 + r, gk = k0 + k;
             bool in = gr < rows && gk < K;
-            cp_async4(&s(r, k), in ? g + (long long)gk * ld + gr : g, in);
+            ring_cp_async4(&s(r, k), in ? g + (long long)gk * ld + gr : g, in);
         }
     }
 }

@@ -388,6 +388,63 @@ static int check_packed_keep(void)
     return n;
 }
 
+/* tf32x3 (17_tf32x3.cu): the split runs first, a 32 x 8 block a 32 x 32 tile of A (k x m, padded to 32 and
+ * BM) and of B (n x k, padded to BN and 32), and its workspace holds A and B's two parts; tiles whose
+ * accumulators (two sets) or stages do not fit are refused at plan time. Rows: sizes, BM, BN, STAGES,
+ * the split's blocks, the workspace's bytes, or the reason the case is skipped. */
+static int check_tf32x3(void)
+{
+    static const struct {
+        const char *sizes;
+        int bm, bn, stages;
+        unsigned blocks;
+        uint64_t ws;
+        const char *skip;
+    } rows[] = {
+        {"m=256,n=512,k=64", 128, 128, 4, 2 * (8 + 16), 64ull * (256 + 2 * 512) * 4, NULL},
+        {"m=250,n=500,k=70", 128, 128, 4, 3 * (8 + 16), 96ull * (256 + 2 * 512) * 4, NULL}, /* every side padded */
+        {"m=250,n=500,k=70", 256, 64, 4, 3 * (8 + 16), 96ull * (256 + 2 * 512) * 4, NULL},
+        {"m=256,n=512,k=64", 64, 64, 8, 2 * (8 + 16), 64ull * (256 + 2 * 512) * 4, NULL},
+        {"m=256,n=512,k=64", 256, 128, 2, 0, 0, "at most 64 x 128"},
+        {"m=256,n=512,k=64", 128, 256, 2, 0, 0, "at most 64 x 128"},
+        {"m=256,n=512,k=64", 128, 128, 5, 0, 0, "bytes of shared memory > 227 KiB"},
+        {"m=256,n=512,k=64", 96, 128, 2, 0, 0, "BM must be 64, 128 or 256"},
+    };
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
+                              "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 500, k: 70}]\n"
+                              "variants:\n  - {name: tf32x3, params: {BM: [64, 96, 128, 256], BN: [64, 128, 256], "
+                              "STAGES: [2, 4, 5, 8]}}\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+        char want[64];
+        snprintf(want, sizeof want, "BM=%d,BN=%d,STAGES=%d", rows[r].bm, rows[r].bn, rows[r].stages);
+        for (int l = 0; l < 4; l++) {
+            const char *layouts = (const char *[]){"a=row,b=row", "a=row,b=col", "a=col,b=row", "a=col,b=col"}[l];
+            const tl_case *c = packed_case(&p, rows[r].sizes, layouts, want, NULL, NULL);
+            CHECK(c != NULL, "tf32x3 %s %s %s: no such case", rows[r].sizes, layouts, want);
+            if (!c) continue;
+            if (rows[r].skip) {
+                CHECK(c->skipped && strstr(c->reason, rows[r].skip), "tf32x3 %s %s: %s, want skipped: %s", rows[r].sizes,
+                      want, c->reason ? c->reason : "runs", rows[r].skip);
+                n++;
+                continue;
+            }
+            CHECK(!c->skipped && c->nlaunch == 2, "tf32x3 %s %s: runs (%s)", rows[r].sizes, want,
+                  c->reason ? c->reason : "");
+            if (c->skipped || c->nlaunch != 2) continue;
+            unsigned threads = (rows[r].bm >= 128 ? 3 : 2) * 128;
+            CHECK(c->launch[0].block[0] == threads, "tf32x3 %s %s: %u threads, want %u", rows[r].sizes, want,
+                  c->launch[0].block[0], threads);
+            n += 1 + packed_pack_is(c, rows[r].blocks, rows[r].ws, c->canonical);
+        }
+    }
+    unload(&x, &p);
+    return n;
+}
+
 /* hopper's and packed's SKPAR: a workspace of SPLITK partial tiles per tile of C only with SPLITK > 1
  * (packed's after its packed operands), the ids of the cases without it unchanged, and a workspace past
  * 2^31 floats refused at plan time. */
@@ -951,6 +1008,7 @@ int main(void)
     total += check_tile_constraints();
     total += check_packed_launch();
     total += check_packed_keep();
+    total += check_tf32x3();
     total += check_splitk_partials();
     total += check_kmajor_tiles();
     total += check_static_grid();

@@ -872,6 +872,80 @@ static void geometry14(const long *p, const reg_spec *s, reg_launch *l)
     *l = (reg_launch){{tiles, 1, 1}, {(consumers + 1) * 128, 1, 1}, (size_t)wgmma_tma_smem(p, s)};
 }
 
+/* ---- 17_tf32x3: FP32 on the tensor cores, each product in three TF32 parts ---------------------- */
+
+static const reg_param p17[] = {
+    {"BM", 128, "block tile rows: 64, 128 or 256 (wgmma's M; 64: one consumer warpgroup, else two)"},
+    {"BN", 128, "block tile columns: 64 .. 256 by 64 (wgmma's N); a consumer warpgroup's rows (BM, or BM / 2) x BN at "
+                "most 64 x 128"},
+    {"STAGES", 4, "shared buffers in the producer / consumer ring (A, B's hi and lo parts: 4 (BM + 2 BN) 32 bytes each)"},
+    {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"},
+    {"PROMOTE", 4, "k tiles (of 32) the tensor cores sum before the consumers add their sum into C's FP32 accumulators"},
+};
+#define BK17 32L    /* 17_tf32x3.cu's BK: one 128-byte swizzle span of FP32 */
+#define SPLIT_T 32L /* 17_tf32x3.cu's SPLIT_T: the split's tiles are 32 x 32 */
+
+/* The workspace's padded sizes (17_tf32x3.cu's x3_work): M to BM, N to BN, K to 32. */
+static void tf32x3_dims(const long *p, const reg_spec *s, int64_t *mp, int64_t *np, int64_t *kp)
+{
+    *mp = (s->dims[M_] + p[0] - 1) / p[0] * p[0];
+    *np = (s->dims[N_] + p[1] - 1) / p[1] * p[1];
+    *kp = (s->dims[K_] + BK17 - 1) / BK17 * BK17;
+}
+
+/* 17_tf32x3.cu's Shared struct: three 1024-aligned tiles a stage, the barriers, 1024 to align. */
+static long tf32x3_smem(const long *p)
+{
+    return round1024(p[0] * BK17 * p[2] * 4) + 2 * round1024(p[1] * BK17 * p[2] * 4) + 2048;
+}
+
+static int check17(const long *p, const reg_spec *s, char *why, size_t n)
+{
+    long bm = p[0], bn = p[1], stages = p[2], group_m = p[3], promote = p[4];
+    if (bm != 64 && bm != 128 && bm != 256) return snprintf(why, n, "BM must be 64, 128 or 256 (wgmma's M)"), 0;
+    if (bn < 64 || bn > 256 || bn % 64) return snprintf(why, n, "BN must be 64, 128, 192 or 256"), 0;
+    if ((bm >= 128 ? bm / 2 : bm) * bn > 64 * 128)
+        return snprintf(why, n, "a consumer warpgroup's tile (BM / 2 from 128 on, else BM) x BN at most 64 x 128 (two sets "
+                                "of 64 accumulators a thread): %ld x %ld", bm, bn), 0;
+    if (stages < 2 || stages > 8 || group_m < 1 || promote < 1)
+        return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1, PROMOTE >= 1"), 0;
+    long smem = tf32x3_smem(p);
+    if (smem > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", smem), 0;
+    int64_t mp, np, kp;
+    tf32x3_dims(p, s, &mp, &np, &kp);
+    if (mp > INT32_MAX || np > INT32_MAX || kp > INT32_MAX)
+        return snprintf(why, n, "a side rounded up to its tile is over 2^31-1 (the kernels index with int)"), 0;
+    if ((double)(kp / SPLIT_T) * (double)(mp / SPLIT_T + np / SPLIT_T) > 2147483647.0)
+        return snprintf(why, n, "the split's blocks are over 2^31-1"), 0;
+    if ((double)ceil_div(s->dims[M_], bm) * ceil_div(s->dims[N_], bn) > 2147483647.0)
+        return snprintf(why, n, "more than 2^31-1 tiles"), 0;
+    return fits_int(s, why, n);
+}
+
+static void geometry17(const long *p, const reg_spec *s, reg_launch *l)
+{
+    unsigned tiles = ceil_div(s->dims[M_], p[0]) * ceil_div(s->dims[N_], p[1]);
+    unsigned consumers = p[0] >= 128 ? 2 : 1;
+    *l = (reg_launch){{tiles, 1, 1}, {(consumers + 1) * 128, 1, 1}, (size_t)tf32x3_smem(p)};
+}
+
+/* The split (17_tf32x3.cu's sgemm_tf32x3_split): a block of 32 x 8 threads a 32 x 32 tile of A, then of B. */
+static void geometry17_split(const long *p, const reg_spec *s, reg_launch *l)
+{
+    int64_t mp, np, kp;
+    tf32x3_dims(p, s, &mp, &np, &kp);
+    int64_t blocks = (kp / SPLIT_T) * (mp / SPLIT_T + np / SPLIT_T);
+    *l = (reg_launch){{(unsigned)blocks, 1, 1}, {SPLIT_T, 8, 1}, 0};
+}
+
+/* A padded, then B's hi and lo parts padded. */
+static uint64_t workspace17(const long *p, const reg_spec *s)
+{
+    int64_t mp, np, kp;
+    tf32x3_dims(p, s, &mp, &np, &kp);
+    return (uint64_t)kp * (uint64_t)(mp + 2 * np) * sizeof(float);
+}
+
 /* ---- 20 ..: CuTe rungs (seed 003's table) ------------------------------------------------- */
 
 static const reg_param p20[] = {
@@ -1483,6 +1557,14 @@ static const reg_variant sgemm_variants[] = {
      .constraints = "wgmma's M tile (BM; BN for TF32 NN) 64, 128 or 256, the other 64..256 by 64; BM x BN <= 32768; "
                     "BK rows of 128-byte multiples; STAGES 2..8; smem <= 227 KiB; Hopper only (sm_90a)",
      .check = check14, .geometry = geometry14},
+    {.name = "tf32x3", .summary = "FP32 on the tensor cores (sm_90a): each operand split in TF32 hi and lo parts, "
+                                  "three wgmma products (3xTF32), FP32 accumulation; A and B split into a workspace first",
+     .kind = REG_NVRTC, .source = "sgemm/17_tf32x3.cu", .entry = "sgemm_tf32x3", .entry2 = "sgemm_tf32x3_split",
+     .entry2_first = 1, .params = p17, .nparams = NPARAMS(p17), .arch_specific = 1, .workspace = workspace17,
+     .constraints = "dtype f32; BM 64, 128 or 256; BN 64 .. 256 by 64; (BM from 128 on: BM / 2) x BN <= 8192; STAGES 2 .. 8; PROMOTE >= 1; "
+                    "smem 4 x 32 x (BM + 2 BN) x STAGES bytes <= 227 KiB; workspace 4 KP (MP + 2 NP) bytes (sides "
+                    "rounded up to BM, BN and 32); Hopper only (sm_90a)",
+     .check = check17, .geometry = geometry17, .geometry2 = geometry17_split},
     {.name = "cute_naive", .summary = "CuTe (seed 003, row 1): local_partition element copies to smem, cute::gemm",
      .kind = REG_NVRTC, .source = "sgemm/20_cute_naive.cu", .entry = "sgemm_cute_naive", .params = p20,
      .nparams = NPARAMS(p20), .constraints = "THREADS 64, 128, 256; C's threads and the copies tile BM, BN, BK",
@@ -1528,7 +1610,7 @@ static const char *const sgemm_operands[] = {"a", "b"};
 static const reg_arg sgemm_args[] = {{"alpha", 1.0, NULL}, {"beta", 0.0, "TL_BETA_NONZERO"}};
 static const char *const sgemm_dtypes[] = {"f32", "tf32", "bf16"};
 static const char *const sgemm_dtype_docs[] = {
-    "A, B, C FP32; FP32 multiply-adds (the SIMT ladder)",
+    "A, B, C FP32; FP32-accurate products: FP32 multiply-adds (the SIMT ladder) or three TF32 products (tf32x3)",
     ("A, B, C FP32 in memory; A and B rounded to TF32 (10 fraction bits) for the multiply (tensor cores), "
      "FP32 accumulation"),
     "A and B BF16 in memory (the FP32 data rounded to nearest even), C FP32; FP32 accumulation",
@@ -1568,6 +1650,10 @@ static const reg_karg sgemm_kargs[] = {
  * floats) took packed 64 x 64 1.31 x the time of the fastest rung that copies nothing, where at 9216 x 128
  * x 6144 (A read in place) it was the fastest, and 128 x 12000 x 2560 (B copied) 1.38 x: about 80. */
 #define PACK_FLOPS 80.0
+/* tf32x3's split, for each float of A (read, written) or B (read, its two parts written: 1.5 floats of A),
+ * against its GEMM's ~1.5 x the SIMT rate: 120 (`runner table-check` on tuned_h100.table, each problem
+ * predicted from the others: 1.040 x the fastest with 0, 1.038 with 60 - 120, 39 -> 35 problems above 1.2). */
+#define X3_SPLIT_FLOPS 120.0
 
 /* What a shape costs a tiled rung beyond its flops: the blocks (split-k slices included) dealt out over
  * the SMs, whose busiest SM sets the time (an SM's throughput is shared by the blocks it holds, so it
@@ -1575,7 +1661,8 @@ static const reg_karg sgemm_kargs[] = {
  * table's problems, each left out and predicted from the others); the tiles BM x BN past the matrix,
  * where the rung has those params; and packed's copy of the operands it does not read in place, a pass
  * over them that a skinny problem's few flops an element do not hide (the tuning measured packed at
- * problems whose tile-multiple sizes it reads in place, and it lost 30% at their unaligned neighbours). */
+ * problems whose tile-multiple sizes it reads in place, and it lost 30% at their unaligned neighbours),
+ * and tf32x3's split of both. */
 static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, const reg_spec *s, int sms)
 {
     double f = 1.0;
@@ -1596,6 +1683,12 @@ static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, 
         double copied = (packed_in_place(params, s, OP_A) ? 0.0 : (double)mp * kp) +
                         (packed_in_place(params, s, OP_B) ? 0.0 : (double)np * kp);
         f *= 1.0 + PACK_FLOPS * copied / (2.0 * s->dims[M_] * s->dims[N_] * s->dims[K_]);
+    }
+    if (!strcmp(v->name, "tf32x3")) {
+        int64_t mp, np, kp;
+        tf32x3_dims(params, s, &mp, &np, &kp);
+        double copied = (double)kp * ((double)mp + 1.5 * (double)np);
+        f *= 1.0 + X3_SPLIT_FLOPS * copied / (2.0 * s->dims[M_] * s->dims[N_] * s->dims[K_]);
     }
     return f;
 }

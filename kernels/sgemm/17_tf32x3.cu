@@ -1,0 +1,319 @@
+// 17_tf32x3: an FP32 GEMM on the tensor cores: each operand split in two TF32 parts, three products
+// (3xTF32), FP32 accumulation. sm_90a: wgmma, a producer warpgroup, an mbarrier ring (as 14_wgmma_tma).
+//
+// TF32 keeps 10 of FP32's 23 fraction bits, so one TF32 product (the tf32 dtype) is within about 2^-10
+// of the FP32 one. Here each FP32 value x is split as hi = x rounded to TF32 and lo = (x - hi) rounded
+// to TF32 (x - hi is exact in FP32, and |x - hi| <= 2^-11 |x|): hi + lo is within 2^-22 |x| of x. A
+// product a b is then hi_a hi_b + hi_a lo_b + lo_a hi_b, each exact on the tensor cores (TF32 x TF32
+// fits FP32), leaving out lo_a lo_b (at most 2^-22 |a b|) and the parts' rounding: about 2^-21 |a b| in
+// all, a few units of FP32's last place, against the 2^-10 of one TF32 product. So the dtype is f32 and
+// the bar is cuBLAS's FP32 SIMT GEMM, with the f32 tolerance; each case's max_rel_err in the result file
+// says how close it came. Three TF32 products cost three times one, and TF32 runs the H100's tensor
+// cores at about 7 x FP32's SIMT rate: a third of that is still twice the SIMT ladder's ceiling.
+// Measured on the H100 (docs/gpu-runs.md, thirtieth session; x cuBLAS's FP32 GEMM in the same run):
+// 1.15 - 1.25 at 4096^3 and 1.19 - 1.28 at 8192^3 in the four layouts (128 x 128 tiles, PROMOTE 4),
+// max_rel_err (its distance from cuBLAS's pedantic FP32 result, over the error scale) 2.4 - 4.6e-7, where
+// SIMT rungs that add in another order than cuBLAS read 3 - 4e-7 (and 0 in its order); small and skinny
+// problems lose (the split's pass, 128-row tiles): `tuned`'s table says where it wins.
+//
+// Two kernels, one after the other on the stream:
+// - sgemm_tf32x3_split copies A and B once into the workspace, A column-major (m contiguous: it goes to
+//   the tensor cores through registers, where each consumer splits it) and B's hi and lo parts
+//   column-major (k contiguous: wgmma's B, read from shared memory), zero-padded to whole tiles: MP = M
+//   rounded up to BM, NP = N to BN, KP = K to 32. Any layout and size of A and B, read once: 4 (M K + 2
+//   K N) bytes written;
+// - sgemm_tf32x3: per tile of C, the producer warpgroup copies the stage's three tiles (A, B hi, B lo)
+//   with 16-byte cp.async from the padded workspace (no edge to check, no tensor map); each consumer
+//   warpgroup loads its rows of A a k-block (8) at a time into registers, splits them, and issues the
+//   three wgmmas as one batch: lo_a hi_b, hi_a lo_b, hi_a hi_b.
+//
+// Params: BM (64, 128 or 256: wgmma's M, one consumer warpgroup for 64, else two), BN (64 .. 256 by 64;
+// a warpgroup's rows x BN at most 64 x 128: two sets of accumulators, below), STAGES, GROUP_M, PROMOTE
+// (k tiles the tensor cores sum before FP32 adds take over). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
+// (reg_variant.workspace in sgemm.c): 4 KP (MP + 2 NP) bytes.
+#include <cute/tensor.hpp>
+
+#include "sgemm_common.cuh"
+#include "sm90_ring.cuh"
+
+#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "17_tf32x3: needs sm_90a (wgmma, setmaxnreg); the runner compiles it so on an sm_90 GPU"
+#endif
+#if defined(TL_DTYPE_TF32) || defined(TL_DTYPE_BF16)
+#error "17_tf32x3: dtype f32 (FP32 data and FP32-accurate products; tf32 and bf16 are 14_wgmma_tma's)"
+#endif
+
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 128
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8
+#endif
+#ifndef PROMOTE
+#define PROMOTE 4
+#endif
+#define BK 32                   // k per stage: 128 bytes of FP32
+#define NC (BM >= 128 ? 2 : 1)  // consumer warpgroups, BM / NC rows each
+#define NT ((NC + 1) * 128)     // threads
+#define SPLIT_T 32              // the split's tiles: 32 x 32 elements, 32 x 8 threads
+
+#if (BM != 64 && BM != 128 && BM != 256) || BN % 64 || BN < 64 || BN > 256 || BM / NC * BN > 64 * 128 || \
+    STAGES < 2 || GROUP_M < 1 || PROMOTE < 1
+#error "17_tf32x3: BM 64, 128 or 256, BN 64 .. 256 by 64, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1"
+#endif
+
+using namespace cute;
+using T = tfloat32_t;
+
+__device__ float *tilelab_workspace;
+
+__device__ __forceinline__ int x3_round(int x, int to)
+{
+    return (x + to - 1) / to * to;
+}
+
+// x rounded to TF32 (to nearest, ties away from zero): an FP32 value with 10 fraction bits.
+__device__ __forceinline__ uint32_t x3_tf32(float x)
+{
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return r;
+}
+
+// The workspace: A as KP rows of MP (m contiguous), then B's hi and lo parts as NP rows of KP each.
+struct X3Work {
+    int MP, NP, KP;
+    float *a, *bh, *bl;
+};
+
+__device__ __forceinline__ X3Work x3_work(int M, int N, int K)
+{
+    X3Work w;
+    w.MP = x3_round(M, BM);
+    w.NP = x3_round(N, BN);
+    w.KP = x3_round(K, BK);
+    w.a = tilelab_workspace;
+    w.bh = w.a + (size_t)w.KP * w.MP;
+    w.bl = w.bh + (size_t)w.NP * w.KP;
+    return w;
+}
+
+// One 32 x 32 tile of a packed operand, rows r0.. and columns c0.. of dst (columns contiguous, rows of
+// ld floats), from src, whose element (r, c) is src[r * lds + c] (C_CONTIG) or src[c * lds + r]; zero
+// past R rows or C columns. With lo, dst gets the hi parts and lo the lo parts.
+__device__ __forceinline__ void x3_split_tile(float *__restrict__ dst, float *__restrict__ lo, int ld,
+                                              const float *__restrict__ src, int lds, bool c_contig, int R, int C,
+                                              int r0, int c0)
+{
+    __shared__ float t[SPLIT_T][SPLIT_T + 1];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    float v[SPLIT_T / 8];
+    if (c_contig) {
+#pragma unroll
+        for (int y = 0; y < SPLIT_T / 8; y++) {
+            const int r = r0 + ty + 8 * y, c = c0 + tx;
+            v[y] = r < R && c < C ? src[(size_t)r * lds + c] : 0.0f;
+        }
+    } else {
+        // Read along r (contiguous in src), write along c: through shared memory, rows padded.
+#pragma unroll
+        for (int y = 0; y < SPLIT_T / 8; y++) {
+            const int r = r0 + tx, c = c0 + ty + 8 * y;
+            t[ty + 8 * y][tx] = r < R && c < C ? src[(size_t)c * lds + r] : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int y = 0; y < SPLIT_T / 8; y++) v[y] = t[tx][ty + 8 * y];
+    }
+#pragma unroll
+    for (int y = 0; y < SPLIT_T / 8; y++) {
+        const size_t at = (size_t)(r0 + ty + 8 * y) * ld + c0 + tx;
+        if (lo) {
+            const float hi = __uint_as_float(x3_tf32(v[y]));
+            dst[at] = hi;
+            lo[at] = __uint_as_float(x3_tf32(v[y] - hi));
+        } else {
+            dst[at] = v[y];
+        }
+    }
+}
+
+// The first kernel: a block a tile, A's (KP / 32) x (MP / 32) first, then B's (NP / 32) x (KP / 32).
+// sgemm.c's geometry17_split launches as many.
+extern "C" __global__ void __launch_bounds__(SPLIT_T * 8)
+    sgemm_tf32x3_split(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C)
+{
+    const X3Work w = x3_work(M, N, K);
+    const int a_tiles = (w.KP / SPLIT_T) * (w.MP / SPLIT_T);
+    int b = blockIdx.x;
+    if (b < a_tiles) {
+        // A's rows k, columns m: A(m, k) is A[k M + m] column-major, A[m K + k] row-major.
+        const int across = w.MP / SPLIT_T;
+        x3_split_tile(w.a, nullptr, w.MP, A, A_COL ? M : K, A_COL, K, M, b / across * SPLIT_T, b % across * SPLIT_T);
+    } else {
+        // B's rows n, columns k: B(k, n) is B[n K + k] column-major, B[k N + n] row-major.
+        b -= a_tiles;
+        const int across = w.KP / SPLIT_T;
+        x3_split_tile(w.bh, w.bl, w.KP, B, B_COL ? K : N, B_COL, N, K, b / across * SPLIT_T, b % across * SPLIT_T);
+    }
+}
+
+// 128-byte swizzled stages: A m-major (it keeps the workspace's layout; to registers), B k-major (wgmma's
+// shared-memory B).
+template <bool KMAJOR, int ROWS>
+__device__ constexpr auto x3_layout()
+{
+    if constexpr (KMAJOR)
+        return tile_to_shape(GMMA::Layout_K_SW128_Atom<T>{}, make_shape(Int<ROWS>{}, Int<BK>{}, Int<STAGES>{}));
+    else
+        return tile_to_shape(GMMA::Layout_MN_SW128_Atom<T>{}, make_shape(Int<ROWS>{}, Int<BK>{}, Int<STAGES>{}),
+                             Step<_2, _1, _3>{});
+}
+
+struct Shared {
+    alignas(1024) T a[cosize_v<decltype(x3_layout<false, BM>())>];
+    alignas(1024) T bh[cosize_v<decltype(x3_layout<true, BN>())>];
+    alignas(1024) T bl[cosize_v<decltype(x3_layout<true, BN>())>];
+    alignas(8) uint64_t full[STAGES], empty[STAGES];
+};
+
+// One stage by the producer warpgroup (ptid 0 .. 127): 16-byte copies, 4 elements along each tile's
+// contiguous side, which 128-byte swizzling keeps together; consecutive threads take consecutive copies.
+template <class SA, class SB>
+__device__ __forceinline__ void x3_stage(SA sa, SB sbh, SB sbl, const X3Work &w, int m0, int n0, int k0, int ptid)
+{
+    for (int i = ptid; i < BK * (BM / 4); i += 128) {
+        const int k = i / (BM / 4), m = i % (BM / 4) * 4;
+        ring_cp_async16(&sa(m, k), w.a + (size_t)(k0 + k) * w.MP + m0 + m);
+    }
+    for (int i = ptid; i < BN * (BK / 4); i += 128) {
+        const int n = i / (BK / 4), k = i % (BK / 4) * 4;
+        const size_t at = (size_t)(n0 + n) * w.KP + k0 + k;
+        ring_cp_async16(&sbh(n, k), w.bh + at);
+        ring_cp_async16(&sbl(n, k), w.bl + at);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(NT, 1)
+    sgemm_tf32x3(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C)
+{
+    extern __shared__ unsigned char smem_raw[];
+    Shared &sh = *reinterpret_cast<Shared *>((reinterpret_cast<size_t>(smem_raw) + 1023) & ~size_t(1023));
+    const int tid = threadIdx.x, wg = tid / 128;
+    const X3Work w = x3_work(M, N, K);
+    const int ktiles = w.KP / BK;
+
+    int tm, tn;
+    sgemm_raster<BM, BN, GROUP_M>(M, N, blockIdx.x, tm, tn);
+
+    Tensor sA = make_tensor(make_smem_ptr(sh.a), x3_layout<false, BM>());   // (BM, BK, STAGES)
+    Tensor sBh = make_tensor(make_smem_ptr(sh.bh), x3_layout<true, BN>()); // (BN, BK, STAGES)
+    Tensor sBl = make_tensor(make_smem_ptr(sh.bl), x3_layout<true, BN>());
+
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            bar_init(&sh.full[s], 128);
+            bar_init(&sh.empty[s], NC * 4);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        // The producer: registers to the consumers.
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        for (int kt = 0; kt < ktiles; kt++) {
+            const int s = kt % STAGES;
+            bar_wait(&sh.empty[s], ((kt / STAGES) & 1) ^ 1);
+            x3_stage(sA(_, _, s), sBh(_, _, s), sBl(_, _, s), w, tm * BM, tn * BN, kt * BK, tid);
+            bar_arrive_cp_async(&sh.full[s]);
+        }
+        return;
+    }
+
+    // The consumers: warpgroup c multiplies rows c * BM / NC .. of the tile.
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    const int ctid = tid - 128;
+    auto mC = make_tensor(make_gmem_ptr(C), make_shape(M, N), make_stride(N, Int<1>{}));
+    Tensor gC = local_tile(mC, make_shape(Int<BM>{}, Int<BN>{}), make_coord(tm, tn)); // (BM, BN)
+    TiledMMA mma = make_tiled_mma(GMMA::rs_op_selector<T, T, float, Shape<_64, Int<BN>, Int<BK>>>(),
+                                  Layout<Shape<Int<NC>, _1, _1>>{});
+    ThrMMA thr_mma = mma.get_slice(ctid);
+    Tensor tCsA = thr_mma.partition_A(sA);                                    // (MMA, MMA_M, MMA_K, STAGES)
+    Tensor tCrBh = thr_mma.make_fragment_B(thr_mma.partition_B(sBh));         // descriptors
+    Tensor tCrBl = thr_mma.make_fragment_B(thr_mma.partition_B(sBl));
+    Tensor tCgC = thr_mma.partition_C(gC);
+    Tensor tCcC = thr_mma.partition_C(make_identity_tensor(make_shape(Int<BM>{}, Int<BN>{})));
+    Tensor acc = thr_mma.make_fragment_C(tCgC);
+    clear(acc);
+
+    // A a k-block at a time: loaded as it lies (FP32 bits), split into the hi and lo registers that the
+    // batch reads. With one batch left in flight, the k-block before it is done: its registers are free.
+    Tensor rA = thr_mma.partition_fragment_A(sA(_, _, 0)); // (MMA, MMA_M, MMA_K)
+    Tensor rH = make_fragment_like(rA);
+    Tensor rL = make_fragment_like(rA);
+    Tensor uA = recast<uint32_t>(rA), uH = recast<uint32_t>(rH), uL = recast<uint32_t>(rL);
+    // The tensor cores' own sums are less exact than FP32 adds: summing all of k there, the error was
+    // 3.4e-6 of the error scale from cuBLAS's FP32 result at 4096^3 and 5.3e-6 at 8192^3, growing as
+    // sqrt(k), where SIMT rungs read 3 - 4e-7 (H100, docs/gpu-runs.md); the f32 tolerance is 1e-5. So they sum PROMOTE k tiles at a time
+    // into part, which each group's first wgmma starts from zero, and the consumers add part into acc
+    // with FP32 adds: 2.4 - 4.6e-7 at 4096^3, 1.0e-7 at 1024 x 1024 x 131072 (PROMOTE 1 - 8: 2.2, 2.3,
+    // 2.2 and 2.2 ms at 4096^3), at the price of a second set of accumulators (the tile limit).
+    Tensor part = make_fragment_like(acc);
+    for (int kt = 0; kt < ktiles; kt++) {
+        const int s = kt % STAGES;
+        bar_wait(&sh.full[s], (kt / STAGES) & 1);
+        // The producer's cp.async wrote the stage (the generic proxy); wgmma reads it through the async one.
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        CUTE_UNROLL
+        for (int kb = 0; kb < size<2>(rA); kb++) {
+            copy(tCsA(_, _, kb, s), rA(_, _, kb));
+            auto a = uA(_, _, kb);
+            auto h = uH(_, _, kb);
+            auto l = uL(_, _, kb);
+            CUTE_UNROLL
+            for (int i = 0; i < size(a); i++) {
+                const float x = __uint_as_float(a(i));
+                h(i) = x3_tf32(x);
+                l(i) = x3_tf32(x - __uint_as_float(h(i)));
+            }
+            warpgroup_fence_operand(h);
+            warpgroup_fence_operand(l);
+            warpgroup_fence_operand(part);
+            warpgroup_arrive();
+            if (kb == 0 && kt % PROMOTE == 0) mma.accumulate_ = GMMA::ScaleOut::Zero;
+            gemm(mma, rL(_, _, kb), tCrBh(_, _, kb, s), part);
+            mma.accumulate_ = GMMA::ScaleOut::One;
+            gemm(mma, rH(_, _, kb), tCrBl(_, _, kb, s), part);
+            gemm(mma, rH(_, _, kb), tCrBh(_, _, kb, s), part);
+            warpgroup_commit_batch();
+            warpgroup_wait<1>();
+            warpgroup_fence_operand(part);
+            warpgroup_fence_operand(h);
+            warpgroup_fence_operand(l);
+        }
+        if (kt > 0 && ctid % 32 == 0) bar_arrive(&sh.empty[(kt - 1) % STAGES]);
+        if (kt % PROMOTE == PROMOTE - 1 || kt == ktiles - 1) {
+            warpgroup_wait<0>();
+            warpgroup_fence_operand(part);
+            CUTE_UNROLL
+            for (int i = 0; i < size(acc); i++) acc(i) += part(i);
+        }
+    }
+
+    const int m0 = tm * BM, n0 = tn * BN;
+    CUTE_UNROLL
+    for (int i = 0; i < size(acc); i++) {
+        auto rc = tCcC(i);
+        if (m0 + get<0>(rc) < M && n0 + get<1>(rc) < N) {
+            float *c = &tCgC(i);
+            *c = sgemm_epilogue(acc(i), alpha, beta, c);
+        }
+    }
+}

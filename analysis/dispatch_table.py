@@ -11,11 +11,21 @@ The header says the op, the device (and its SM count) and when and from what it 
     bazel run //analysis:dispatch_table -- results/sgemm_dispatch_tune-*.h5 -o kernels/sgemm/tuned_h100.table
 
 usage: dispatch_table.py RESULT.h5 [more.h5 ...] [-o TABLE] [--kinds nvrtc[,host]] [-q]
+       dispatch_table.py RESULT.h5 [more.h5 ...] --add-to TABLE [--anchor tuned] [-o NEW_TABLE] [...]
 (--kinds: which kinds of variant may be picked; host is for tests on machines without a GPU. A line on
 standard error as each file has been read, files read side by side, one a CPU; -q: none.)
+
+--add-to: new candidates into an existing table without measuring its rows again. The files are of an
+experiment that ran them on the table's problems beside its dispatching variant with `trials: 1`
+(tools/held_out.py --keep ... --anchor writes it), which at a problem the table measured runs the table's
+fastest row there: the anchor. A new candidate's rel is its time over the anchor's, times the rel of the
+row the anchor ran (1 for the fastest); where one is faster, every row of the problem is scaled so that
+it stands at 1; rows past REL_KEEP go, and a candidate the table had
+already (variant and params) takes its new row. The header gains a line that says what was added.
 """
 import argparse
 import os
+import re
 import sys
 import time
 
@@ -80,15 +90,113 @@ def table(paths, kinds, quiet=False):
     return "\n".join(lines) + "\n", len(problems), sum(len(p[3]) for p in problems)
 
 
+ROW_REL = re.compile(r"^(\S+) (\S+) (\S+) (\S+) (\S+) rel=([0-9.]+)(.*)$")
+
+
+def anchor_rel(case, rows):
+    """The table's rel for the row the anchor's case ran (a dispatching variant's `dispatch`, "VARIANT
+    PARAMS (TABLE:LINE)", else the case's own variant and params): its time over the problem's fastest,
+    1 when the table has no such row."""
+    ran = (case.get("dispatch", "") or "").split()
+    v, p = (ran[0], ran[1]) if len(ran) >= 2 else (case["variant"], case["params"] or "-")
+    return next((r[2] for r in rows if r[0] == v and r[1] == p), 1.0)
+
+
+def add_rows(text, df, anchor, kinds, device, provenance):
+    """The table text with df's new candidates at its problems (see --add-to); and the counts: problems
+    with an anchor, rows added, problems whose fastest row is new. SystemExit when the table was measured
+    on another device or df has no anchor at any of the table's problems."""
+    head, problems, order = [], {}, []
+    for line in text.splitlines():
+        m = ROW_REL.match(line)
+        if not m or line.startswith("#"):
+            if problems:
+                raise SystemExit("dispatch_table: --add-to: a header line among the rows: %s" % line[:80])
+            head.append(line)
+            continue
+        key = m.group(1, 2, 3)
+        if key not in problems:
+            problems[key] = []
+            order.append(key)
+        problems[key].append([m.group(4), m.group(5), float(m.group(6)), m.group(7)])
+    table_device = next((h[len("device "):] for h in head if h.startswith("device ")), "")
+    if table_device and device != table_device:
+        raise SystemExit("dispatch_table: --add-to: the table was measured on %s, the files on %s: times of two "
+                         "devices do not compare" % (table_device, device))
+    ok = df[(df["status"] == "ok") & df["median_ms"].notna()]
+    lib = ok[ok["kind"] == "library"]
+    anchors, added, faster = 0, 0, 0
+    for key in order:
+        sizes, layouts, dtype = key
+        here = ok[(ok["sizes"] == sizes) & (ok["layouts"] == layouts) & (ok["dtype"] == dtype)]
+        a = here[here["variant"] == anchor]
+        if not len(a):
+            continue
+        anchors += 1
+        t0 = float(a["median_ms"].iloc[0]) / anchor_rel(a.iloc[0], problems[key])
+        new = here[here["kind"].isin(kinds) & (here["dispatch"] == "") & (here["variant_origin"] == "tilelab") &
+                   (here["variant"] != anchor)]
+        new = new.sort_values("median_ms").drop_duplicates(["variant", "params"])
+        base = lib[(lib["sizes"] == sizes) & (lib["layouts"] == layouts) & (lib["dtype"] == dtype)]
+        fresh = {(c["variant"], c["params"] or "-") for _, c in new.iterrows()}
+        rows = [r + [False] for r in problems[key] if (r[0], r[1]) not in fresh]
+        for _, c in new.iterrows():
+            note = "  # %.4f ms" % c["median_ms"]
+            if len(base):
+                b = base.iloc[0]
+                note += ", %.3f x %s" % (b["median_ms"] / c["median_ms"], b["variant"])
+            rows.append([c["variant"], c["params"] or "-", c["median_ms"] / t0, note, True])
+        scale = min(1.0, min(r[2] for r in rows))
+        rows = sorted(([v, p, rel / scale, note, is_new] for v, p, rel, note, is_new in rows), key=lambda r: r[2])
+        problems[key] = [r for r in rows if round(r[2], 3) <= REL_KEEP]
+        added += sum(r[4] for r in problems[key])
+        faster += problems[key][0][4]
+    if not anchors:
+        raise SystemExit("dispatch_table: --add-to: no case of %s at the table's problems" % anchor)
+    at = max([i for i, h in enumerate(head) if h.startswith("# sizes")] or [len(head)])
+    head.insert(at, "# Also, %s: %d of the table's problems measured against %s (trials 1, the table's fastest "
+                    "row there), %d rows added, %d problems whose fastest row is new" % (
+                        provenance, anchors, anchor, added, faster))
+    lines = head + ["%s %s %s %s %s rel=%.3f%s" % (key + (r[0], r[1], r[2], r[3])) for key in order
+                    for r in problems[key]]
+    return "\n".join(lines) + "\n", anchors, added, faster
+
+
+def added_table(paths, table_path, anchor, kinds, quiet=False):
+    """--add-to: the table at table_path with the files' candidates; its problems and rows."""
+    try:
+        with open(table_path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise SystemExit("dispatch_table: %s: %s" % (table_path, e.strerror))
+    meta = []
+    df = load(paths, meta=meta)
+    devices = sorted({env.get("device_name", "") or "host" for _, env in meta})
+    if len(devices) != 1:
+        raise SystemExit("dispatch_table: --add-to: the files were measured on %s; one device only" % ", ".join(devices))
+    provenance = "; ".join("%s %s (experiment %s)" % (root.get("created_utc", "?"), p, root.get("experiment", "?"))
+                           for p, (root, _) in zip(paths, meta))
+    new, anchors, added, faster = add_rows(text, df, anchor, kinds, devices[0], provenance)
+    if not quiet:
+        print("dispatch_table: --add-to %s: %d problems with %s, %d rows added, the fastest new at %d" % (
+            table_path, anchors, anchor, added, faster), file=sys.stderr)
+    return new, anchors, sum(1 for line in new.splitlines() if ROW_REL.match(line) and not line.startswith("#"))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+")
     ap.add_argument("-o", "--output", help="the table file (default: standard output)")
     ap.add_argument("--kinds", default="nvrtc", help="kinds of variant that may be picked (default nvrtc)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress line per file read")
+    ap.add_argument("--add-to", metavar="TABLE", help="add the files' candidates to this table (see above)")
+    ap.add_argument("--anchor", default="tuned", help="with --add-to: the dispatching variant run with trials 1")
     a = ap.parse_args()
     try:
-        text, n, nrows = table(a.files, a.kinds.split(","), a.quiet)
+        if a.add_to:
+            text, n, nrows = added_table(a.files, a.add_to, a.anchor, a.kinds.split(","), a.quiet)
+        else:
+            text, n, nrows = table(a.files, a.kinds.split(","), a.quiet)
     except SchemaError as e:
         print("dispatch_table: %s" % e, file=sys.stderr)
         return 2

@@ -181,6 +181,79 @@ class DispatchTable(unittest.TestCase):
         runs = dict((v, int(n)) for v, n in re.findall(r" (\w+) x (\d+)", m.group(3)))
         self.assertEqual(sum(runs.values()), 3, runs)
 
+    def test_add_to_scales_a_problem_to_its_new_fastest(self):
+        # New candidates' rel is their time over the anchor's (the table's fastest there); a problem
+        # where one is faster is scaled so that it stands at 1, and rows past REL_KEEP go; a candidate
+        # the table had takes its new row; problems the files lack keep their rows as they were.
+        import pandas as pd
+        table = "\n".join([
+            "op sgemm", "device dev", "measured then", "# sizes layouts dtype variant params rel",
+            "m=64,n=64,k=64 a=row,b=row f32 hopper - rel=1.000 # 1.0000 ms",
+            "m=64,n=64,k=64 a=row,b=row f32 packed - rel=1.200 # 1.2000 ms",
+            "m=64,n=64,k=64 a=row,b=row f32 tf32x3 BM=64 rel=1.400 # 1.4000 ms",
+            "m=96,n=64,k=64 a=row,b=row f32 hopper - rel=1.000 # 2.0000 ms",
+            "m=128,n=64,k=64 a=row,b=row f32 hopper - rel=1.000 # 3.0000 ms", ""])
+        rows = [("m=64,n=64,k=64", "tuned", "", 1.0, "nvrtc", "x"), ("m=64,n=64,k=64", "tf32x3", "BM=64", 0.8, "nvrtc", ""),
+                ("m=64,n=64,k=64", "tf32x3", "BM=128", 1.6, "nvrtc", ""),
+                ("m=64,n=64,k=64", "cublas", "", 0.9, "library", ""),
+                ("m=96,n=64,k=64", "tuned", "", 2.0, "nvrtc", "x"), ("m=96,n=64,k=64", "tf32x3", "BM=64", 2.5, "nvrtc", ""),
+                ("m=96,n=64,k=64", "tf32x3", "BM=128", 3.2, "nvrtc", ""),
+                ("m=128,n=64,k=64", "tf32x3", "BM=64", 0.1, "nvrtc", ""),  # no anchor: not added
+                ("m=32,n=32,k=32", "tuned", "", 1.0, "nvrtc", "x")]        # not in the table
+        df = pd.DataFrame([{"sizes": z, "layouts": "a=row,b=row", "dtype": "f32", "variant": v, "params": p,
+                            "status": "ok", "median_ms": t, "kind": k, "dispatch": d, "variant_origin": "tilelab"}
+                           for z, v, p, t, k, d in rows])
+        text, anchors, added, faster = dt.add_rows(table, df, "tuned", ["nvrtc"], "dev", "now f.h5 (experiment add)")
+        self.assertEqual((anchors, added, faster), (2, 2, 1))
+        lines = text.splitlines()
+        self.assertEqual(lines[:3], ["op sgemm", "device dev", "measured then"])
+        self.assertEqual(lines[3], "# Also, now f.h5 (experiment add): 2 of the table's problems measured against "
+                                   "tuned (trials 1, the table's fastest row there), 2 rows added, 1 problems whose "
+                                   "fastest row is new")
+        self.assertEqual(lines[4], "# sizes layouts dtype variant params rel")
+        self.assertEqual([l.split("#")[0].strip() for l in lines[5:]], [
+            "m=64,n=64,k=64 a=row,b=row f32 tf32x3 BM=64 rel=1.000",
+            "m=64,n=64,k=64 a=row,b=row f32 hopper - rel=1.250",
+            "m=64,n=64,k=64 a=row,b=row f32 packed - rel=1.500",   # 1.2 / 0.8; BM=128's 2.0 goes
+            "m=96,n=64,k=64 a=row,b=row f32 hopper - rel=1.000",
+            "m=96,n=64,k=64 a=row,b=row f32 tf32x3 BM=64 rel=1.250",
+            "m=128,n=64,k=64 a=row,b=row f32 hopper - rel=1.000"])  # m=96's BM=128, 1.6, goes
+        self.assertIn("# 0.8000 ms, 1.125 x cublas", lines[5])
+        self.assertIn("# 1.0000 ms", lines[6])  # an old row keeps what its own run measured
+        with self.assertRaises(SystemExit) as e:
+            dt.add_rows(table, df, "tuned", ["nvrtc"], "other dev", "now")
+        self.assertIn("the table was measured on dev, the files on other dev", str(e.exception))
+        with self.assertRaises(SystemExit) as e:
+            dt.add_rows(table, df, "hopper", ["nvrtc"], "dev", "now")
+        self.assertIn("no case of hopper at the table's problems", str(e.exception))
+
+    def test_add_to_from_a_result_file(self):
+        # The command line on a host file: host_naive as the anchor (at its own row's rel, which is not 1
+        # where host_ikj was the faster), host_ikj's rows taken anew against it: the same rels again.
+        base = os.path.join(self.tmp, "base.table")
+        self.assertEqual(self.tool(self.h5, "--kinds", "host", "-o", base, "-q").returncode, 0)
+        out = os.path.join(self.tmp, "added.table")
+        p = self.tool(self.h5, "--add-to", base, "--anchor", "host_naive", "--kinds", "host", "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r"dispatch_table: --add-to %s: 8 problems with host_naive, \d+ rows added" %
+                         re.escape(base))
+        with open(out) as f:
+            lines = f.read().splitlines()
+        self.assertTrue(any(l.startswith("# Also, ") and "(experiment tune): 8 of the table's problems" in l
+                            for l in lines), lines[:6])
+        df = load(self.h5)
+        for (sizes, layouts, dtype), g in df.groupby(["sizes", "layouts", "dtype"]):
+            t = dict(zip(g["variant"], g["median_ms"]))
+            fastest = min(t.values())
+            got = {l.split()[3]: float(l.split("rel=")[1].split()[0]) for l in lines
+                   if l.startswith("%s %s %s " % (sizes, layouts, dtype))}
+            for v, ms in t.items():
+                if ms / fastest <= dt.REL_KEEP:
+                    self.assertAlmostEqual(got[v], ms / fastest, delta=0.0011, msg=(sizes, layouts, dtype, v))
+        p = self.tool(self.h5, "--add-to", os.path.join(self.tmp, "none.table"), "--kinds", "host")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("none.table: No such file", p.stderr)
+
     def test_files_of_two_ops_are_refused(self):
         other = self.run_yaml("copy", "name: c\nop: copy\nseed: 1\nsizes: {n: 1024}\nvariants: [host_memcpy]\n"
                                       "measure: {warmup: 0, min_reps: 3, max_reps: 3}\n")

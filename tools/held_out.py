@@ -10,7 +10,17 @@ how the table's picks do on shapes it was not tuned on, without a GPU, for any c
     runner table-check kernels/sgemm/tuned_h100.table --against docs/results/heldout_h100.table
 
 From SIZES.yaml: op, seed, dtype, data, args, layout and sizes; from TUNE.yaml: variants (less those
---drop names), reference and measure. The files are read as text, a top-level key a line at column 0,
+--drop names, or only those --keep names), reference and measure.
+
+New candidates for a table without measuring its rows again (analysis/dispatch_table.py --add-to): the
+tuning's own sizes, its new candidates and the library bar, and with --anchor the dispatching variant at
+`trials: 1`, which at a problem the table measured runs its fastest row there:
+
+    python3 tools/held_out.py experiments/sgemm_dispatch_tune.yaml experiments/sgemm_dispatch_tune.yaml \
+        --keep tf32x3 --keep cublas --anchor tuned -o add.yaml
+    runner run add.yaml -o add.h5
+    python3 analysis/dispatch_table.py add.h5 --add-to kernels/sgemm/tuned_h100.table -o new.table
+ The files are read as text, a top-level key a line at column 0,
 so their comments and flow style stay as they are. Exit 2, naming the file, on what it cannot use.
 """
 
@@ -55,8 +65,9 @@ def variant_name(item):
     return head.split("#")[0].strip()
 
 
-def variants(lines, drop, path):
-    """The variants block with the items whose variant is in drop left out (comment lines too)."""
+def variants(lines, drop, path, keep=None, anchor=None):
+    """The variants block with the items whose variant is in drop left out (comment lines too), or with
+    keep only those whose variant is in keep; with anchor, `{name: ANCHOR, trials: 1}` after them."""
     head, items = lines[0], []
     if head.split(":", 1)[1].split("#")[0].strip():
         raise Bad("%s: variants: a block list (`variants:` and `  - ...` lines) is what this reads" % path)
@@ -70,13 +81,21 @@ def variants(lines, drop, path):
             items[-1].append(line)
         else:
             raise Bad("%s: variants: '%s' before the first item" % (path, stripped))
-    kept = [i for i in items if variant_name(i) not in drop]
+    if keep:
+        missing = sorted(set(keep) - {variant_name(i) for i in items})
+        if missing:
+            raise Bad("%s: variants: no item of %s (--keep)" % (path, ", ".join(missing)))
+        kept = [i for i in items if variant_name(i) in keep]
+    else:
+        kept = [i for i in items if variant_name(i) not in drop]
     if not kept:
         raise Bad("%s: variants: nothing left after --drop %s" % (path, ",".join(sorted(drop))))
-    return [head] + [line for i in kept for line in i]
+    tail = ["  - {name: %s, trials: 1}  # the anchor: at a problem its table measured, the table's fastest row"
+            % anchor] if anchor else []
+    return [head] + [line for i in kept for line in i] + tail
 
 
-def held_out(tune, sizes, drop):
+def held_out(tune, sizes, drop, keep=None, anchor=None):
     t, s = blocks(tune), blocks(sizes)
     for key in ("op", "sizes"):
         if key not in s:
@@ -86,16 +105,24 @@ def held_out(tune, sizes, drop):
     if s["op"][0] != t.get("op", s["op"])[0]:
         raise Bad("%s and %s are of different ops" % (tune, sizes))
     name = s.get("name", ["name: held"])[0].split(":", 1)[1].split("#")[0].strip() or "held"
-    out = ["name: %s_candidates" % name,
-           "description: >-",
-           "  The candidates of %s on the shapes of %s (tools/held_out.py): a held-out"
-           % (os.path.basename(tune), os.path.basename(sizes)),
-           "  measurement for runner table-check --against."]
+    if anchor:
+        out = ["name: %s_%s" % (name, "_".join(sorted(keep or ["candidates"]))),
+               "description: >-",
+               "  %s of %s on the shapes of %s" % (", ".join(sorted(keep)) if keep else "The candidates",
+                                                   os.path.basename(tune), os.path.basename(sizes)),
+               "  against %s with trials 1 (tools/held_out.py): rows to add to a table with" % anchor,
+               "  analysis/dispatch_table.py --add-to."]
+    else:
+        out = ["name: %s_candidates" % name,
+               "description: >-",
+               "  The candidates of %s on the shapes of %s (tools/held_out.py): a held-out"
+               % (os.path.basename(tune), os.path.basename(sizes)),
+               "  measurement for runner table-check --against."]
     for key in FROM_SIZES:
         out += s.get(key, [])
     for key in FROM_TUNE:
         if key == "variants":
-            out += variants(t[key], drop, tune)
+            out += variants(t[key], drop, tune, keep, anchor)
         else:
             out += t.get(key, [])
     return "\n".join(out) + "\n"
@@ -107,10 +134,16 @@ def main(argv):
     ap.add_argument("tune", help="the tuning experiment (its variants are the candidates)")
     ap.add_argument("sizes", help="the experiment whose sizes, layouts and args they run on")
     ap.add_argument("--drop", action="append", default=[], help="a variant to leave out (repeatable)")
+    ap.add_argument("--keep", action="append", default=[],
+                    help="keep only this variant's items (repeatable; not with --drop)")
+    ap.add_argument("--anchor", help="a dispatching variant to run with trials: 1 beside them (for --add-to)")
     ap.add_argument("-o", "--output", help="the experiment file to write (default: standard output)")
     a = ap.parse_args(argv)
+    if a.keep and a.drop:
+        print("held_out: --keep and --drop do not go together", file=sys.stderr)
+        return 2
     try:
-        text = held_out(a.tune, a.sizes, set(a.drop))
+        text = held_out(a.tune, a.sizes, set(a.drop), set(a.keep), a.anchor)
     except Bad as e:
         print("held_out: %s" % e, file=sys.stderr)
         return 2

@@ -1,5 +1,6 @@
 """tools/held_out.py: the tuning's candidates on another experiment's shapes, as an experiment the runner
-takes; --drop leaves variants out; bad input exits 2 naming the file."""
+takes; --drop leaves variants out, --keep keeps only some, --anchor adds the dispatching variant at
+trials 1; bad input exits 2 naming the file."""
 
 import os
 import subprocess
@@ -73,6 +74,26 @@ class HeldOutTest(unittest.TestCase):
         for gone in ("skinny", "SMAX", "9001", "mnk", "variants: [tuned", "warmup: 3", "a comment between"):
             self.assertNotIn(gone, out)
         self.assertEqual(out.count("\nvariants:"), 1)
+
+    def test_new_candidates_against_the_anchor(self):
+        # The tuning's own shapes, only the variants kept (every item of each), the anchor at trials 1.
+        p = self.run_tool(self.tune, self.tune, "--keep", "packed", "--keep", "cublas", "--anchor", "tuned")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = p.stdout
+        self.assertTrue(out.startswith("name: tune_cublas_packed\n"), out)
+        for line in ("seed: 9001          # the tuning's seed: not the held-out one", "  - {mnk: [1024]}",
+                     "  - {name: packed, params: {BK: 8, XPF: 1}}", "  - cublas",
+                     "  - {name: tuned, trials: 1}", "measure: {warmup: 2, min_reps: 5}"):
+            self.assertIn(line, out)
+        for gone in ("hopper", "skinny", "SPLITK"):
+            self.assertNotIn(gone, out)
+        self.assertLess(out.index("  - cublas"), out.index("  - {name: tuned, trials: 1}"))
+        p = self.run_tool(self.tune, self.tune, "--keep", "wgmma")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("tune.yaml: variants: no item of wgmma (--keep)", p.stderr)
+        p = self.run_tool(self.tune, self.tune, "--keep", "packed", "--drop", "hopper")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--keep and --drop do not go together", p.stderr)
 
     def test_written_to_a_file(self):
         dest = os.path.join(self.tmp, "held.yaml")

@@ -410,10 +410,24 @@ static int check_tf32x3(void)
         {"m=256,n=512,k=64", 128, 128, 5, 0, 0, "bytes of shared memory > 227 KiB"},
         {"m=256,n=512,k=64", 96, 128, 2, 0, 0, "BM must be 64, 128 or 256"},
     };
+    /* SPLITK: a block a slice of a tile; the tiles' counts (rounded to 4) and a part a slice after B's parts. */
+    static const struct {
+        const char *sizes;
+        int splitk;
+        unsigned grid;
+        uint64_t ws;
+        const char *skip;
+    } split[] = {
+        {"m=256,n=512,k=64", 3, 8 * 3, (64ull * (256 + 2 * 512) + 8 + 8 * 3 * 128 * 128) * 4, NULL},
+        {"m=250,n=500,k=70", 5, 8 * 5, (96ull * (256 + 2 * 512) + 8 + 8 * 5 * 128 * 128) * 4, NULL},
+        {"m=256,n=512,k=64", 65, 0, 0, "SPLITK 1 .. 64"},
+        {"m=16384,n=16384,k=8", 16, 0, 0, "over 2^31-1 floats"},
+    };
     static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
-                              "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 500, k: 70}]\n"
+                              "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 500, k: 70}, {m: 16384, n: 16384, k: 8}]\n"
                               "variants:\n  - {name: tf32x3, params: {BM: [64, 96, 128, 256], BN: [64, 128, 256], "
-                              "STAGES: [2, 4, 5, 8]}}\n";
+                              "STAGES: [2, 4, 5, 8]}}\n"
+                              "  - {name: tf32x3, params: {SPLITK: [3, 5, 65, 16]}}\n";
     tl_experiment x;
     tl_plan p;
     int n = 0;
@@ -423,7 +437,7 @@ static int check_tf32x3(void)
         snprintf(want, sizeof want, "BM=%d,BN=%d,STAGES=%d", rows[r].bm, rows[r].bn, rows[r].stages);
         for (int l = 0; l < 4; l++) {
             const char *layouts = (const char *[]){"a=row,b=row", "a=row,b=col", "a=col,b=row", "a=col,b=col"}[l];
-            const tl_case *c = packed_case(&p, rows[r].sizes, layouts, want, NULL, NULL);
+            const tl_case *c = packed_case(&p, rows[r].sizes, layouts, want, NULL, "SPLITK=");
             CHECK(c != NULL, "tf32x3 %s %s %s: no such case", rows[r].sizes, layouts, want);
             if (!c) continue;
             if (rows[r].skip) {
@@ -441,6 +455,31 @@ static int check_tf32x3(void)
             n += 1 + packed_pack_is(c, rows[r].blocks, rows[r].ws, c->canonical);
         }
     }
+    for (size_t r = 0; r < sizeof split / sizeof *split; r++) {
+        char want[32];
+        snprintf(want, sizeof want, "SPLITK=%d", split[r].splitk);
+        const tl_case *c = packed_case(&p, split[r].sizes, "a=row,b=col", want, NULL, NULL);
+        CHECK(c != NULL, "tf32x3 %s %s: no such case", split[r].sizes, want);
+        if (!c) continue;
+        if (split[r].skip) {
+            CHECK(c->skipped && strstr(c->reason, split[r].skip), "tf32x3 %s %s: %s, want skipped: %s", split[r].sizes,
+                  want, c->reason ? c->reason : "runs", split[r].skip);
+            n++;
+            continue;
+        }
+        uint64_t ws = c->skipped ? 0 : c->run->workspace(c->run_params, &c->spec);
+        CHECK(!c->skipped && c->launch[0].grid[0] == split[r].grid && ws == split[r].ws,
+              "tf32x3 %s %s: grid %u, workspace %llu, want %u and %llu (%s)", split[r].sizes, want, c->launch[0].grid[0],
+              (unsigned long long)ws, split[r].grid, (unsigned long long)split[r].ws, c->reason ? c->reason : "runs");
+        n++;
+    }
+    for (int i = 0; i < p.ncases; i++)
+        if (!strcmp(p.cases[i].variant->name, "tf32x3") && !strstr(p.cases[i].params_text, "SPLITK=")) {
+            CHECK(!strstr(p.cases[i].canonical, "SPLITK"), "SPLITK 1 is not in the case's text: %s",
+                  p.cases[i].canonical);
+            n++;
+            break;
+        }
     unload(&x, &p);
     return n;
 }

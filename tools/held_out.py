@@ -82,10 +82,13 @@ def variants(lines, drop, path, keep=None, anchor=None):
         else:
             raise Bad("%s: variants: '%s' before the first item" % (path, stripped))
     if keep:
-        missing = sorted(set(keep) - {variant_name(i) for i in items})
+        def takes(want, item):  # NAME, or NAME:TEXT (an item of NAME whose lines have TEXT)
+            name, _, text = want.partition(":")
+            return variant_name(item) == name and text in "\n".join(item)
+        missing = sorted(w for w in keep if not any(takes(w, i) for i in items))
         if missing:
             raise Bad("%s: variants: no item of %s (--keep)" % (path, ", ".join(missing)))
-        kept = [i for i in items if variant_name(i) in keep]
+        kept = [i for i in items if any(takes(w, i) for w in keep)]
     else:
         kept = [i for i in items if variant_name(i) not in drop]
     if not kept:
@@ -106,7 +109,7 @@ def held_out(tune, sizes, drop, keep=None, anchor=None):
         raise Bad("%s and %s are of different ops" % (tune, sizes))
     name = s.get("name", ["name: held"])[0].split(":", 1)[1].split("#")[0].strip() or "held"
     if anchor:
-        out = ["name: %s_%s" % (name, "_".join(sorted(keep or ["candidates"]))),
+        out = ["name: %s_%s" % (name, "_".join(sorted(k.partition(":")[0] for k in keep) or ["candidates"])),
                "description: >-",
                "  %s of %s on the shapes of %s" % (", ".join(sorted(keep)) if keep else "The candidates",
                                                    os.path.basename(tune), os.path.basename(sizes)),
@@ -135,7 +138,8 @@ def main(argv):
     ap.add_argument("sizes", help="the experiment whose sizes, layouts and args they run on")
     ap.add_argument("--drop", action="append", default=[], help="a variant to leave out (repeatable)")
     ap.add_argument("--keep", action="append", default=[],
-                    help="keep only this variant's items (repeatable; not with --drop)")
+                    help="keep only this variant's items, NAME or NAME:TEXT (those of its items with TEXT in them); "
+                         "repeatable; not with --drop")
     ap.add_argument("--anchor", help="a dispatching variant to run with trials: 1 beside them (for --add-to)")
     ap.add_argument("-o", "--output", help="the experiment file to write (default: standard output)")
     a = ap.parse_args(argv)

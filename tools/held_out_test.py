@@ -88,6 +88,15 @@ class HeldOutTest(unittest.TestCase):
         for gone in ("hopper", "skinny", "SPLITK"):
             self.assertNotIn(gone, out)
         self.assertLess(out.index("  - cublas"), out.index("  - {name: tuned, trials: 1}"))
+        # NAME:TEXT keeps the items of NAME whose lines have TEXT.
+        p = self.run_tool(self.tune, self.tune, "--keep", "hopper:SPLITK", "--keep", "cublas", "--anchor", "tuned")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("    params: {BM: 64, BN: 64, BK: 16, SPLITK: [4, 8]}\n", p.stdout)
+        self.assertTrue(p.stdout.startswith("name: tune_cublas_hopper\n"), p.stdout)
+        self.assertNotIn("packed", p.stdout)
+        p = self.run_tool(self.tune, self.tune, "--keep", "hopper:KMAJ")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no item of hopper:KMAJ (--keep)", p.stderr)
         p = self.run_tool(self.tune, self.tune, "--keep", "wgmma")
         self.assertEqual(p.returncode, 2)
         self.assertIn("tune.yaml: variants: no item of wgmma (--keep)", p.stderr)

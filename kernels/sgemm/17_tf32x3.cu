@@ -58,14 +58,17 @@
 #ifndef PROMOTE
 #define PROMOTE 4
 #endif
+#ifndef SPLITK
+#define SPLITK 1
+#endif
 #define BK 32                   // k per stage: 128 bytes of FP32
 #define NC (BM >= 128 ? 2 : 1)  // consumer warpgroups, BM / NC rows each
 #define NT ((NC + 1) * 128)     // threads
 #define SPLIT_T 32              // the split's tiles: 32 x 32 elements, 32 x 8 threads
 
 #if (BM != 64 && BM != 128 && BM != 256) || BN % 64 || BN < 64 || BN > 256 || BM / NC * BN > 64 * 128 || \
-    STAGES < 2 || GROUP_M < 1 || PROMOTE < 1
-#error "17_tf32x3: BM 64, 128 or 256, BN 64 .. 256 by 64, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1"
+    STAGES < 2 || GROUP_M < 1 || PROMOTE < 1 || SPLITK < 1
+#error "17_tf32x3: BM 64, 128 or 256, BN 64 .. 256 by 64, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1"
 #endif
 
 using namespace cute;
@@ -86,10 +89,13 @@ __device__ __forceinline__ uint32_t x3_tf32(float x)
     return r;
 }
 
-// The workspace: A as KP rows of MP (m contiguous), then B's hi and lo parts as NP rows of KP each.
+// The workspace: A as KP rows of MP (m contiguous), then B's hi and lo parts as NP rows of KP each; with
+// SPLITK > 1 then a count a tile of C (the slices done, zeroed by the split) and SPLITK partial tiles a
+// tile, BM x BN floats each in the consumers' fragment order.
 struct X3Work {
-    int MP, NP, KP;
-    float *a, *bh, *bl;
+    int MP, NP, KP, tiles;
+    float *a, *bh, *bl, *part;
+    unsigned *done;
 };
 
 __device__ __forceinline__ X3Work x3_work(int M, int N, int K)
@@ -101,6 +107,9 @@ __device__ __forceinline__ X3Work x3_work(int M, int N, int K)
     w.a = tilelab_workspace;
     w.bh = w.a + (size_t)w.KP * w.MP;
     w.bl = w.bh + (size_t)w.NP * w.KP;
+    w.tiles = (w.MP / BM) * (w.NP / BN);
+    w.done = reinterpret_cast<unsigned *>(w.bl + (size_t)w.NP * w.KP);
+    w.part = reinterpret_cast<float *>(w.done) + (w.tiles + 3) / 4 * 4;
     return w;
 }
 
@@ -152,6 +161,9 @@ extern "C" __global__ void __launch_bounds__(SPLIT_T * 8)
     const X3Work w = x3_work(M, N, K);
     const int a_tiles = (w.KP / SPLIT_T) * (w.MP / SPLIT_T);
     int b = blockIdx.x;
+    if (SPLITK > 1) // every launch starts its tiles' counts from zero (the runner fills a workspace with NaN)
+        for (int i = b * SPLIT_T * 8 + threadIdx.y * SPLIT_T + threadIdx.x; i < w.tiles; i += gridDim.x * SPLIT_T * 8)
+            w.done[i] = 0;
     if (b < a_tiles) {
         // A's rows k, columns m: A(m, k) is A[k M + m] column-major, A[m K + k] row-major.
         const int across = w.MP / SPLIT_T;
@@ -207,10 +219,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     Shared &sh = *reinterpret_cast<Shared *>((reinterpret_cast<size_t>(smem_raw) + 1023) & ~size_t(1023));
     const int tid = threadIdx.x, wg = tid / 128;
     const X3Work w = x3_work(M, N, K);
-    const int ktiles = w.KP / BK;
+    // Slice z of SPLITK takes k tiles kt0 .. kt1 - 1 of the tile (none when SPLITK is over K's tiles).
+    const int tile = blockIdx.x % w.tiles, z = blockIdx.x / w.tiles, per = (w.KP / BK + SPLITK - 1) / SPLITK;
+    const int kt0 = min(z * per, w.KP / BK), kt1 = min(kt0 + per, w.KP / BK), ktiles = kt1 - kt0;
 
     int tm, tn;
-    sgemm_raster<BM, BN, GROUP_M>(M, N, blockIdx.x, tm, tn);
+    sgemm_raster<BM, BN, GROUP_M>(M, N, tile, tm, tn);
 
     Tensor sA = make_tensor(make_smem_ptr(sh.a), x3_layout<false, BM>());   // (BM, BK, STAGES)
     Tensor sBh = make_tensor(make_smem_ptr(sh.bh), x3_layout<true, BN>()); // (BN, BK, STAGES)
@@ -231,7 +245,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         for (int kt = 0; kt < ktiles; kt++) {
             const int s = kt % STAGES;
             bar_wait(&sh.empty[s], ((kt / STAGES) & 1) ^ 1);
-            x3_stage(sA(_, _, s), sBh(_, _, s), sBl(_, _, s), w, tm * BM, tn * BN, kt * BK, tid);
+            x3_stage(sA(_, _, s), sBh(_, _, s), sBl(_, _, s), w, tm * BM, tn * BN, (kt0 + kt) * BK, tid);
             bar_arrive_cp_async(&sh.full[s]);
         }
         return;
@@ -304,6 +318,29 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
             warpgroup_fence_operand(part);
             CUTE_UNROLL
             for (int i = 0; i < size(acc); i++) acc(i) += part(i);
+        }
+    }
+
+    if (SPLITK > 1) {
+        // Each slice writes its part; the last to finish adds the SPLITK parts in slice order (the same sum
+        // whichever finishes last) into acc. Consecutive consumers write consecutive floats.
+        constexpr int NCT = NC * 128, NA = decltype(size(acc))::value;
+        float *mine = w.part + ((size_t)tile * SPLITK + z) * (BM * BN);
+        CUTE_UNROLL
+        for (int i = 0; i < NA; i++) mine[i * NCT + ctid] = acc(i);
+        __threadfence();
+        asm volatile("bar.sync 1, %0;\n" ::"r"(NCT) : "memory"); // the consumers only: the producer has left
+        __shared__ unsigned last;
+        if (ctid == 0) last = atomicAdd(&w.done[tile], 1u) == SPLITK - 1;
+        asm volatile("bar.sync 1, %0;\n" ::"r"(NCT) : "memory");
+        if (!last) return;
+        __threadfence();
+        const float *parts = w.part + (size_t)tile * SPLITK * (BM * BN);
+        CUTE_UNROLL
+        for (int i = 0; i < NA; i++) {
+            float v = 0.0f;
+            for (int q = 0; q < SPLITK; q++) v += __ldcg(&parts[(size_t)q * (BM * BN) + i * NCT + ctid]);
+            acc(i) = v;
         }
     }
 

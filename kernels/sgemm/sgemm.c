@@ -881,6 +881,8 @@ static const reg_param p17[] = {
     {"STAGES", 4, "shared buffers in the producer / consumer ring (A, B's hi and lo parts: 4 (BM + 2 BN) 32 bytes each)"},
     {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"},
     {"PROMOTE", 4, "k tiles (of 32) the tensor cores sum before the consumers add their sum into C's FP32 accumulators"},
+    {"SPLITK", 1, "blocks a tile of C, each a slice of k; the last to finish adds their parts in slice order (a "
+                  "workspace of SPLITK x BM x BN floats a tile)"},
 };
 #define BK17 32L    /* 17_tf32x3.cu's BK: one 128-byte swizzle span of FP32 */
 #define SPLIT_T 32L /* 17_tf32x3.cu's SPLIT_T: the split's tiles are 32 x 32 */
@@ -899,16 +901,24 @@ static long tf32x3_smem(const long *p)
     return round1024(p[0] * BK17 * p[2] * 4) + 2 * round1024(p[1] * BK17 * p[2] * 4) + 2048;
 }
 
+/* With SPLITK > 1, the floats of its parts (a slice's tile each) and of the tiles' counts (rounded to 4). */
+static double tf32x3_split_floats(const long *p, const reg_spec *s)
+{
+    if (p[5] <= 1) return 0.0;
+    double tiles = (double)ceil_div(s->dims[M_], p[0]) * ceil_div(s->dims[N_], p[1]);
+    return ceil(tiles / 4) * 4 + tiles * p[5] * p[0] * p[1];
+}
+
 static int check17(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    long bm = p[0], bn = p[1], stages = p[2], group_m = p[3], promote = p[4];
+    long bm = p[0], bn = p[1], stages = p[2], group_m = p[3], promote = p[4], splitk = p[5];
     if (bm != 64 && bm != 128 && bm != 256) return snprintf(why, n, "BM must be 64, 128 or 256 (wgmma's M)"), 0;
     if (bn < 64 || bn > 256 || bn % 64) return snprintf(why, n, "BN must be 64, 128, 192 or 256"), 0;
     if ((bm >= 128 ? bm / 2 : bm) * bn > 64 * 128)
         return snprintf(why, n, "a consumer warpgroup's tile (BM / 2 from 128 on, else BM) x BN at most 64 x 128 (two sets "
                                 "of 64 accumulators a thread): %ld x %ld", bm, bn), 0;
-    if (stages < 2 || stages > 8 || group_m < 1 || promote < 1)
-        return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1, PROMOTE >= 1"), 0;
+    if (stages < 2 || stages > 8 || group_m < 1 || promote < 1 || splitk < 1 || splitk > 64)
+        return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1, PROMOTE >= 1, SPLITK 1 .. 64"), 0;
     long smem = tf32x3_smem(p);
     if (smem > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", smem), 0;
     int64_t mp, np, kp;
@@ -917,8 +927,10 @@ static int check17(const long *p, const reg_spec *s, char *why, size_t n)
         return snprintf(why, n, "a side rounded up to its tile is over 2^31-1 (the kernels index with int)"), 0;
     if ((double)(kp / SPLIT_T) * (double)(mp / SPLIT_T + np / SPLIT_T) > 2147483647.0)
         return snprintf(why, n, "the split's blocks are over 2^31-1"), 0;
-    if ((double)ceil_div(s->dims[M_], bm) * ceil_div(s->dims[N_], bn) > 2147483647.0)
-        return snprintf(why, n, "more than 2^31-1 tiles"), 0;
+    if ((double)ceil_div(s->dims[M_], bm) * ceil_div(s->dims[N_], bn) * splitk > 2147483647.0)
+        return snprintf(why, n, "more than 2^31-1 blocks (tiles x SPLITK)"), 0;
+    if (tf32x3_split_floats(p, s) > 2147483647.0)
+        return snprintf(why, n, "SPLITK %ld: its parts, SPLITK x C padded to the tiles, are over 2^31-1 floats", splitk), 0;
     return fits_int(s, why, n);
 }
 
@@ -926,7 +938,7 @@ static void geometry17(const long *p, const reg_spec *s, reg_launch *l)
 {
     unsigned tiles = ceil_div(s->dims[M_], p[0]) * ceil_div(s->dims[N_], p[1]);
     unsigned consumers = p[0] >= 128 ? 2 : 1;
-    *l = (reg_launch){{tiles, 1, 1}, {(consumers + 1) * 128, 1, 1}, (size_t)tf32x3_smem(p)};
+    *l = (reg_launch){{tiles * (unsigned)p[5], 1, 1}, {(consumers + 1) * 128, 1, 1}, (size_t)tf32x3_smem(p)};
 }
 
 /* The split (17_tf32x3.cu's sgemm_tf32x3_split): a block of 32 x 8 threads a 32 x 32 tile of A, then of B. */
@@ -938,12 +950,12 @@ static void geometry17_split(const long *p, const reg_spec *s, reg_launch *l)
     *l = (reg_launch){{(unsigned)blocks, 1, 1}, {SPLIT_T, 8, 1}, 0};
 }
 
-/* A padded, then B's hi and lo parts padded. */
+/* A padded, then B's hi and lo parts padded; with SPLITK, the tiles' counts and the slices' parts. */
 static uint64_t workspace17(const long *p, const reg_spec *s)
 {
     int64_t mp, np, kp;
     tf32x3_dims(p, s, &mp, &np, &kp);
-    return (uint64_t)kp * (uint64_t)(mp + 2 * np) * sizeof(float);
+    return ((uint64_t)kp * (uint64_t)(mp + 2 * np) + (uint64_t)tf32x3_split_floats(p, s)) * sizeof(float);
 }
 
 /* ---- 20 ..: CuTe rungs (seed 003's table) ------------------------------------------------- */
@@ -1560,8 +1572,10 @@ static const reg_variant sgemm_variants[] = {
     {.name = "tf32x3", .summary = "FP32 on the tensor cores (sm_90a): each operand split in TF32 hi and lo parts, "
                                   "three wgmma products (3xTF32), FP32 accumulation; A and B split into a workspace first",
      .kind = REG_NVRTC, .source = "sgemm/17_tf32x3.cu", .entry = "sgemm_tf32x3", .entry2 = "sgemm_tf32x3_split",
-     .entry2_first = 1, .params = p17, .nparams = NPARAMS(p17), .arch_specific = 1, .workspace = workspace17,
+     .entry2_first = 1, .params = p17, .nparams = NPARAMS(p17), .nid_params = 5 /* SPLITK came later */,
+     .arch_specific = 1, .workspace = workspace17,
      .constraints = "dtype f32; BM 64, 128 or 256; BN 64 .. 256 by 64; (BM from 128 on: BM / 2) x BN <= 8192; STAGES 2 .. 8; PROMOTE >= 1; "
+                    "SPLITK 1 .. 64 (> 1: its parts under 2^31 floats); "
                     "smem 4 x 32 x (BM + 2 BN) x STAGES bytes <= 227 KiB; workspace 4 KP (MP + 2 NP) bytes (sides "
                     "rounded up to BM, BN and 32); Hopper only (sm_90a)",
      .check = check17, .geometry = geometry17, .geometry2 = geometry17_split},

@@ -100,16 +100,11 @@ constexpr bool X_REG = TF32 && !X_GMEM_K;
 constexpr bool X_KMAJOR = X_REG ? false : TF32 || X_GMEM_K;
 constexpr bool Y_KMAJOR = TF32 || Y_GMEM_K;
 
-// 128-byte swizzled tiles in the order TMA writes them: K-major tiles as BK / KBOX blocks of ROWS
-// rows of 128 bytes; M/N-major tiles as ROWS / KBOX blocks of BK rows of 128 bytes.
+// The stages (sm90_ring.cuh): K-major, or M/N-major as memory keeps them.
 template <bool KMAJOR, int ROWS>
 __device__ constexpr auto smem_layout()
 {
-    if constexpr (KMAJOR)
-        return tile_to_shape(GMMA::Layout_K_SW128_Atom<T>{}, make_shape(Int<ROWS>{}, Int<BK>{}, Int<STAGES>{}));
-    else
-        return tile_to_shape(GMMA::Layout_MN_SW128_Atom<T>{}, make_shape(Int<ROWS>{}, Int<BK>{}, Int<STAGES>{}),
-                             Step<_2, _1, _3>{});
+    return ring_sw128_stages<T, KMAJOR, ROWS, BK, STAGES>();
 }
 
 // The runner's tensor maps (runner/tma.h): a as stored, then b; boxes of one 128-byte swizzle span

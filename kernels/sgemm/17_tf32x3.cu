@@ -176,16 +176,12 @@ extern "C" __global__ void __launch_bounds__(SPLIT_T * 8)
     }
 }
 
-// 128-byte swizzled stages: A m-major (it keeps the workspace's layout; to registers), B k-major (wgmma's
+// The stages (sm90_ring.cuh): A m-major (it keeps the workspace's layout; to registers), B k-major (wgmma's
 // shared-memory B).
 template <bool KMAJOR, int ROWS>
 __device__ constexpr auto x3_layout()
 {
-    if constexpr (KMAJOR)
-        return tile_to_shape(GMMA::Layout_K_SW128_Atom<T>{}, make_shape(Int<ROWS>{}, Int<BK>{}, Int<STAGES>{}));
-    else
-        return tile_to_shape(GMMA::Layout_MN_SW128_Atom<T>{}, make_shape(Int<ROWS>{}, Int<BK>{}, Int<STAGES>{}),
-                             Step<_2, _1, _3>{});
+    return ring_sw128_stages<T, KMAJOR, ROWS, BK, STAGES>();
 }
 
 struct Shared {

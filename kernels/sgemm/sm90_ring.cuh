@@ -1,6 +1,22 @@
 // The producer / consumer ring of the warp-specialised Hopper rungs (14_wgmma_tma, 17_tf32x3): mbarriers in
-// shared memory and the copies that arrive on them. sm_90 PTX.
+// shared memory, the copies that arrive on them, and the swizzled stages they fill. sm_90 PTX and CuTe.
 #pragma once
+
+#include <cute/tensor.hpp>
+
+// STAGES tiles of ROWS x BK elements of T, swizzled in 128-byte rows as wgmma reads them, in the order TMA
+// writes them: K-major as BK / (128 / sizeof T) blocks of ROWS rows of 128 bytes, M/N-major as ROWS / (128 /
+// sizeof T) blocks of BK rows of 128 bytes.
+template <class T, bool KMAJOR, int ROWS, int BK_, int STAGES_>
+__device__ constexpr auto ring_sw128_stages()
+{
+    using namespace cute;
+    if constexpr (KMAJOR)
+        return tile_to_shape(GMMA::Layout_K_SW128_Atom<T>{}, make_shape(Int<ROWS>{}, Int<BK_>{}, Int<STAGES_>{}));
+    else
+        return tile_to_shape(GMMA::Layout_MN_SW128_Atom<T>{}, make_shape(Int<ROWS>{}, Int<BK_>{}, Int<STAGES_>{}),
+                             Step<_2, _1, _3>{});
+}
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p)
 {

@@ -271,10 +271,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     Tensor uA = recast<uint32_t>(rA), uH = recast<uint32_t>(rH), uL = recast<uint32_t>(rL);
     // The tensor cores' own sums are less exact than FP32 adds: summing all of k there, the error was
     // 3.4e-6 of the error scale from cuBLAS's FP32 result at 4096^3 and 5.3e-6 at 8192^3, growing as
-    // sqrt(k), where SIMT rungs read 3 - 4e-7 (H100, docs/gpu-runs.md); the f32 tolerance is 1e-5. So they sum PROMOTE k tiles at a time
-    // into part, which each group's first wgmma starts from zero, and the consumers add part into acc
-    // with FP32 adds: 2.4 - 4.6e-7 at 4096^3, 1.0e-7 at 1024 x 1024 x 131072 (PROMOTE 1 - 8: 2.2, 2.3,
-    // 2.2 and 2.2 ms at 4096^3), at the price of a second set of accumulators (the tile limit).
+    // sqrt(k), where SIMT rungs read 3 - 4e-7 (H100, docs/gpu-runs.md); the f32 tolerance is 1e-5. So
+    // they sum PROMOTE k tiles at a time into part, which each group's first wgmma starts from zero, and
+    // the consumers add part into acc with FP32 adds: 2.4 - 4.6e-7 at 4096^3, 1.0e-7 at 1024 x 1024 x
+    // 131072 (PROMOTE 1 - 8: 2.30, 2.26, 2.23 and 2.22 ms at 4096^3), at the price of a second set of
+    // accumulators (the tile limit). The adds in a branch of the k loop make ptxas wait for every batch at
+    // each k tile (C7517); the branch wip/x3-nowait loops over groups instead (not yet measured).
     Tensor part = make_fragment_like(acc);
     for (int kt = 0; kt < ktiles; kt++) {
         const int s = kt % STAGES;

@@ -19,9 +19,9 @@ standard error as each file has been read, files read side by side, one a CPU; -
 experiment that ran them on the table's problems beside its dispatching variant with `trials: 1`
 (tools/held_out.py --keep ... --anchor writes it), which at a problem the table measured runs the table's
 fastest row there: the anchor. A new candidate's rel is its time over the anchor's, times the rel of the
-row the anchor ran (1 for the fastest); where one is faster, every row of the problem is scaled so that
-it stands at 1; rows past REL_KEEP go, and a candidate the table had
-already (variant and params) takes its new row. The header gains a line that says what was added.
+row the anchor ran (1 for the fastest); a candidate the table had already (variant and params) takes its
+new row; every row of the problem is then scaled so that its fastest, old or new, stands at 1, and rows
+past REL_KEEP go. The header gains a line that says what was added.
 """
 import argparse
 import os
@@ -146,7 +146,7 @@ def add_rows(text, df, anchor, kinds, device, provenance):
                 b = base.iloc[0]
                 note += ", %.3f x %s" % (b["median_ms"] / c["median_ms"], b["variant"])
             rows.append([c["variant"], c["params"] or "-", c["median_ms"] / t0, note, True])
-        scale = min(1.0, min(r[2] for r in rows))
+        scale = min(r[2] for r in rows)  # the problem's fastest row, old or new, stands at 1
         rows = sorted(([v, p, rel / scale, note, is_new] for v, p, rel, note, is_new in rows), key=lambda r: r[2])
         problems[key] = [r for r in rows if round(r[2], 3) <= REL_KEEP]
         added += sum(r[4] for r in problems[key])

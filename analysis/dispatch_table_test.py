@@ -220,6 +220,17 @@ class DispatchTable(unittest.TestCase):
             "m=128,n=64,k=64 a=row,b=row f32 hopper - rel=1.000"])  # m=96's BM=128, 1.6, goes
         self.assertIn("# 0.8000 ms, 1.125 x cublas", lines[5])
         self.assertIn("# 1.0000 ms", lines[6])  # an old row keeps what its own run measured
+        # A candidate measured again takes its new row, and when that was the fastest and is now slower,
+        # the problem's new fastest stands at 1.
+        again = pd.DataFrame([{"sizes": "m=96,n=64,k=64", "layouts": "a=row,b=row", "dtype": "f32", "variant": v,
+                               "params": p, "status": "ok", "median_ms": t, "kind": "nvrtc", "dispatch": d,
+                               "variant_origin": "tilelab"}
+                              for v, p, t, d in (("tuned", "", 2.0, "hopper - (t:4)"), ("hopper", "", 2.6, ""))])
+        text, _, added, faster = dt.add_rows(text, again, "tuned", ["nvrtc"], "dev", "later")
+        self.assertEqual((added, faster), (1, 0))
+        rows96 = [l.split("#")[0].strip() for l in text.splitlines() if l.startswith("m=96,")]
+        self.assertEqual(rows96, ["m=96,n=64,k=64 a=row,b=row f32 tf32x3 BM=64 rel=1.000",
+                                  "m=96,n=64,k=64 a=row,b=row f32 hopper - rel=1.040"])  # 1.3 / 1.25
         with self.assertRaises(SystemExit) as e:
             dt.add_rows(table, df, "tuned", ["nvrtc"], "other dev", "now")
         self.assertIn("the table was measured on dev, the files on other dev", str(e.exception))

@@ -16,12 +16,13 @@ New candidates for a table without measuring its rows again (analysis/dispatch_t
 tuning's own sizes, its new candidates and the library bar, and with --anchor the dispatching variant at
 `trials: 1`, which at a problem the table measured runs its fastest row there:
 
-    python3 tools/held_out.py experiments/sgemm_dispatch_tune.yaml experiments/sgemm_dispatch_tune.yaml \
+    python3 tools/held_out.py experiments/sgemm_dispatch_tune.yaml experiments/sgemm_dispatch_tune.yaml \\
         --keep tf32x3 --keep cublas --anchor tuned -o add.yaml
     runner run add.yaml -o add.h5
     python3 analysis/dispatch_table.py add.h5 --add-to kernels/sgemm/tuned_h100.table -o new.table
- The files are read as text, a top-level key a line at column 0,
-so their comments and flow style stay as they are. Exit 2, naming the file, on what it cannot use.
+
+--keep NAME:TEXT keeps only the items of NAME whose lines have TEXT (e.g. tf32x3:SPLITK). The files are
+read as text, a top-level key a line at column 0, so their comments and flow style stay as they are. Exit 2, naming the file, on what it cannot use.
 """
 
 import argparse

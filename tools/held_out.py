@@ -22,7 +22,8 @@ tuning's own sizes, its new candidates and the library bar, and with --anchor th
     python3 analysis/dispatch_table.py add.h5 --add-to kernels/sgemm/tuned_h100.table -o new.table
 
 --keep NAME:TEXT keeps only the items of NAME whose lines have TEXT (e.g. tf32x3:SPLITK). The files are
-read as text, a top-level key a line at column 0, so their comments and flow style stay as they are. Exit 2, naming the file, on what it cannot use.
+read as text, a top-level key a line at column 0, so their comments and flow style stay as they are.
+Exit 2, naming the file, on what it cannot use.
 """
 
 import argparse

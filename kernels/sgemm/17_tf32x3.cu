@@ -278,45 +278,49 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     // accumulators (the tile limit). The adds in a branch of the k loop make ptxas wait for every batch at
     // each k tile (C7517); the branch wip/x3-nowait loops over groups instead (not yet measured).
     Tensor part = make_fragment_like(acc);
-    for (int kt = 0; kt < ktiles; kt++) {
-        const int s = kt % STAGES;
-        bar_wait(&sh.full[s], (kt / STAGES) & 1);
-        // The producer's cp.async wrote the stage (the generic proxy); wgmma reads it through the async one.
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        CUTE_UNROLL
-        for (int kb = 0; kb < size<2>(rA); kb++) {
-            copy(tCsA(_, _, kb, s), rA(_, _, kb));
-            auto a = uA(_, _, kb);
-            auto h = uH(_, _, kb);
-            auto l = uL(_, _, kb);
+    // A group of PROMOTE k tiles, then its sum into acc: unconditional at the end of each group, so that no
+    // path reaches the FP32 adds with a batch in flight (a conditional add made ptxas wait for every batch
+    // at each k tile: C7517).
+    for (int g0 = 0; g0 < ktiles; g0 += PROMOTE) {
+        const int g1 = min(g0 + PROMOTE, ktiles);
+        for (int kt = g0; kt < g1; kt++) {
+            const int s = kt % STAGES;
+            bar_wait(&sh.full[s], (kt / STAGES) & 1);
+            // The producer's cp.async wrote the stage (the generic proxy); wgmma reads it through the async one.
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
             CUTE_UNROLL
-            for (int i = 0; i < size(a); i++) {
-                const float x = __uint_as_float(a(i));
-                h(i) = x3_tf32(x);
-                l(i) = x3_tf32(x - __uint_as_float(h(i)));
+            for (int kb = 0; kb < size<2>(rA); kb++) {
+                copy(tCsA(_, _, kb, s), rA(_, _, kb));
+                auto a = uA(_, _, kb);
+                auto h = uH(_, _, kb);
+                auto l = uL(_, _, kb);
+                CUTE_UNROLL
+                for (int i = 0; i < size(a); i++) {
+                    const float x = __uint_as_float(a(i));
+                    h(i) = x3_tf32(x);
+                    l(i) = x3_tf32(x - __uint_as_float(h(i)));
+                }
+                warpgroup_fence_operand(h);
+                warpgroup_fence_operand(l);
+                warpgroup_fence_operand(part);
+                warpgroup_arrive();
+                mma.accumulate_ = kb == 0 && kt == g0 ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
+                gemm(mma, rL(_, _, kb), tCrBh(_, _, kb, s), part);
+                mma.accumulate_ = GMMA::ScaleOut::One;
+                gemm(mma, rH(_, _, kb), tCrBl(_, _, kb, s), part);
+                gemm(mma, rH(_, _, kb), tCrBh(_, _, kb, s), part);
+                warpgroup_commit_batch();
+                warpgroup_wait<1>();
+                warpgroup_fence_operand(part);
+                warpgroup_fence_operand(h);
+                warpgroup_fence_operand(l);
             }
-            warpgroup_fence_operand(h);
-            warpgroup_fence_operand(l);
-            warpgroup_fence_operand(part);
-            warpgroup_arrive();
-            if (kb == 0 && kt % PROMOTE == 0) mma.accumulate_ = GMMA::ScaleOut::Zero;
-            gemm(mma, rL(_, _, kb), tCrBh(_, _, kb, s), part);
-            mma.accumulate_ = GMMA::ScaleOut::One;
-            gemm(mma, rH(_, _, kb), tCrBl(_, _, kb, s), part);
-            gemm(mma, rH(_, _, kb), tCrBh(_, _, kb, s), part);
-            warpgroup_commit_batch();
-            warpgroup_wait<1>();
-            warpgroup_fence_operand(part);
-            warpgroup_fence_operand(h);
-            warpgroup_fence_operand(l);
+            if (kt > 0 && ctid % 32 == 0) bar_arrive(&sh.empty[(kt - 1) % STAGES]);
         }
-        if (kt > 0 && ctid % 32 == 0) bar_arrive(&sh.empty[(kt - 1) % STAGES]);
-        if (kt % PROMOTE == PROMOTE - 1 || kt == ktiles - 1) {
-            warpgroup_wait<0>();
-            warpgroup_fence_operand(part);
-            CUTE_UNROLL
-            for (int i = 0; i < size(acc); i++) acc(i) += part(i);
-        }
+        warpgroup_wait<0>();
+        warpgroup_fence_operand(part);
+        CUTE_UNROLL
+        for (int i = 0; i < size(acc); i++) acc(i) += part(i);
     }
 
     if (SPLITK > 1) {

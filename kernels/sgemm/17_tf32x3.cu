@@ -21,7 +21,8 @@
 //   the tensor cores through registers, where each consumer splits it) and B's hi and lo parts
 //   column-major (k contiguous: wgmma's B, read from shared memory), zero-padded to whole tiles: MP = M
 //   rounded up to BM, NP = N to BN, KP = K to 32. Any layout and size of A and B, read once: 4 (M K + 2
-//   K N) bytes written;
+//   K N) bytes written. With SPLITK > 1, a column-major A with M a multiple of BM and K of 32 is already
+//   what the workspace would hold, and the main kernel reads it in place (x3_a_in_place);
 // - sgemm_tf32x3: per tile of C, the producer warpgroup copies the stage's three tiles (A, B hi, B lo)
 //   with 16-byte cp.async from the padded workspace (no edge to check, no tensor map); each consumer
 //   warpgroup loads its rows of A a k-block (8) at a time into registers, splits them, and issues the
@@ -30,7 +31,7 @@
 // Params: BM (64, 128 or 256: wgmma's M, one consumer warpgroup for 64, else two), BN (64 .. 256 by 64;
 // a warpgroup's rows x BN at most 64 x 128: two sets of accumulators, below), STAGES, GROUP_M, PROMOTE
 // (k tiles the tensor cores sum before FP32 adds take over). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
-// (reg_variant.workspace in sgemm.c): 4 KP (MP + 2 NP) bytes.
+// (reg_variant.workspace in sgemm.c): 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and SPLITK's parts.
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"
@@ -89,7 +90,7 @@ __device__ __forceinline__ uint32_t x3_tf32(float x)
     return r;
 }
 
-// The workspace: A as KP rows of MP (m contiguous), then B's hi and lo parts as NP rows of KP each; with
+// The workspace: A as KP rows of MP (m contiguous; none when A is read in place), then B's hi and lo parts as NP rows of KP each; with
 // SPLITK > 1 then a count a tile of C (the slices done, zeroed by the split) and SPLITK partial tiles a
 // tile, BM x BN floats each in the consumers' fragment order.
 struct X3Work {
@@ -98,14 +99,25 @@ struct X3Work {
     unsigned *done;
 };
 
-__device__ __forceinline__ X3Work x3_work(int M, int N, int K)
+// Whether the main kernel reads A where it is (sgemm.c's tf32x3_a_in_place says the same). Only with
+// SPLITK > 1, where the split's pass is a large part of a short product: measured on the H100 (thirty-first
+// session), 512 x 512 x 8192 with SPLITK 8 0.123 -> 0.109 ms and 1024^2 x 32768 with SPLITK 4 1.28 ->
+// 1.23 ms, but without SPLITK 4096^3 1 % slower, and 3333 x 2222 x 1111 (copied all the same) 3 % slower
+// for the decision made at run time, which SPLITK = 1 leaves out of its code.
+__device__ __forceinline__ bool x3_a_in_place(int M, int K)
+{
+    return SPLITK > 1 && A_COL && M % BM == 0 && K % BK == 0;
+}
+
+__device__ __forceinline__ X3Work x3_work(int M, int N, int K, const float *A)
 {
     X3Work w;
     w.MP = x3_round(M, BM);
     w.NP = x3_round(N, BN);
     w.KP = x3_round(K, BK);
-    w.a = tilelab_workspace;
-    w.bh = w.a + (size_t)w.KP * w.MP;
+    const bool in_place = x3_a_in_place(M, K);
+    w.a = in_place ? const_cast<float *>(A) : tilelab_workspace;
+    w.bh = in_place ? tilelab_workspace : w.a + (size_t)w.KP * w.MP;
     w.bl = w.bh + (size_t)w.NP * w.KP;
     w.tiles = (w.MP / BM) * (w.NP / BN);
     w.done = reinterpret_cast<unsigned *>(w.bl + (size_t)w.NP * w.KP);
@@ -153,13 +165,13 @@ __device__ __forceinline__ void x3_split_tile(float *__restrict__ dst, float *__
     }
 }
 
-// The first kernel: a block a tile, A's (KP / 32) x (MP / 32) first, then B's (NP / 32) x (KP / 32).
-// sgemm.c's geometry17_split launches as many.
+// The first kernel: a block a tile, A's (KP / 32) x (MP / 32) first (none when A is read in place), then
+// B's (NP / 32) x (KP / 32). sgemm.c's geometry17_split launches as many.
 extern "C" __global__ void __launch_bounds__(SPLIT_T * 8)
     sgemm_tf32x3_split(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C)
 {
-    const X3Work w = x3_work(M, N, K);
-    const int a_tiles = (w.KP / SPLIT_T) * (w.MP / SPLIT_T);
+    const X3Work w = x3_work(M, N, K, A);
+    const int a_tiles = x3_a_in_place(M, K) ? 0 : (w.KP / SPLIT_T) * (w.MP / SPLIT_T);
     int b = blockIdx.x;
     if (SPLITK > 1) // every launch starts its tiles' counts from zero (the runner fills a workspace with NaN)
         for (int i = b * SPLIT_T * 8 + threadIdx.y * SPLIT_T + threadIdx.x; i < w.tiles; i += gridDim.x * SPLIT_T * 8)
@@ -214,7 +226,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     extern __shared__ unsigned char smem_raw[];
     Shared &sh = *reinterpret_cast<Shared *>((reinterpret_cast<size_t>(smem_raw) + 1023) & ~size_t(1023));
     const int tid = threadIdx.x, wg = tid / 128;
-    const X3Work w = x3_work(M, N, K);
+    const X3Work w = x3_work(M, N, K, A);
     // Slice z of SPLITK takes k tiles kt0 .. kt1 - 1 of the tile (none when SPLITK is over K's tiles).
     const int tile = blockIdx.x % w.tiles, z = blockIdx.x / w.tiles, per = (w.KP / BK + SPLITK - 1) / SPLITK;
     const int kt0 = min(z * per, w.KP / BK), kt1 = min(kt0 + per, w.KP / BK), ktiles = kt1 - kt0;

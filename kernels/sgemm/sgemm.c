@@ -895,6 +895,22 @@ static void tf32x3_dims(const long *p, const reg_spec *s, int64_t *mp, int64_t *
     *kp = (s->dims[K_] + BK17 - 1) / BK17 * BK17;
 }
 
+/* Whether the main kernel reads A in place (17_tf32x3.cu's x3_a_in_place): SPLITK > 1, A column-major, M a
+ * multiple of BM and K of 32; then the split copies B alone and the workspace holds no A. */
+static int tf32x3_a_in_place(const long *p, const reg_spec *s)
+{
+    return p[5] > 1 && s->layouts[OP_A] == REG_COL && s->dims[M_] % p[0] == 0 && s->dims[K_] % BK17 == 0;
+}
+
+/* The split's blocks (17_tf32x3.cu's sgemm_tf32x3_split): a 32 x 32 tile each of A (unless in place), then
+ * of B. */
+static double tf32x3_split_blocks(const long *p, const reg_spec *s)
+{
+    int64_t mp, np, kp;
+    tf32x3_dims(p, s, &mp, &np, &kp);
+    return (double)(kp / SPLIT_T) * (double)((tf32x3_a_in_place(p, s) ? 0 : mp / SPLIT_T) + np / SPLIT_T);
+}
+
 /* 17_tf32x3.cu's Shared struct: three 1024-aligned tiles a stage, the barriers, 1024 to align. */
 static long tf32x3_smem(const long *p)
 {
@@ -925,7 +941,7 @@ static int check17(const long *p, const reg_spec *s, char *why, size_t n)
     tf32x3_dims(p, s, &mp, &np, &kp);
     if (mp > INT32_MAX || np > INT32_MAX || kp > INT32_MAX)
         return snprintf(why, n, "a side rounded up to its tile is over 2^31-1 (the kernels index with int)"), 0;
-    if ((double)(kp / SPLIT_T) * (double)(mp / SPLIT_T + np / SPLIT_T) > 2147483647.0)
+    if (tf32x3_split_blocks(p, s) > 2147483647.0)
         return snprintf(why, n, "the split's blocks are over 2^31-1"), 0;
     if ((double)ceil_div(s->dims[M_], bm) * ceil_div(s->dims[N_], bn) * splitk > 2147483647.0)
         return snprintf(why, n, "more than 2^31-1 blocks (tiles x SPLITK)"), 0;
@@ -941,21 +957,20 @@ static void geometry17(const long *p, const reg_spec *s, reg_launch *l)
     *l = (reg_launch){{tiles * (unsigned)p[5], 1, 1}, {(consumers + 1) * 128, 1, 1}, (size_t)tf32x3_smem(p)};
 }
 
-/* The split (17_tf32x3.cu's sgemm_tf32x3_split): a block of 32 x 8 threads a 32 x 32 tile of A, then of B. */
+/* The split: a block of 32 x 8 threads a 32 x 32 tile. */
 static void geometry17_split(const long *p, const reg_spec *s, reg_launch *l)
 {
-    int64_t mp, np, kp;
-    tf32x3_dims(p, s, &mp, &np, &kp);
-    int64_t blocks = (kp / SPLIT_T) * (mp / SPLIT_T + np / SPLIT_T);
-    *l = (reg_launch){{(unsigned)blocks, 1, 1}, {SPLIT_T, 8, 1}, 0};
+    *l = (reg_launch){{(unsigned)tf32x3_split_blocks(p, s), 1, 1}, {SPLIT_T, 8, 1}, 0};
 }
 
-/* A padded, then B's hi and lo parts padded; with SPLITK, the tiles' counts and the slices' parts. */
+/* A padded (unless read in place), then B's hi and lo parts padded; with SPLITK, the tiles' counts and the
+ * slices' parts. */
 static uint64_t workspace17(const long *p, const reg_spec *s)
 {
     int64_t mp, np, kp;
     tf32x3_dims(p, s, &mp, &np, &kp);
-    return ((uint64_t)kp * (uint64_t)(mp + 2 * np) + (uint64_t)tf32x3_split_floats(p, s)) * sizeof(float);
+    uint64_t rows = (uint64_t)(tf32x3_a_in_place(p, s) ? 0 : mp) + 2 * (uint64_t)np;
+    return ((uint64_t)kp * rows + (uint64_t)tf32x3_split_floats(p, s)) * sizeof(float);
 }
 
 /* ---- 20 ..: CuTe rungs (seed 003's table) ------------------------------------------------- */
@@ -1701,7 +1716,7 @@ static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, 
     if (!strcmp(v->name, "tf32x3")) {
         int64_t mp, np, kp;
         tf32x3_dims(params, s, &mp, &np, &kp);
-        double copied = (double)kp * ((double)mp + 1.5 * (double)np);
+        double copied = (double)kp * ((tf32x3_a_in_place(params, s) ? 0.0 : (double)mp) + 1.5 * (double)np);
         f *= 1.0 + X3_SPLIT_FLOPS * copied / (2.0 * s->dims[M_] * s->dims[N_] * s->dims[K_]);
     }
     return f;

@@ -287,12 +287,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     // they sum PROMOTE k tiles at a time into part, which each group's first wgmma starts from zero, and
     // the consumers add part into acc with FP32 adds: 2.4 - 4.6e-7 at 4096^3, 1.0e-7 at 1024 x 1024 x
     // 131072 (PROMOTE 1 - 8: 2.30, 2.26, 2.23 and 2.22 ms at 4096^3), at the price of a second set of
-    // accumulators (the tile limit). The adds in a branch of the k loop make ptxas wait for every batch at
-    // each k tile (C7517); the branch wip/x3-nowait loops over groups instead (not yet measured).
+    // accumulators (the tile limit).
     Tensor part = make_fragment_like(acc);
     // A group of PROMOTE k tiles, then its sum into acc: unconditional at the end of each group, so that no
     // path reaches the FP32 adds with a batch in flight (a conditional add made ptxas wait for every batch
-    // at each k tile: C7517).
+    // at each k tile: C7517). Not faster for it on the H100 (within 0.5 %; thirty-first session), so that
+    // wait was not what limits this kernel.
     for (int g0 = 0; g0 < ktiles; g0 += PROMOTE) {
         const int g1 = min(g0 + PROMOTE, ktiles);
         for (int kt = g0; kt < g1; kt++) {

@@ -491,6 +491,60 @@ static int check_tf32x3(void)
     return n;
 }
 
+/* tf32x3's AIN: A read where it lies in either layout wherever its rows (row-major, K % 4 == 0) or columns
+ * (column-major, M % 4 == 0) are 16-byte aligned: the split copies B alone and the workspace holds no A;
+ * else A is copied as without AIN. AIN 0 stays out of a case's text (ids as before). Rows: sizes, layouts,
+ * SPLITK, whether A is read in place; the split's blocks and the workspace follow from the padded sides. */
+static int check_tf32x3_ain(void)
+{
+    static const struct {
+        const char *sizes, *layouts;
+        int splitk, in_place;
+        uint64_t mp, np, kp;
+    } rows[] = {
+        {"m=256,n=512,k=64", "a=row,b=row", 1, 1, 256, 512, 64},
+        {"m=256,n=512,k=64", "a=col,b=col", 3, 1, 256, 512, 64},
+        {"m=250,n=500,k=70", "a=row,b=col", 1, 0, 256, 512, 96}, /* K % 4 != 0: row-major A copied */
+        {"m=250,n=500,k=70", "a=col,b=row", 3, 0, 256, 512, 96}, /* M % 4 != 0: column-major A copied */
+        {"m=252,n=500,k=68", "a=row,b=row", 3, 1, 256, 512, 96}, /* both aligned, neither a multiple of a tile */
+        {"m=252,n=500,k=68", "a=col,b=col", 1, 1, 256, 512, 96},
+    };
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
+                              "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 500, k: 70}, {m: 252, n: 500, k: 68}]\n"
+                              "variants:\n  - {name: tf32x3, params: {AIN: [0, 1, 2], SPLITK: [1, 3]}}\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+        char want[32];
+        snprintf(want, sizeof want, rows[r].splitk > 1 ? "SPLITK=%d" : "PROMOTE=4", rows[r].splitk);
+        const tl_case *c = packed_case(&p, rows[r].sizes, rows[r].layouts, want, "AIN=1", rows[r].splitk > 1 ? NULL : "SPLITK");
+        CHECK(c != NULL && !c->skipped && c->nlaunch == 2, "tf32x3 AIN=1 %s %s %s: runs (%s)", rows[r].sizes,
+              rows[r].layouts, want, c && c->reason ? c->reason : "no such case");
+        if (!c || c->skipped || c->nlaunch != 2) continue;
+        uint64_t a = rows[r].in_place ? 0 : rows[r].mp, parts = 0;
+        if (rows[r].splitk > 1) {
+            uint64_t tiles = (rows[r].mp / 128) * (rows[r].np / 128);
+            parts = (tiles + 3) / 4 * 4 + tiles * rows[r].splitk * 128 * 128;
+        }
+        unsigned blocks = (unsigned)((rows[r].kp / 32) * (a / 32 + rows[r].np / 32));
+        n += packed_pack_is(c, blocks, (rows[r].kp * (a + 2 * rows[r].np) + parts) * 4, c->canonical);
+    }
+    for (int i = 0; i < p.ncases; i++) {
+        const tl_case *c = &p.cases[i];
+        if (strstr(c->params_text, "AIN=2")) {
+            CHECK(c->skipped && strstr(c->reason, "AIN 0 or 1"), "AIN=2: %s", c->reason ? c->reason : "runs");
+            n++;
+        } else if (!strstr(c->params_text, "AIN=1")) {
+            CHECK(!strstr(c->canonical, "AIN"), "AIN 0 is not in the case's text: %s", c->canonical);
+            n++;
+        }
+    }
+    unload(&x, &p);
+    return n;
+}
+
 /* hopper's and packed's SKPAR: a workspace of SPLITK partial tiles per tile of C only with SPLITK > 1
  * (packed's after its packed operands), the ids of the cases without it unchanged, and a workspace past
  * 2^31 floats refused at plan time. */
@@ -1055,6 +1109,7 @@ int main(void)
     total += check_packed_launch();
     total += check_packed_keep();
     total += check_tf32x3();
+    total += check_tf32x3_ain();
     total += check_splitk_partials();
     total += check_kmajor_tiles();
     total += check_static_grid();

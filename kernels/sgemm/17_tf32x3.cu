@@ -30,7 +30,9 @@
 //
 // Params: BM (64, 128 or 256: wgmma's M, one consumer warpgroup for 64, else two), BN (64 .. 256 by 64;
 // a warpgroup's rows x BN at most 64 x 128: two sets of accumulators, below), STAGES, GROUP_M, PROMOTE
-// (k tiles the tensor cores sum before FP32 adds take over). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
+// (k tiles the tensor cores sum before FP32 adds take over), SPLITK, AIN (1: A read where it lies in either
+// layout, its stages k-major for a row-major A, zeros past its edges, wherever its rows or columns are
+// 16-byte aligned; the split copies B alone). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
 // (reg_variant.workspace in sgemm.c): 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and SPLITK's parts.
 #include <cute/tensor.hpp>
 
@@ -62,15 +64,20 @@
 #ifndef SPLITK
 #define SPLITK 1
 #endif
+#ifndef AIN
+#define AIN 0
+#endif
 #define BK 32                   // k per stage: 128 bytes of FP32
 #define NC (BM >= 128 ? 2 : 1)  // consumer warpgroups, BM / NC rows each
 #define NT ((NC + 1) * 128)     // threads
 #define SPLIT_T 32              // the split's tiles: 32 x 32 elements, 32 x 8 threads
 
 #if (BM != 64 && BM != 128 && BM != 256) || BN % 64 || BN < 64 || BN > 256 || BM / NC * BN > 64 * 128 || \
-    STAGES < 2 || GROUP_M < 1 || PROMOTE < 1 || SPLITK < 1
-#error "17_tf32x3: BM 64, 128 or 256, BN 64 .. 256 by 64, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1"
+    STAGES < 2 || GROUP_M < 1 || PROMOTE < 1 || SPLITK < 1 || (AIN != 0 && AIN != 1)
+#error "17_tf32x3: BM 64, 128 or 256, BN 64 .. 256 by 64, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1, AIN 0 or 1"
 #endif
+// A's stages: k-major (as it lies when row-major) where AIN reads a row-major A, else m-major.
+#define A_KMAJ (AIN && !A_COL)
 
 using namespace cute;
 using T = tfloat32_t;
@@ -90,12 +97,15 @@ __device__ __forceinline__ uint32_t x3_tf32(float x)
     return r;
 }
 
-// The workspace: A as KP rows of MP (m contiguous; none when A is read in place), then B's hi and lo parts as NP rows of KP each; with
-// SPLITK > 1 then a count a tile of C (the slices done, zeroed by the split) and SPLITK partial tiles a
-// tile, BM x BN floats each in the consumers' fragment order.
+// The workspace: A as KP rows of MP (m contiguous; MP rows of KP with A_KMAJ; none when A is read in place),
+// then B's hi and lo parts as NP rows of KP each; with SPLITK > 1 then a count a tile of C (the slices done,
+// zeroed by the split) and SPLITK partial tiles a tile, BM x BN floats each in the consumers' fragment order.
+// The stages read A at a, lda floats between its rows (A_KMAJ: rows m) or columns (else: columns k), and
+// zero past am rows m and ak columns k (MP and KP for the workspace's copy, which is padded already).
 struct X3Work {
-    int MP, NP, KP, tiles;
-    float *a, *bh, *bl, *part;
+    int MP, NP, KP, tiles, lda, am, ak;
+    const float *a;
+    float *bh, *bl, *part;
     unsigned *done;
 };
 
@@ -103,9 +113,12 @@ struct X3Work {
 // SPLITK > 1, where the split's pass is a large part of a short product: measured on the H100 (thirty-first
 // session), 512 x 512 x 8192 with SPLITK 8 0.123 -> 0.109 ms and 1024^2 x 32768 with SPLITK 4 1.28 ->
 // 1.23 ms, but without SPLITK 4096^3 1 % slower, and 3333 x 2222 x 1111 (copied all the same) 3 % slower
-// for the decision made at run time, which SPLITK = 1 leaves out of its code.
+// for the decision made at run time, which SPLITK = 1 leaves out of its code. AIN = 1 reads A in place in
+// either layout wherever its rows or columns start 16-byte aligned (K % 4 == 0 row-major, M % 4 == 0
+// column-major), the stages zero-filling past its edges: the split copies B alone.
 __device__ __forceinline__ bool x3_a_in_place(int M, int K)
 {
+    if (AIN) return A_COL ? M % 4 == 0 : K % 4 == 0;
     return SPLITK > 1 && A_COL && M % BM == 0 && K % BK == 0;
 }
 
@@ -116,8 +129,12 @@ __device__ __forceinline__ X3Work x3_work(int M, int N, int K, const float *A)
     w.NP = x3_round(N, BN);
     w.KP = x3_round(K, BK);
     const bool in_place = x3_a_in_place(M, K);
-    w.a = in_place ? const_cast<float *>(A) : tilelab_workspace;
-    w.bh = in_place ? tilelab_workspace : w.a + (size_t)w.KP * w.MP;
+    w.a = in_place ? A : tilelab_workspace;
+    // (Without AIN, A in place is column-major with M a multiple of BM: M is MP.)
+    w.lda = AIN && in_place ? (A_COL ? M : K) : (A_KMAJ ? w.KP : w.MP);
+    w.am = in_place ? M : w.MP;
+    w.ak = in_place ? K : w.KP;
+    w.bh = in_place ? tilelab_workspace : const_cast<float *>(w.a) + (size_t)w.KP * w.MP;
     w.bl = w.bh + (size_t)w.NP * w.KP;
     w.tiles = (w.MP / BM) * (w.NP / BN);
     w.done = reinterpret_cast<unsigned *>(w.bl + (size_t)w.NP * w.KP);
@@ -177,9 +194,16 @@ extern "C" __global__ void __launch_bounds__(SPLIT_T * 8)
         for (int i = b * SPLIT_T * 8 + threadIdx.y * SPLIT_T + threadIdx.x; i < w.tiles; i += gridDim.x * SPLIT_T * 8)
             w.done[i] = 0;
     if (b < a_tiles) {
-        // A's rows k, columns m: A(m, k) is A[k M + m] column-major, A[m K + k] row-major.
-        const int across = w.MP / SPLIT_T;
-        x3_split_tile(w.a, nullptr, w.MP, A, A_COL ? M : K, A_COL, K, M, b / across * SPLIT_T, b % across * SPLIT_T);
+        float *a = const_cast<float *>(w.a);
+        if (A_KMAJ) {
+            // A's rows m, columns k (a row-major A whose rows are not 16-byte aligned): A(m, k) is A[m K + k].
+            const int across = w.KP / SPLIT_T;
+            x3_split_tile(a, nullptr, w.KP, A, K, true, M, K, b / across * SPLIT_T, b % across * SPLIT_T);
+        } else {
+            // A's rows k, columns m: A(m, k) is A[k M + m] column-major, A[m K + k] row-major.
+            const int across = w.MP / SPLIT_T;
+            x3_split_tile(a, nullptr, w.MP, A, A_COL ? M : K, A_COL, K, M, b / across * SPLIT_T, b % across * SPLIT_T);
+        }
     } else {
         // B's rows n, columns k: B(k, n) is B[n K + k] column-major, B[k N + n] row-major.
         b -= a_tiles;
@@ -197,7 +221,7 @@ __device__ constexpr auto x3_layout()
 }
 
 struct Shared {
-    alignas(1024) T a[cosize_v<decltype(x3_layout<false, BM>())>];
+    alignas(1024) T a[cosize_v<decltype(x3_layout<A_KMAJ, BM>())>];
     alignas(1024) T bh[cosize_v<decltype(x3_layout<true, BN>())>];
     alignas(1024) T bl[cosize_v<decltype(x3_layout<true, BN>())>];
     alignas(8) uint64_t full[STAGES], empty[STAGES];
@@ -205,12 +229,28 @@ struct Shared {
 
 // One stage by the producer warpgroup (ptid 0 .. 127): 16-byte copies, 4 elements along each tile's
 // contiguous side, which 128-byte swizzling keeps together; consecutive threads take consecutive copies.
+// With AIN, A's copies are predicated (zeros past its edges: whole 16-byte pieces, the side along them
+// being a multiple of 4).
 template <class SA, class SB>
 __device__ __forceinline__ void x3_stage(SA sa, SB sbh, SB sbl, const X3Work &w, int m0, int n0, int k0, int ptid)
 {
-    for (int i = ptid; i < BK * (BM / 4); i += 128) {
-        const int k = i / (BM / 4), m = i % (BM / 4) * 4;
-        ring_cp_async16(&sa(m, k), w.a + (size_t)(k0 + k) * w.MP + m0 + m);
+    if (A_KMAJ) {
+        for (int i = ptid; i < BM * (BK / 4); i += 128) {
+            const int m = i / (BK / 4), k = i % (BK / 4) * 4;
+            const bool in = m0 + m < w.am && k0 + k < w.ak;
+            ring_cp_async16z(&sa(m, k), in ? w.a + (size_t)(m0 + m) * w.lda + k0 + k : w.a, in);
+        }
+    } else if (AIN) {
+        for (int i = ptid; i < BK * (BM / 4); i += 128) {
+            const int k = i / (BM / 4), m = i % (BM / 4) * 4;
+            const bool in = m0 + m < w.am && k0 + k < w.ak;
+            ring_cp_async16z(&sa(m, k), in ? w.a + (size_t)(k0 + k) * w.lda + m0 + m : w.a, in);
+        }
+    } else {
+        for (int i = ptid; i < BK * (BM / 4); i += 128) {
+            const int k = i / (BM / 4), m = i % (BM / 4) * 4;
+            ring_cp_async16(&sa(m, k), w.a + (size_t)(k0 + k) * w.lda + m0 + m);
+        }
     }
     for (int i = ptid; i < BN * (BK / 4); i += 128) {
         const int n = i / (BK / 4), k = i % (BK / 4) * 4;
@@ -234,7 +274,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     int tm, tn;
     sgemm_raster<BM, BN, GROUP_M>(M, N, tile, tm, tn);
 
-    Tensor sA = make_tensor(make_smem_ptr(sh.a), x3_layout<false, BM>());   // (BM, BK, STAGES)
+    Tensor sA = make_tensor(make_smem_ptr(sh.a), x3_layout<A_KMAJ, BM>());  // (BM, BK, STAGES)
     Tensor sBh = make_tensor(make_smem_ptr(sh.bh), x3_layout<true, BN>()); // (BN, BK, STAGES)
     Tensor sBl = make_tensor(make_smem_ptr(sh.bl), x3_layout<true, BN>());
 

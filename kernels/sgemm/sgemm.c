@@ -883,6 +883,8 @@ static const reg_param p17[] = {
     {"PROMOTE", 4, "k tiles (of 32) the tensor cores sum before the consumers add their sum into C's FP32 accumulators"},
     {"SPLITK", 1, "blocks a tile of C, each a slice of k; the last to finish adds their parts in slice order (a "
                   "workspace of SPLITK x BM x BN floats a tile)"},
+    {"AIN", 0, "1: A read where it lies in either layout (zeros past its edges), not copied by the split, wherever its "
+               "rows (row-major: K % 4 == 0) or columns (column-major: M % 4 == 0) are 16-byte aligned"},
 };
 #define BK17 32L    /* 17_tf32x3.cu's BK: one 128-byte swizzle span of FP32 */
 #define SPLIT_T 32L /* 17_tf32x3.cu's SPLIT_T: the split's tiles are 32 x 32 */
@@ -895,11 +897,14 @@ static void tf32x3_dims(const long *p, const reg_spec *s, int64_t *mp, int64_t *
     *kp = (s->dims[K_] + BK17 - 1) / BK17 * BK17;
 }
 
-/* Whether the main kernel reads A in place (17_tf32x3.cu's x3_a_in_place): SPLITK > 1, A column-major, M a
- * multiple of BM and K of 32; then the split copies B alone and the workspace holds no A. */
+/* Whether the main kernel reads A in place (17_tf32x3.cu's x3_a_in_place): with AIN, wherever A's rows
+ * (row-major, K % 4 == 0) or columns (column-major, M % 4 == 0) are 16-byte aligned; else with SPLITK > 1,
+ * A column-major, M a multiple of BM and K of 32. Then the split copies B alone and the workspace holds no A. */
 static int tf32x3_a_in_place(const long *p, const reg_spec *s)
 {
-    return p[5] > 1 && s->layouts[OP_A] == REG_COL && s->dims[M_] % p[0] == 0 && s->dims[K_] % BK17 == 0;
+    int col = s->layouts[OP_A] == REG_COL;
+    if (p[6]) return col ? s->dims[M_] % 4 == 0 : s->dims[K_] % 4 == 0;
+    return p[5] > 1 && col && s->dims[M_] % p[0] == 0 && s->dims[K_] % BK17 == 0;
 }
 
 /* The split's blocks (17_tf32x3.cu's sgemm_tf32x3_split): a 32 x 32 tile each of A (unless in place), then
@@ -933,8 +938,8 @@ static int check17(const long *p, const reg_spec *s, char *why, size_t n)
     if ((bm >= 128 ? bm / 2 : bm) * bn > 64 * 128)
         return snprintf(why, n, "a consumer warpgroup's tile (BM / 2 from 128 on, else BM) x BN at most 64 x 128 (two sets "
                                 "of 64 accumulators a thread): %ld x %ld", bm, bn), 0;
-    if (stages < 2 || stages > 8 || group_m < 1 || promote < 1 || splitk < 1 || splitk > 64)
-        return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1, PROMOTE >= 1, SPLITK 1 .. 64"), 0;
+    if (stages < 2 || stages > 8 || group_m < 1 || promote < 1 || splitk < 1 || splitk > 64 || (p[6] != 0 && p[6] != 1))
+        return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1, PROMOTE >= 1, SPLITK 1 .. 64, AIN 0 or 1"), 0;
     long smem = tf32x3_smem(p);
     if (smem > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", smem), 0;
     int64_t mp, np, kp;
@@ -1587,7 +1592,7 @@ static const reg_variant sgemm_variants[] = {
     {.name = "tf32x3", .summary = "FP32 on the tensor cores (sm_90a): each operand split in TF32 hi and lo parts, "
                                   "three wgmma products (3xTF32), FP32 accumulation; A and B split into a workspace first",
      .kind = REG_NVRTC, .source = "sgemm/17_tf32x3.cu", .entry = "sgemm_tf32x3", .entry2 = "sgemm_tf32x3_split",
-     .entry2_first = 1, .params = p17, .nparams = NPARAMS(p17), .nid_params = 5 /* SPLITK came later */,
+     .entry2_first = 1, .params = p17, .nparams = NPARAMS(p17), .nid_params = 5 /* SPLITK and AIN came later */,
      .arch_specific = 1, .workspace = workspace17,
      .constraints = "dtype f32; BM 64, 128 or 256; BN 64 .. 256 by 64; (BM from 128 on: BM / 2) x BN <= 8192; STAGES 2 .. 8; PROMOTE >= 1; "
                     "SPLITK 1 .. 64 (> 1: its parts under 2^31 floats); "

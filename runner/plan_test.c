@@ -491,7 +491,7 @@ static int check_tf32x3(void)
     return n;
 }
 
-/* tf32x3's AIN: A read where it lies in either layout wherever its rows (row-major, K % 4 == 0) or columns
+/* tf32x3's BN: 32 .. 256 by 32. And its AIN: A read where it lies in either layout wherever its rows (row-major, K % 4 == 0) or columns
  * (column-major, M % 4 == 0) are 16-byte aligned: the split copies B alone and the workspace holds no A;
  * else A is copied as without AIN. AIN 0 stays out of a case's text (ids as before). Rows: sizes, layouts,
  * SPLITK, whether A is read in place; the split's blocks and the workspace follow from the padded sides. */
@@ -510,8 +510,10 @@ static int check_tf32x3_ain(void)
         {"m=252,n=500,k=68", "a=col,b=col", 1, 1, 256, 512, 96},
     };
     static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
-                              "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 500, k: 70}, {m: 252, n: 500, k: 68}]\n"
-                              "variants:\n  - {name: tf32x3, params: {AIN: [0, 1, 2], SPLITK: [1, 3]}}\n";
+                              "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 500, k: 70}, {m: 252, n: 500, k: 68}, "
+                              "{m: 250, n: 66, k: 70}]\n"
+                              "variants:\n  - {name: tf32x3, params: {AIN: [0, 1, 2], SPLITK: [1, 3]}}\n"
+                              "  - {name: tf32x3, params: {BN: [32, 48, 96]}}\n";
     tl_experiment x;
     tl_plan p;
     int n = 0;
@@ -533,7 +535,19 @@ static int check_tf32x3_ain(void)
     }
     for (int i = 0; i < p.ncases; i++) {
         const tl_case *c = &p.cases[i];
-        if (strstr(c->params_text, "AIN=2")) {
+        if (!strcmp(c->sizes_text, "m=250,n=66,k=70")) {
+            if (strstr(c->params_text, "AIN") || strstr(c->params_text, "SPLITK")) continue;
+            /* BN by 32 (wgmma's N, the split's 32-wide tiles): n = 66 in one tile of 96, or three of 32 */
+            int bn = atoi(strstr(c->params_text, "BN=") + 3);
+            if (bn % 32) {
+                CHECK(c->skipped && strstr(c->reason, "multiple of 32"), "BN=%d: %s", bn, c->reason ? c->reason : "runs");
+            } else {
+                uint64_t np = (66 + bn - 1) / bn * bn;
+                CHECK(!c->skipped && c->launch[0].grid[0] == 2 * np / bn, "BN=%d: %s", bn, c->reason ? c->reason : "grid");
+                if (!c->skipped) n += packed_pack_is(c, (unsigned)(3 * (8 + np / 32)), 96 * (256 + 2 * np) * 4, c->canonical);
+            }
+            n++;
+        } else if (strstr(c->params_text, "AIN=2")) {
             CHECK(c->skipped && strstr(c->reason, "AIN 0 or 1"), "AIN=2: %s", c->reason ? c->reason : "runs");
             n++;
         } else if (!strstr(c->params_text, "AIN=1")) {

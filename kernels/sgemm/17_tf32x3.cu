@@ -28,8 +28,9 @@
 //   warpgroup loads its rows of A a k-block (8) at a time into registers, splits them, and issues the
 //   three wgmmas as one batch: lo_a hi_b, hi_a lo_b, hi_a hi_b.
 //
-// Params: BM (64, 128 or 256: wgmma's M, one consumer warpgroup for 64, else two), BN (64 .. 256 by 64;
-// a warpgroup's rows x BN at most 64 x 128: two sets of accumulators, below), STAGES, GROUP_M, PROMOTE
+// Params: BM (64, 128 or 256: wgmma's M, one consumer warpgroup for 64, else two), BN (32 .. 256 by 32:
+// wgmma's N, a multiple of the split's 32-wide tiles; narrow ones for a narrow C, 96 for n = 66 against
+// 128 with 64; a warpgroup's rows x BN at most 64 x 128: two sets of accumulators, below), STAGES, GROUP_M, PROMOTE
 // (k tiles the tensor cores sum before FP32 adds take over), SPLITK, AIN (1: A read where it lies in either
 // layout, its stages k-major for a row-major A, zeros past its edges, wherever its rows or columns are
 // 16-byte aligned; the split copies B alone). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
@@ -72,9 +73,9 @@
 #define NT ((NC + 1) * 128)     // threads
 #define SPLIT_T 32              // the split's tiles: 32 x 32 elements, 32 x 8 threads
 
-#if (BM != 64 && BM != 128 && BM != 256) || BN % 64 || BN < 64 || BN > 256 || BM / NC * BN > 64 * 128 || \
+#if (BM != 64 && BM != 128 && BM != 256) || BN % 32 || BN < 32 || BN > 256 || BM / NC * BN > 64 * 128 || \
     STAGES < 2 || GROUP_M < 1 || PROMOTE < 1 || SPLITK < 1 || (AIN != 0 && AIN != 1)
-#error "17_tf32x3: BM 64, 128 or 256, BN 64 .. 256 by 64, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1, AIN 0 or 1"
+#error "17_tf32x3: BM 64, 128 or 256, BN 32 .. 256 by 32, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1, AIN 0 or 1"
 #endif
 // A's stages: k-major (as it lies when row-major) where AIN reads a row-major A, else m-major.
 #define A_KMAJ (AIN && !A_COL)

@@ -876,7 +876,7 @@ static void geometry14(const long *p, const reg_spec *s, reg_launch *l)
 
 static const reg_param p17[] = {
     {"BM", 128, "block tile rows: 64, 128 or 256 (wgmma's M; 64: one consumer warpgroup, else two)"},
-    {"BN", 128, "block tile columns: 64 .. 256 by 64 (wgmma's N); a consumer warpgroup's rows (BM, or BM / 2) x BN at "
+    {"BN", 128, "block tile columns: 32 .. 256 by 32 (wgmma's N); a consumer warpgroup's rows (BM, or BM / 2) x BN at "
                 "most 64 x 128"},
     {"STAGES", 4, "shared buffers in the producer / consumer ring (A, B's hi and lo parts: 4 (BM + 2 BN) 32 bytes each)"},
     {"GROUP_M", 8, "tile rows per rasterization group (L2 reuse)"},
@@ -934,7 +934,7 @@ static int check17(const long *p, const reg_spec *s, char *why, size_t n)
 {
     long bm = p[0], bn = p[1], stages = p[2], group_m = p[3], promote = p[4], splitk = p[5];
     if (bm != 64 && bm != 128 && bm != 256) return snprintf(why, n, "BM must be 64, 128 or 256 (wgmma's M)"), 0;
-    if (bn < 64 || bn > 256 || bn % 64) return snprintf(why, n, "BN must be 64, 128, 192 or 256"), 0;
+    if (bn < 32 || bn > 256 || bn % 32) return snprintf(why, n, "BN must be 32 .. 256, a multiple of 32"), 0;
     if ((bm >= 128 ? bm / 2 : bm) * bn > 64 * 128)
         return snprintf(why, n, "a consumer warpgroup's tile (BM / 2 from 128 on, else BM) x BN at most 64 x 128 (two sets "
                                 "of 64 accumulators a thread): %ld x %ld", bm, bn), 0;

@@ -511,16 +511,17 @@ static int check_tf32x3_ain(void)
     };
     static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
                               "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 500, k: 70}, {m: 252, n: 500, k: 68}, "
-                              "{m: 250, n: 66, k: 70}]\n"
+                              "{m: 250, n: 66, k: 70}, {m: 92, n: 500, k: 64}]\n"
                               "variants:\n  - {name: tf32x3, params: {AIN: [0, 1, 2], SPLITK: [1, 3]}}\n"
-                              "  - {name: tf32x3, params: {BN: [32, 48, 96]}}\n";
+                              "  - {name: tf32x3, params: {BN: [32, 48, 96]}}\n"
+                              "  - {name: tf32x3, params: {SWAP: 1, AIN: [0, 1], STAGES: 3}}\n";
     tl_experiment x;
     tl_plan p;
     int n = 0;
     if (load(yaml, &x, &p, 0)) return 1;
     for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
         char want[32];
-        snprintf(want, sizeof want, rows[r].splitk > 1 ? "SPLITK=%d" : "PROMOTE=4", rows[r].splitk);
+        snprintf(want, sizeof want, rows[r].splitk > 1 ? "SPLITK=%d" : "STAGES=4,GROUP_M=8,PROMOTE=4", rows[r].splitk);
         const tl_case *c = packed_case(&p, rows[r].sizes, rows[r].layouts, want, "AIN=1", rows[r].splitk > 1 ? NULL : "SPLITK");
         CHECK(c != NULL && !c->skipped && c->nlaunch == 2, "tf32x3 AIN=1 %s %s %s: runs (%s)", rows[r].sizes,
               rows[r].layouts, want, c && c->reason ? c->reason : "no such case");
@@ -536,7 +537,7 @@ static int check_tf32x3_ain(void)
     for (int i = 0; i < p.ncases; i++) {
         const tl_case *c = &p.cases[i];
         if (!strcmp(c->sizes_text, "m=250,n=66,k=70")) {
-            if (strstr(c->params_text, "AIN") || strstr(c->params_text, "SPLITK")) continue;
+            if (strstr(c->params_text, "AIN") || strstr(c->params_text, "SPLITK") || strstr(c->params_text, "SWAP")) continue;
             /* BN by 32 (wgmma's N, the split's 32-wide tiles): n = 66 in one tile of 96, or three of 32 */
             int bn = atoi(strstr(c->params_text, "BN=") + 3);
             if (bn % 32) {
@@ -547,8 +548,17 @@ static int check_tf32x3_ain(void)
                 if (!c->skipped) n += packed_pack_is(c, (unsigned)(3 * (8 + np / 32)), 96 * (256 + 2 * np) * 4, c->canonical);
             }
             n++;
+        } else if (!strcmp(c->sizes_text, "m=92,n=500,k=64")) {
+            /* SWAP: C^T = B^T A^T, m and n swapped: 500 along BM (4 tiles of 128), 92 along BN (one of 128);
+             * B^T (500 x 64) the A that AIN reads in place, A^T (64 x 92) split into its two parts */
+            int ain = strstr(c->params_text, "AIN=1") != NULL;
+            if (!strstr(c->params_text, "SWAP=1") || strstr(c->params_text, "SPLITK") || strstr(c->params_text, "AIN=2"))
+                continue;
+            CHECK(!c->skipped && c->launch[0].grid[0] == 4, "SWAP %s: %s", c->layout_text, c->reason ? c->reason : "grid");
+            if (!c->skipped) n += packed_pack_is(c, ain ? 2 * 4 : 2 * (16 + 4), 64 * ((ain ? 0 : 512) + 2 * 128) * 4, c->canonical);
+            n++;
         } else if (strstr(c->params_text, "AIN=2")) {
-            CHECK(c->skipped && strstr(c->reason, "AIN 0 or 1"), "AIN=2: %s", c->reason ? c->reason : "runs");
+            CHECK(c->skipped && strstr(c->reason, "AIN and SWAP 0 or 1"), "AIN=2: %s", c->reason ? c->reason : "runs");
             n++;
         } else if (!strstr(c->params_text, "AIN=1")) {
             CHECK(!strstr(c->canonical, "AIN"), "AIN 0 is not in the case's text: %s", c->canonical);

@@ -33,7 +33,7 @@
 // 128 with 64; a warpgroup's rows x BN at most 64 x 128: two sets of accumulators, below), STAGES, GROUP_M, PROMOTE
 // (k tiles the tensor cores sum before FP32 adds take over), SPLITK, AIN (1: A read where it lies in either
 // layout, its stages k-major for a row-major A, zeros past its edges, wherever its rows or columns are
-// 16-byte aligned; the split copies B alone). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
+// 16-byte aligned; the split copies B alone), SWAP (1: C^T = B^T A^T, below). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
 // (reg_variant.workspace in sgemm.c): 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and SPLITK's parts.
 #include <cute/tensor.hpp>
 
@@ -68,17 +68,26 @@
 #ifndef AIN
 #define AIN 0
 #endif
+#ifndef SWAP
+#define SWAP 0
+#endif
 #define BK 32                   // k per stage: 128 bytes of FP32
 #define NC (BM >= 128 ? 2 : 1)  // consumer warpgroups, BM / NC rows each
 #define NT ((NC + 1) * 128)     // threads
 #define SPLIT_T 32              // the split's tiles: 32 x 32 elements, 32 x 8 threads
 
 #if (BM != 64 && BM != 128 && BM != 256) || BN % 32 || BN < 32 || BN > 256 || BM / NC * BN > 64 * 128 || \
-    STAGES < 2 || GROUP_M < 1 || PROMOTE < 1 || SPLITK < 1 || (AIN != 0 && AIN != 1)
-#error "17_tf32x3: BM 64, 128 or 256, BN 32 .. 256 by 32, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1, AIN 0 or 1"
+    STAGES < 2 || GROUP_M < 1 || PROMOTE < 1 || SPLITK < 1 || (AIN != 0 && AIN != 1) || (SWAP != 0 && SWAP != 1)
+#error "17_tf32x3: BM 64, 128 or 256, BN 32 .. 256 by 32, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1, AIN and SWAP 0 or 1"
 #endif
+// The product the kernels compute: C = A B, or with SWAP C^T = B^T A^T, whose A is B^T (column-major where B
+// is row-major) and whose B is A^T: a small m becomes the tile's n side (BN by 32, where BM goes by 64) and
+// a large B is read by the consumers (in place with AIN) instead of split into two parts in the workspace.
+// Below, A, B, M, N, XA_COL and XB_COL are that product's (each kernel swaps its arguments first).
+#define XA_COL (SWAP ? !B_COL : A_COL)
+#define XB_COL (SWAP ? !A_COL : B_COL)
 // A's stages: k-major (as it lies when row-major) where AIN reads a row-major A, else m-major.
-#define A_KMAJ (AIN && !A_COL)
+#define A_KMAJ (AIN && !XA_COL)
 
 using namespace cute;
 using T = tfloat32_t;
@@ -119,8 +128,8 @@ struct X3Work {
 // column-major), the stages zero-filling past its edges: the split copies B alone.
 __device__ __forceinline__ bool x3_a_in_place(int M, int K)
 {
-    if (AIN) return A_COL ? M % 4 == 0 : K % 4 == 0;
-    return SPLITK > 1 && A_COL && M % BM == 0 && K % BK == 0;
+    if (AIN) return XA_COL ? M % 4 == 0 : K % 4 == 0;
+    return SPLITK > 1 && XA_COL && M % BM == 0 && K % BK == 0;
 }
 
 __device__ __forceinline__ X3Work x3_work(int M, int N, int K, const float *A)
@@ -132,7 +141,7 @@ __device__ __forceinline__ X3Work x3_work(int M, int N, int K, const float *A)
     const bool in_place = x3_a_in_place(M, K);
     w.a = in_place ? A : tilelab_workspace;
     // (Without AIN, A in place is column-major with M a multiple of BM: M is MP.)
-    w.lda = AIN && in_place ? (A_COL ? M : K) : (A_KMAJ ? w.KP : w.MP);
+    w.lda = AIN && in_place ? (XA_COL ? M : K) : (A_KMAJ ? w.KP : w.MP);
     w.am = in_place ? M : w.MP;
     w.ak = in_place ? K : w.KP;
     w.bh = in_place ? tilelab_workspace : const_cast<float *>(w.a) + (size_t)w.KP * w.MP;
@@ -186,8 +195,10 @@ __device__ __forceinline__ void x3_split_tile(float *__restrict__ dst, float *__
 // The first kernel: a block a tile, A's (KP / 32) x (MP / 32) first (none when A is read in place), then
 // B's (NP / 32) x (KP / 32). sgemm.c's geometry17_split launches as many.
 extern "C" __global__ void __launch_bounds__(SPLIT_T * 8)
-    sgemm_tf32x3_split(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C)
+    sgemm_tf32x3_split(int M0, int N0, int K, float alpha, const float *A0, const float *B0, float beta, float *C)
 {
+    const int M = SWAP ? N0 : M0, N = SWAP ? M0 : N0;
+    const float *A = SWAP ? B0 : A0, *B = SWAP ? A0 : B0;
     const X3Work w = x3_work(M, N, K, A);
     const int a_tiles = x3_a_in_place(M, K) ? 0 : (w.KP / SPLIT_T) * (w.MP / SPLIT_T);
     int b = blockIdx.x;
@@ -203,13 +214,13 @@ extern "C" __global__ void __launch_bounds__(SPLIT_T * 8)
         } else {
             // A's rows k, columns m: A(m, k) is A[k M + m] column-major, A[m K + k] row-major.
             const int across = w.MP / SPLIT_T;
-            x3_split_tile(a, nullptr, w.MP, A, A_COL ? M : K, A_COL, K, M, b / across * SPLIT_T, b % across * SPLIT_T);
+            x3_split_tile(a, nullptr, w.MP, A, XA_COL ? M : K, XA_COL, K, M, b / across * SPLIT_T, b % across * SPLIT_T);
         }
     } else {
         // B's rows n, columns k: B(k, n) is B[n K + k] column-major, B[k N + n] row-major.
         b -= a_tiles;
         const int across = w.KP / SPLIT_T;
-        x3_split_tile(w.bh, w.bl, w.KP, B, B_COL ? K : N, B_COL, N, K, b / across * SPLIT_T, b % across * SPLIT_T);
+        x3_split_tile(w.bh, w.bl, w.KP, B, XB_COL ? K : N, XB_COL, N, K, b / across * SPLIT_T, b % across * SPLIT_T);
     }
 }
 
@@ -262,8 +273,10 @@ __device__ __forceinline__ void x3_stage(SA sa, SB sbh, SB sbl, const X3Work &w,
 }
 
 extern "C" __global__ void __launch_bounds__(NT, 1)
-    sgemm_tf32x3(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C)
+    sgemm_tf32x3(int M0, int N0, int K, float alpha, const float *A0, const float *B0, float beta, float *C)
 {
+    const int M = SWAP ? N0 : M0, N = SWAP ? M0 : N0;
+    const float *A = SWAP ? B0 : A0; // B only through the split's parts
     extern __shared__ unsigned char smem_raw[];
     Shared &sh = *reinterpret_cast<Shared *>((reinterpret_cast<size_t>(smem_raw) + 1023) & ~size_t(1023));
     const int tid = threadIdx.x, wg = tid / 128;
@@ -303,7 +316,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     // The consumers: warpgroup c multiplies rows c * BM / NC .. of the tile.
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
     const int ctid = tid - 128;
+#if SWAP
+    auto mC = make_tensor(make_gmem_ptr(C), make_shape(M, N), make_stride(Int<1>{}, M)); // C^T: C's columns
+#else
     auto mC = make_tensor(make_gmem_ptr(C), make_shape(M, N), make_stride(N, Int<1>{}));
+#endif
     Tensor gC = local_tile(mC, make_shape(Int<BM>{}, Int<BN>{}), make_coord(tm, tn)); // (BM, BN)
     TiledMMA mma = make_tiled_mma(GMMA::rs_op_selector<T, T, float, Shape<_64, Int<BN>, Int<BK>>>(),
                                   Layout<Shape<Int<NC>, _1, _1>>{});

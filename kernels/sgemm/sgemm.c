@@ -885,9 +885,25 @@ static const reg_param p17[] = {
                   "workspace of SPLITK x BM x BN floats a tile)"},
     {"AIN", 0, "1: A read where it lies in either layout (zeros past its edges), not copied by the split, wherever its "
                "rows (row-major: K % 4 == 0) or columns (column-major: M % 4 == 0) are 16-byte aligned"},
+    {"SWAP", 0, "1: compute C^T = B^T A^T (B^T the A that is split in registers and, with AIN, read in place; tiles of "
+                "BM along n and BN along m): for a small m and a large B"},
 };
 #define BK17 32L    /* 17_tf32x3.cu's BK: one 128-byte swizzle span of FP32 */
 #define SPLIT_T 32L /* 17_tf32x3.cu's SPLIT_T: the split's tiles are 32 x 32 */
+
+/* The product 17_tf32x3.cu computes: s's, or with SWAP (p[7]) C^T = B^T A^T: m and n swapped, its A B^T
+ * (column-major where B is row-major) and its B A^T. Every tf32x3 function below takes this one. */
+static reg_spec tf32x3_problem(const long *p, const reg_spec *s)
+{
+    reg_spec x = *s;
+    if (p[7]) {
+        x.dims[M_] = s->dims[N_];
+        x.dims[N_] = s->dims[M_];
+        x.layouts[OP_A] = s->layouts[OP_B] == REG_COL ? REG_ROW : REG_COL;
+        x.layouts[OP_B] = s->layouts[OP_A] == REG_COL ? REG_ROW : REG_COL;
+    }
+    return x;
+}
 
 /* The workspace's padded sizes (17_tf32x3.cu's x3_work): M to BM, N to BN, K to 32. */
 static void tf32x3_dims(const long *p, const reg_spec *s, int64_t *mp, int64_t *np, int64_t *kp)
@@ -930,16 +946,18 @@ static double tf32x3_split_floats(const long *p, const reg_spec *s)
     return ceil(tiles / 4) * 4 + tiles * p[5] * p[0] * p[1];
 }
 
-static int check17(const long *p, const reg_spec *s, char *why, size_t n)
+static int check17(const long *p, const reg_spec *s0, char *why, size_t n)
 {
+    const reg_spec x = tf32x3_problem(p, s0), *s = &x;
     long bm = p[0], bn = p[1], stages = p[2], group_m = p[3], promote = p[4], splitk = p[5];
     if (bm != 64 && bm != 128 && bm != 256) return snprintf(why, n, "BM must be 64, 128 or 256 (wgmma's M)"), 0;
     if (bn < 32 || bn > 256 || bn % 32) return snprintf(why, n, "BN must be 32 .. 256, a multiple of 32"), 0;
     if ((bm >= 128 ? bm / 2 : bm) * bn > 64 * 128)
         return snprintf(why, n, "a consumer warpgroup's tile (BM / 2 from 128 on, else BM) x BN at most 64 x 128 (two sets "
                                 "of 64 accumulators a thread): %ld x %ld", bm, bn), 0;
-    if (stages < 2 || stages > 8 || group_m < 1 || promote < 1 || splitk < 1 || splitk > 64 || (p[6] != 0 && p[6] != 1))
-        return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1, PROMOTE >= 1, SPLITK 1 .. 64, AIN 0 or 1"), 0;
+    if (stages < 2 || stages > 8 || group_m < 1 || promote < 1 || splitk < 1 || splitk > 64 || (p[6] != 0 && p[6] != 1) ||
+        (p[7] != 0 && p[7] != 1))
+        return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1, PROMOTE >= 1, SPLITK 1 .. 64, AIN and SWAP 0 or 1"), 0;
     long smem = tf32x3_smem(p);
     if (smem > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", smem), 0;
     int64_t mp, np, kp;
@@ -955,23 +973,26 @@ static int check17(const long *p, const reg_spec *s, char *why, size_t n)
     return fits_int(s, why, n);
 }
 
-static void geometry17(const long *p, const reg_spec *s, reg_launch *l)
+static void geometry17(const long *p, const reg_spec *s0, reg_launch *l)
 {
+    const reg_spec x = tf32x3_problem(p, s0), *s = &x;
     unsigned tiles = ceil_div(s->dims[M_], p[0]) * ceil_div(s->dims[N_], p[1]);
     unsigned consumers = p[0] >= 128 ? 2 : 1;
     *l = (reg_launch){{tiles * (unsigned)p[5], 1, 1}, {(consumers + 1) * 128, 1, 1}, (size_t)tf32x3_smem(p)};
 }
 
 /* The split: a block of 32 x 8 threads a 32 x 32 tile. */
-static void geometry17_split(const long *p, const reg_spec *s, reg_launch *l)
+static void geometry17_split(const long *p, const reg_spec *s0, reg_launch *l)
 {
+    const reg_spec x = tf32x3_problem(p, s0), *s = &x;
     *l = (reg_launch){{(unsigned)tf32x3_split_blocks(p, s), 1, 1}, {SPLIT_T, 8, 1}, 0};
 }
 
 /* A padded (unless read in place), then B's hi and lo parts padded; with SPLITK, the tiles' counts and the
  * slices' parts. */
-static uint64_t workspace17(const long *p, const reg_spec *s)
+static uint64_t workspace17(const long *p, const reg_spec *s0)
 {
+    const reg_spec x = tf32x3_problem(p, s0), *s = &x;
     int64_t mp, np, kp;
     tf32x3_dims(p, s, &mp, &np, &kp);
     uint64_t rows = (uint64_t)(tf32x3_a_in_place(p, s) ? 0 : mp) + 2 * (uint64_t)np;
@@ -1700,9 +1721,14 @@ static const reg_karg sgemm_kargs[] = {
 static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, const reg_spec *s, int sms)
 {
     double f = 1.0;
-    int bm = reg_find_param(v, "BM"), bn = reg_find_param(v, "BN");
+    int bm = reg_find_param(v, "BM"), bn = reg_find_param(v, "BN"), swap = reg_find_param(v, "SWAP");
     if (bm >= 0 && bn >= 0 && params[bm] > 0 && params[bn] > 0) {
         double m = (double)s->dims[M_], n = (double)s->dims[N_];
+        if (swap >= 0 && params[swap]) { /* C^T's tiles: BM along n, BN along m */
+            double t = m;
+            m = n;
+            n = t;
+        }
         f *= ceil(m / params[bm]) * params[bm] * ceil(n / params[bn]) * params[bn] / (m * n);
     }
     if (v->geometry && sms > 0) {
@@ -1719,9 +1745,10 @@ static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, 
         f *= 1.0 + PACK_FLOPS * copied / (2.0 * s->dims[M_] * s->dims[N_] * s->dims[K_]);
     }
     if (!strcmp(v->name, "tf32x3")) {
+        const reg_spec x = tf32x3_problem(params, s);
         int64_t mp, np, kp;
-        tf32x3_dims(params, s, &mp, &np, &kp);
-        double copied = (double)kp * ((tf32x3_a_in_place(params, s) ? 0.0 : (double)mp) + 1.5 * (double)np);
+        tf32x3_dims(params, &x, &mp, &np, &kp);
+        double copied = (double)kp * ((tf32x3_a_in_place(params, &x) ? 0.0 : (double)mp) + 1.5 * (double)np);
         f *= 1.0 + X3_SPLIT_FLOPS * copied / (2.0 * s->dims[M_] * s->dims[N_] * s->dims[K_]);
     }
     return f;

@@ -125,7 +125,11 @@ struct X3Work {
 // 1.23 ms, but without SPLITK 4096^3 1 % slower, and 3333 x 2222 x 1111 (copied all the same) 3 % slower
 // for the decision made at run time, which SPLITK = 1 leaves out of its code. AIN = 1 reads A in place in
 // either layout wherever its rows or columns start 16-byte aligned (K % 4 == 0 row-major, M % 4 == 0
-// column-major), the stages zero-filling past its edges: the split copies B alone.
+// column-major), the stages zero-filling past its edges: the split copies B alone. Elsewhere the split
+// copies A: 4-byte cp.async from A in place, tried on the H100 (thirty-second session), was slower than
+// that copy and the 16-byte stages after it (6758 x 66 x 7490 col/col, 128 x 96 SPLITK 4: 0.368 -> 0.438 ms;
+// without SPLITK 0.56 -> 0.86 ms; 1.31 x the time, geometric mean, over sgemm_random's problems with m or k
+// not a multiple of 4).
 __device__ __forceinline__ bool x3_a_in_place(int M, int K)
 {
     if (AIN) return XA_COL ? M % 4 == 0 : K % 4 == 0;

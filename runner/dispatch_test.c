@@ -378,6 +378,33 @@ static int check_odd(void)
     return 3;
 }
 
+/* sgemm's third switch: tf32x3's AIN off where a row-major A's rows are not 16-byte aligned (K % 4 != 0: AIN
+ * would copy A into k-major stages, AIN 0 into the m-major ones), else as picked; with SWAP the A is B^T. */
+#define X3 "tf32x3 BM=128,BN=128,STAGES=4,GROUP_M=8,PROMOTE=4"
+static const char *AINS = "op sgemm\n"
+                          "m=4096,n=4096,k=4096 a=row,b=row f32 " X3 ",AIN=1 rel=1\n"
+                          "m=4096,n=4096,k=4096 a=row,b=row f32 " X3 " rel=1.1\n"
+                          "m=4096,n=4096,k=4096 a=col,b=row f32 " X3 ",AIN=1 rel=1\n"
+                          "m=4096,n=4096,k=4096 a=col,b=row f32 " X3 " rel=1.1\n"
+                          "m=4096,n=4096,k=4096 a=row,b=row f32 " X3 ",AIN=1,SWAP=1 rel=1.2\n";
+
+static int check_ain(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(AINS, &t)) return 1;
+    CHECK(pick(&t, 4096, 4096, 4096, 0, 0, 0, why) == 0, "measured: AIN 1");
+    CHECK(pick(&t, 4000, 4000, 4002, 0, 0, 0, why) == 1, "row-major A, K = 4002: AIN 0, row %d",
+          pick(&t, 4000, 4000, 4002, 0, 0, 0, why));
+    CHECK(pick(&t, 4000, 4000, 4000, 0, 0, 0, why) == 0, "row-major A, K = 4000: as picked, row %d",
+          pick(&t, 4000, 4000, 4000, 0, 0, 0, why));
+    /* A column-major with M % 4 != 0: AIN copies it into the same m-major stages as AIN 0, as picked. */
+    CHECK(pick(&t, 4001, 4000, 4002, 1, 0, 0, why) == 2, "column-major A, M = 4001: as picked, row %d",
+          pick(&t, 4001, 4000, 4002, 1, 0, 0, why));
+    dsp_free(&t);
+    return 4;
+}
+
 /* sgemm's switch: where the pick has a twin with SK on (or off), SK runs where it cuts the last wave of a
  * problem of under two waves and not elsewhere, whichever of the two was faster where they were measured;
  * a measured problem keeps what was measured. */
@@ -726,6 +753,7 @@ int main(void)
     total += check_absent_waste();
     total += check_pack();
     total += check_odd();
+    total += check_ain();
     total += check_switch();
     total += check_tuned_cases();
     total += check_trials();

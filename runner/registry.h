@@ -12,6 +12,7 @@
 #define REG_MAX_PARAMS 24
 #define REG_MAX_OPERANDS 4
 #define REG_MAX_ARGS 4
+#define REG_DISPATCH_SWITCHES 3
 #define REG_MAX_DTYPES 4
 #define REG_WORKSPACE_SYMBOL "tilelab_workspace" /* see reg_variant.workspace */
 
@@ -201,11 +202,11 @@ typedef struct {
      * some problems and costs others by what it does to a launch or a loop, not by what the nearest
      * measured problems can tell (sgemm's SK: whether it cuts the last wave of a problem of under two
      * waves; hopper's ODD: whether K leaves a partial k tile, which sends every block of ODD 0 through
-     * its checked loop). */
+     * its checked loop; tf32x3's AIN: whether A lies 16-byte aligned, else AIN copies it all the same). */
     struct {
         const char *param;
         int (*on)(const reg_variant *v, const long *params, const reg_spec *s);
-    } dispatch_switch[2];
+    } dispatch_switch[REG_DISPATCH_SWITCHES];
     /* Optional, for a dispatching variant's trials: a twin of candidate v with params worth timing beside
      * it on spec, a param the table did not measure and the problem's shape can make pay (sgemm's EDGE):
      * 1 with twin (REG_MAX_PARAMS, registry order) filled, else 0. */

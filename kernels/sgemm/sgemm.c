@@ -1783,6 +1783,21 @@ static int sgemm_odd_needed(const reg_variant *v, const long *params, const reg_
     return s->dims[K_] % params[bk] ? 1 : -1;
 }
 
+/* The dispatch's third switch: tf32x3's AIN off where a row-major A (C^T's A with SWAP) has rows that are not
+ * 16-byte aligned (K % 4 != 0): AIN then copies A all the same, into k-major stages, which cost 15 % at
+ * 4096^3 against the m-major ones of AIN 0 (H100, docs/gpu-runs.md, thirty-second session); the table's
+ * rows say how AIN does where A is read in place, at neighbours that may be aligned. A column-major A
+ * AIN copies into the same stages as AIN 0: as picked (switching there only followed the tuning's noise).
+ * `runner table-check` on tuned_h100.table: 1.038 -> 1.036 x the fastest (37 -> 35 of 664 above 1.2);
+ * against the held-out table 1.132 -> 1.122 with the first pick, 1.039 -> 1.037 with 4 trials, 1.010
+ * with 8 either way. */
+static int sgemm_ain_aligned(const reg_variant *v, const long *params, const reg_spec *s)
+{
+    if (strcmp(v->name, "tf32x3")) return -1;
+    const reg_spec x = tf32x3_problem(params, s);
+    return x.layouts[OP_A] == REG_ROW && !tf32x3_a_in_place(params, &x) ? 0 : -1;
+}
+
 /* `tuned`'s trial twin: a hopper or packed candidate whose tiles leave whole warp tiles past C's edge (the
  * last tile's rows past M at least WM, or its columns past N at least WN) is also timed with EDGE 1, which
  * the table never measured: those warps then compute nothing, and the others of the SM issue more (the
@@ -1824,6 +1839,6 @@ const reg_op sgemm_op = {
     .kernel_args = sgemm_kernel_args, .check_output = sgemm_check_output,
     .operand_tensor = sgemm_operand_tensor,
     .dispatch_overhead = sgemm_dispatch_overhead,
-    .dispatch_switch = {{"SK", sgemm_sk_cuts}, {"ODD", sgemm_odd_needed}},
+    .dispatch_switch = {{"SK", sgemm_sk_cuts}, {"ODD", sgemm_odd_needed}, {"AIN", sgemm_ain_aligned}},
     .trial_twin = sgemm_trial_twin,
 };

@@ -1611,14 +1611,15 @@ static const reg_variant sgemm_variants[] = {
                     "BK rows of 128-byte multiples; STAGES 2..8; smem <= 227 KiB; Hopper only (sm_90a)",
      .check = check14, .geometry = geometry14},
     {.name = "tf32x3", .summary = "FP32 on the tensor cores (sm_90a): each operand split in TF32 hi and lo parts, "
-                                  "three wgmma products (3xTF32), FP32 accumulation; A and B split into a workspace first",
+                                  "three wgmma products (3xTF32), FP32 accumulation; B (and A unless read in place) split "
+                                  "into a workspace first",
      .kind = REG_NVRTC, .source = "sgemm/17_tf32x3.cu", .entry = "sgemm_tf32x3", .entry2 = "sgemm_tf32x3_split",
      .entry2_first = 1, .params = p17, .nparams = NPARAMS(p17), .nid_params = 5 /* SPLITK and AIN came later */,
      .arch_specific = 1, .workspace = workspace17,
-     .constraints = "dtype f32; BM 64, 128 or 256; BN 64 .. 256 by 64; (BM from 128 on: BM / 2) x BN <= 8192; STAGES 2 .. 8; PROMOTE >= 1; "
-                    "SPLITK 1 .. 64 (> 1: its parts under 2^31 floats); "
-                    "smem 4 x 32 x (BM + 2 BN) x STAGES bytes <= 227 KiB; workspace 4 KP (MP + 2 NP) bytes (sides "
-                    "rounded up to BM, BN and 32); Hopper only (sm_90a)",
+     .constraints = "dtype f32; BM 64, 128 or 256; BN 32 .. 256 by 32; (BM from 128 on: BM / 2) x BN <= 8192; STAGES 2 .. 8; "
+                    "PROMOTE >= 1; SPLITK 1 .. 64 (> 1: its parts under 2^31 floats); AIN and SWAP 0 or 1; "
+                    "smem 4 x 32 x (BM + 2 BN) x STAGES bytes <= 227 KiB; workspace 4 KP (MP + 2 NP) bytes, 4 KP 2 NP "
+                    "with A in place (sides rounded up to BM, BN and 32; with SWAP, of C^T = B^T A^T); Hopper only (sm_90a)",
      .check = check17, .geometry = geometry17, .geometry2 = geometry17_split},
     {.name = "cute_naive", .summary = "CuTe (seed 003, row 1): local_partition element copies to smem, cute::gemm",
      .kind = REG_NVRTC, .source = "sgemm/20_cute_naive.cu", .entry = "sgemm_cute_naive", .params = p20,

@@ -372,7 +372,8 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
     int got = 0;
     for (int i = 0; i < nr && got < k; i++) {
         int pick = rk[i].row;
-        for (int sw = 0; sw < REG_DISPATCH_SWITCHES && dmin > 0; sw++) pick = switched(t, op, sw, s, pick, row, rd); /* measured: as measured */
+        for (int sw = 0; sw < REG_DISPATCH_SWITCHES && dmin > 0; sw++) /* measured: as measured */
+            pick = switched(t, op, sw, s, pick, row, rd);
         int twice = 0;
         for (int j = 0; j < got && !twice; j++) twice = t->rows[out[j]].cand == t->rows[pick].cand;
         if (!twice) out[got++] = pick;

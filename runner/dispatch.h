@@ -23,9 +23,9 @@
  * candidate, kept it out of the rows there); the lowest score wins, ties to the candidate with
  * the nearer row, then the earlier. A problem the table measured (distance 0) counts alone. Rows of
  * other layouts only when no candidate of the problem's layouts takes it. Then, for a problem the table
- * did not measure, the op's switches (reg_op.dispatch_switch, sgemm's SK, ODD and AIN): where the table has the winner's
- * twin with that param on instead of off (or off instead of on) and all else equal, the op says which of
- * the two runs the problem. */
+ * did not measure, the op's switches (reg_op.dispatch_switch, sgemm's SK, ODD and AIN): where the table has
+ * the winner's twin with that param on instead of off (or off instead of on) and all else equal, the op
+ * says which of the two runs the problem. */
 #ifndef TILELAB_DISPATCH_H
 #define TILELAB_DISPATCH_H
 

@@ -491,8 +491,9 @@ static int check_tf32x3(void)
     return n;
 }
 
-/* tf32x3's BN: 32 .. 256 by 32. And its AIN: A read where it lies in either layout wherever its rows (row-major, K % 4 == 0) or columns
- * (column-major, M % 4 == 0) are 16-byte aligned: the split copies B alone and the workspace holds no A;
+/* tf32x3's BN: 32 .. 256 by 32. And its AIN: A read where it lies in either layout wherever its rows
+ * (row-major, K % 4 == 0) or columns (column-major, M % 4 == 0) are 16-byte aligned: the split copies B
+ * alone and the workspace holds no A;
  * else A is copied as without AIN. AIN 0 stays out of a case's text (ids as before). Rows: sizes, layouts,
  * SPLITK, whether A is read in place; the split's blocks and the workspace follow from the padded sides. */
 static int check_tf32x3_ain(void)

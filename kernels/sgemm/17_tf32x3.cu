@@ -30,11 +30,12 @@
 //
 // Params: BM (64, 128 or 256: wgmma's M, one consumer warpgroup for 64, else two), BN (32 .. 256 by 32:
 // wgmma's N, a multiple of the split's 32-wide tiles; narrow ones for a narrow C, 96 for n = 66 against
-// 128 with 64; a warpgroup's rows x BN at most 64 x 128: two sets of accumulators, below), STAGES, GROUP_M, PROMOTE
-// (k tiles the tensor cores sum before FP32 adds take over), SPLITK, AIN (1: A read where it lies in either
-// layout, its stages k-major for a row-major A, zeros past its edges, wherever its rows or columns are
-// 16-byte aligned; the split copies B alone), SWAP (1: C^T = B^T A^T, below). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
-// (reg_variant.workspace in sgemm.c): 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and SPLITK's parts.
+// 128 with 64; a warpgroup's rows x BN at most 64 x 128: two sets of accumulators, below), STAGES,
+// GROUP_M, PROMOTE (k tiles the tensor cores sum before FP32 adds take over), SPLITK, AIN (1: A read where
+// it lies in either layout, its stages k-major for a row-major A, zeros past its edges, wherever its rows
+// or columns are 16-byte aligned; the split copies B alone), SWAP (1: C^T = B^T A^T, below). BK is 32 (one
+// 128-byte swizzle span of FP32). The workspace is the runner's (reg_variant.workspace in sgemm.c):
+// 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and SPLITK's parts.
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"

@@ -491,6 +491,67 @@ static int check_tf32x3(void)
     return n;
 }
 
+/* tf32x3's WAVE: in place of SPLITK, the slices a tile that sgemm.c's model picks for waves of WAVE blocks (at
+ * most K's tiles of 32), the grid tiles x slices and the parts a slice each (none for one slice: the tiles'
+ * counts alone); WAVE > 0 reads a column-major A in place as SPLITK > 1 does. WAVE 0 stays out of a case's
+ * text. Rows: sizes, layouts, params, the main kernel's grid, the split's blocks, the workspace's floats, or
+ * the reason the case is skipped. */
+static int check_tf32x3_skw(void)
+{
+    static const struct {
+        const char *sizes, *layouts, *params;
+        unsigned grid, blocks;
+        uint64_t floats;
+        const char *skip;
+    } rows[] = {
+        /* 8 tiles, 2 k tiles: 16 slices wanted, 2 taken; A row-major copied */
+        {"m=256,n=512,k=64", "a=row,b=col", "PROMOTE=4,WAVE=132", 16, 2 * (8 + 16), 64 * (256 + 2 * 512) + 8 + 8 * 2 * 16384, NULL},
+        {"m=250,n=500,k=70", "a=col,b=col", "PROMOTE=4,WAVE=132", 24, 3 * (8 + 16), 96 * (256 + 2 * 512) + 8 + 8 * 3 * 16384, NULL},
+        {"m=256,n=512,k=64", "a=col,b=col", "PROMOTE=4,WAVE=20", 16, 2 * 16, 64 * 2 * 512 + 8 + 8 * 2 * 16384, NULL}, /* A in place */
+        {"m=256,n=512,k=64", "a=col,b=col", "PROMOTE=4,WAVE=4", 8, 2 * 16, 64 * 2 * 512 + 8, NULL}, /* one slice a tile */
+        /* 16 tiles of a deep k: 8 slices each, 128 blocks */
+        {"m=2000,n=128,k=8192", "a=row,b=col", "PROMOTE=4,WAVE=132", 128, 256 * (64 + 4),
+         8192ull * 2048 + 2 * 128 * 8192 + 16 + 16 * 8 * 16384, NULL},
+        /* 144 tiles (k tiles 64): 4 slices in 5 waves, not 1 in 2 (one slice, the waves at 132 blocks) */
+        {"m=1536,n=1536,k=2048", "a=col,b=col", "PROMOTE=4,WAVE=132", 576, 64 * 48, 2048ull * 2 * 1536 + 144 + 144 * 4 * 16384, NULL},
+        {"m=256,n=512,k=64", "a=row,b=col", "SPLITK=4,WAVE=132", 0, 0, 0, "goes with SPLITK 1"},
+        {"m=256,n=512,k=64", "a=row,b=col", "WAVE=70000", 0, 0, 0, "WAVE must be 0 .. 65536"},
+    };
+    static const char *yaml = "name: t\nop: sgemm\nseed: 9\nlayout: {a: [row, col], b: [row, col]}\n"
+                              "sizes: [{m: 256, n: 512, k: 64}, {m: 250, n: 500, k: 70}, {m: 2000, n: 128, k: 8192}, "
+                              "{m: 1536, n: 1536, k: 2048}]\n"
+                              "variants:\n  - {name: tf32x3, params: {WAVE: [0, 132, 20, 4]}}\n"
+                              "  - {name: tf32x3, params: {WAVE: 132, SPLITK: 4}}\n  - {name: tf32x3, params: {WAVE: 70000}}\n";
+    tl_experiment x;
+    tl_plan p;
+    int n = 0;
+    if (load(yaml, &x, &p, 0)) return 1;
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+        const tl_case *c = packed_case(&p, rows[r].sizes, rows[r].layouts, rows[r].params, NULL, NULL);
+        CHECK(c != NULL, "tf32x3 %s %s %s: no such case", rows[r].sizes, rows[r].layouts, rows[r].params);
+        if (!c) continue;
+        if (rows[r].skip) {
+            CHECK(c->skipped && strstr(c->reason, rows[r].skip), "tf32x3 %s %s: %s, want skipped: %s", rows[r].sizes,
+                  rows[r].params, c->reason ? c->reason : "runs", rows[r].skip);
+            n++;
+            continue;
+        }
+        CHECK(!c->skipped && c->nlaunch == 2, "tf32x3 %s %s %s: runs (%s)", rows[r].sizes, rows[r].layouts,
+              rows[r].params, c->reason ? c->reason : "");
+        if (c->skipped || c->nlaunch != 2) continue;
+        CHECK(c->launch[0].grid[0] == rows[r].grid, "tf32x3 %s %s %s: grid %u, want %u", rows[r].sizes,
+              rows[r].layouts, rows[r].params, c->launch[0].grid[0], rows[r].grid);
+        n += 1 + packed_pack_is(c, rows[r].blocks, rows[r].floats * 4, c->canonical);
+    }
+    for (int i = 0; i < p.ncases; i++)
+        if (!strstr(p.cases[i].params_text, "WAVE=")) {
+            CHECK(!strstr(p.cases[i].canonical, "WAVE"), "WAVE 0 is not in the case's text: %s", p.cases[i].canonical);
+            n++;
+        }
+    unload(&x, &p);
+    return n;
+}
+
 /* tf32x3's BN: 32 .. 256 by 32. And its AIN: A read where it lies in either layout wherever its rows
  * (row-major, K % 4 == 0) or columns (column-major, M % 4 == 0) are 16-byte aligned: the split copies B
  * alone and the workspace holds no A;
@@ -1135,6 +1196,7 @@ int main(void)
     total += check_packed_keep();
     total += check_tf32x3();
     total += check_tf32x3_ain();
+    total += check_tf32x3_skw();
     total += check_splitk_partials();
     total += check_kmajor_tiles();
     total += check_static_grid();

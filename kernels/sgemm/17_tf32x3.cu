@@ -33,7 +33,9 @@
 // 128 with 64; a warpgroup's rows x BN at most 64 x 128: two sets of accumulators, below), STAGES,
 // GROUP_M, PROMOTE (k tiles the tensor cores sum before FP32 adds take over), SPLITK, AIN (1: A read where
 // it lies in either layout, its stages k-major for a row-major A, zeros past its edges, wherever its rows
-// or columns are 16-byte aligned; the split copies B alone), SWAP (1: C^T = B^T A^T, below). BK is 32 (one
+// or columns are 16-byte aligned; the split copies B alone), SWAP (1: C^T = B^T A^T, below), WAVE (in place of
+// SPLITK: the slices a tile chosen per problem for a GPU whose one wave is WAVE blocks, 132 for the H100's SMs;
+// sgemm.c's tf32x3_slices). BK is 32 (one
 // 128-byte swizzle span of FP32). The workspace is the runner's (reg_variant.workspace in sgemm.c):
 // 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and SPLITK's parts.
 #include <cute/tensor.hpp>
@@ -72,15 +74,23 @@
 #ifndef SWAP
 #define SWAP 0
 #endif
+#ifndef WAVE
+#define WAVE 0
+#endif
 #define BK 32                   // k per stage: 128 bytes of FP32
 #define NC (BM >= 128 ? 2 : 1)  // consumer warpgroups, BM / NC rows each
 #define NT ((NC + 1) * 128)     // threads
 #define SPLIT_T 32              // the split's tiles: 32 x 32 elements, 32 x 8 threads
 
 #if (BM != 64 && BM != 128 && BM != 256) || BN % 32 || BN < 32 || BN > 256 || BM / NC * BN > 64 * 128 || \
-    STAGES < 2 || GROUP_M < 1 || PROMOTE < 1 || SPLITK < 1 || (AIN != 0 && AIN != 1) || (SWAP != 0 && SWAP != 1)
-#error "17_tf32x3: BM 64, 128 or 256, BN 32 .. 256 by 32, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1, AIN and SWAP 0 or 1"
+    STAGES < 2 || GROUP_M < 1 || PROMOTE < 1 || SPLITK < 1 || (AIN != 0 && AIN != 1) || (SWAP != 0 && SWAP != 1) || \
+    WAVE < 0 || (WAVE > 0 && SPLITK > 1)
+#error "17_tf32x3: BM 64, 128 or 256, BN 32 .. 256 by 32, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1, AIN and SWAP 0 or 1, WAVE >= 0 and only with SPLITK 1"
 #endif
+// Slices of k a tile: SPLITK, or with WAVE those that sgemm.c's tf32x3_slices chose for the problem (the fewest
+// waves of blocks for their length), which the grid carries: tiles x slices blocks. X3_SPLIT: the slices' sum
+// is compiled in.
+#define X3_SPLIT (WAVE > 0 || SPLITK > 1)
 // The product the kernels compute: C = A B, or with SWAP C^T = B^T A^T, whose A is B^T (column-major where B
 // is row-major) and whose B is A^T: a small m becomes the tile's n side (BN by 32, where BM goes by 64) and
 // a large B is read by the consumers (in place with AIN) instead of split into two parts in the workspace.
@@ -109,8 +119,9 @@ __device__ __forceinline__ uint32_t x3_tf32(float x)
 }
 
 // The workspace: A as KP rows of MP (m contiguous; MP rows of KP with A_KMAJ; none when A is read in place),
-// then B's hi and lo parts as NP rows of KP each; with SPLITK > 1 then a count a tile of C (the slices done,
-// zeroed by the split) and SPLITK partial tiles a tile, BM x BN floats each in the consumers' fragment order.
+// then B's hi and lo parts as NP rows of KP each; with slices (SPLITK > 1 or WAVE) then a count a tile of C (the
+// slices done, zeroed by the split) and a partial tile a slice, BM x BN floats each in the consumers' fragment
+// order.
 // The stages read A at a, lda floats between its rows (A_KMAJ: rows m) or columns (else: columns k), and
 // zero past am rows m and ak columns k (MP and KP for the workspace's copy, which is padded already).
 struct X3Work {
@@ -134,7 +145,7 @@ struct X3Work {
 __device__ __forceinline__ bool x3_a_in_place(int M, int K)
 {
     if (AIN) return XA_COL ? M % 4 == 0 : K % 4 == 0;
-    return SPLITK > 1 && XA_COL && M % BM == 0 && K % BK == 0;
+    return X3_SPLIT && XA_COL && M % BM == 0 && K % BK == 0;
 }
 
 __device__ __forceinline__ X3Work x3_work(int M, int N, int K, const float *A)
@@ -207,7 +218,7 @@ extern "C" __global__ void __launch_bounds__(SPLIT_T * 8)
     const X3Work w = x3_work(M, N, K, A);
     const int a_tiles = x3_a_in_place(M, K) ? 0 : (w.KP / SPLIT_T) * (w.MP / SPLIT_T);
     int b = blockIdx.x;
-    if (SPLITK > 1) // every launch starts its tiles' counts from zero (the runner fills a workspace with NaN)
+    if (X3_SPLIT) // every launch starts its tiles' counts from zero (the runner fills a workspace with NaN)
         for (int i = b * SPLIT_T * 8 + threadIdx.y * SPLIT_T + threadIdx.x; i < w.tiles; i += gridDim.x * SPLIT_T * 8)
             w.done[i] = 0;
     if (b < a_tiles) {
@@ -286,8 +297,9 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     Shared &sh = *reinterpret_cast<Shared *>((reinterpret_cast<size_t>(smem_raw) + 1023) & ~size_t(1023));
     const int tid = threadIdx.x, wg = tid / 128;
     const X3Work w = x3_work(M, N, K, A);
-    // Slice z of SPLITK takes k tiles kt0 .. kt1 - 1 of the tile (none when SPLITK is over K's tiles).
-    const int tile = blockIdx.x % w.tiles, z = blockIdx.x / w.tiles, per = (w.KP / BK + SPLITK - 1) / SPLITK;
+    // Slice z of the tile's slices takes k tiles kt0 .. kt1 - 1 (none when the slices are more than K's tiles).
+    const int slices = WAVE ? gridDim.x / w.tiles : SPLITK;
+    const int tile = blockIdx.x % w.tiles, z = blockIdx.x / w.tiles, per = (w.KP / BK + slices - 1) / slices;
     const int kt0 = min(z * per, w.KP / BK), kt1 = min(kt0 + per, w.KP / BK), ktiles = kt1 - kt0;
 
     int tm, tn;
@@ -398,26 +410,36 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         for (int i = 0; i < size(acc); i++) acc(i) += part(i);
     }
 
-    if (SPLITK > 1) {
-        // Each slice writes its part; the last to finish adds the SPLITK parts in slice order (the same sum
+    if (X3_SPLIT && slices > 1) {
+        // Each slice writes its part; the last to finish adds the parts in slice order (the same sum
         // whichever finishes last) into acc. Consecutive consumers write consecutive floats.
         constexpr int NCT = NC * 128, NA = decltype(size(acc))::value;
-        float *mine = w.part + ((size_t)tile * SPLITK + z) * (BM * BN);
+        float *mine = w.part + ((size_t)tile * slices + z) * (BM * BN);
         CUTE_UNROLL
         for (int i = 0; i < NA; i++) mine[i * NCT + ctid] = acc(i);
         __threadfence();
         asm volatile("bar.sync 1, %0;\n" ::"r"(NCT) : "memory"); // the consumers only: the producer has left
         __shared__ unsigned last;
-        if (ctid == 0) last = atomicAdd(&w.done[tile], 1u) == SPLITK - 1;
+        if (ctid == 0) last = atomicAdd(&w.done[tile], 1u) == slices - 1u;
         asm volatile("bar.sync 1, %0;\n" ::"r"(NCT) : "memory");
         if (!last) return;
         __threadfence();
-        const float *parts = w.part + (size_t)tile * SPLITK * (BM * BN);
-        CUTE_UNROLL
-        for (int i = 0; i < NA; i++) {
-            float v = 0.0f;
-            for (int q = 0; q < SPLITK; q++) v += __ldcg(&parts[(size_t)q * (BM * BN) + i * NCT + ctid]);
-            acc(i) = v;
+        const float *parts = w.part + (size_t)tile * slices * (BM * BN);
+        if (WAVE) {
+            // The slices known at run time: a part at a time, its NA loads in flight together (the loop below,
+            // with the part innermost, would wait for each load in turn); the same sums in the same order.
+            clear(acc);
+            for (int q = 0; q < slices; q++) {
+                CUTE_UNROLL
+                for (int i = 0; i < NA; i++) acc(i) += __ldcg(&parts[(size_t)q * (BM * BN) + i * NCT + ctid]);
+            }
+        } else {
+            CUTE_UNROLL
+            for (int i = 0; i < NA; i++) {
+                float v = 0.0f;
+                for (int q = 0; q < slices; q++) v += __ldcg(&parts[(size_t)q * (BM * BN) + i * NCT + ctid]);
+                acc(i) = v;
+            }
         }
     }
 

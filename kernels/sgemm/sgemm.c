@@ -887,6 +887,8 @@ static const reg_param p17[] = {
                "rows (row-major: K % 4 == 0) or columns (column-major: M % 4 == 0) are 16-byte aligned"},
     {"SWAP", 0, "1: compute C^T = B^T A^T (B^T the A that is split in registers and, with AIN, read in place; tiles of "
                 "BM along n and BN along m): for a small m and a large B"},
+    {"WAVE", 0, "with SPLITK 1: slices of k as SPLITK's, as many a tile as suit a GPU whose one wave is WAVE blocks (132: "
+               "the H100's SMs), chosen per problem by the waves they make (tf32x3_slices in sgemm.c)"},
 };
 #define BK17 32L    /* 17_tf32x3.cu's BK: one 128-byte swizzle span of FP32 */
 #define SPLIT_T 32L /* 17_tf32x3.cu's SPLIT_T: the split's tiles are 32 x 32 */
@@ -914,13 +916,43 @@ static void tf32x3_dims(const long *p, const reg_spec *s, int64_t *mp, int64_t *
 }
 
 /* Whether the main kernel reads A in place (17_tf32x3.cu's x3_a_in_place): with AIN, wherever A's rows
- * (row-major, K % 4 == 0) or columns (column-major, M % 4 == 0) are 16-byte aligned; else with SPLITK > 1,
- * A column-major, M a multiple of BM and K of 32. Then the split copies B alone and the workspace holds no A. */
+ * (row-major, K % 4 == 0) or columns (column-major, M % 4 == 0) are 16-byte aligned; else with SPLITK > 1 or
+ * WAVE, A column-major, M a multiple of BM and K of 32. Then the split copies B alone and the workspace holds
+ * no A. */
 static int tf32x3_a_in_place(const long *p, const reg_spec *s)
 {
     int col = s->layouts[OP_A] == REG_COL;
     if (p[6]) return col ? s->dims[M_] % 4 == 0 : s->dims[K_] % 4 == 0;
-    return p[5] > 1 && col && s->dims[M_] % p[0] == 0 && s->dims[K_] % BK17 == 0;
+    return (p[5] > 1 || p[8] > 0) && col && s->dims[M_] % p[0] == 0 && s->dims[K_] % BK17 == 0;
+}
+
+/* The tiles of C and the slices of k a tile (17_tf32x3.cu's slices): SPLITK, or with WAVE the S of 1 .. 64
+ * (and at most K's tiles of 32) that makes the least of
+ *     ceil(tiles S / WAVE) (KT / S + X3_BLOCK_KT) + X3_PART_KT S   (the last term for S > 1),
+ * the waves of blocks times a block's k tiles and what a block costs besides (its pipeline's fill, its part
+ * or its tile written), and the parts that the last slice of a tile adds, in k tiles' time. On the H100
+ * (thirty-third session, docs/gpu-runs.md) a block's 128 x 128 x 32 k tile took about 2.2 us, a 64 KB part
+ * read back by one block about 0.5 us: these put SPLITK's measured best where it is (16 tiles of 512 x 512 x
+ * 8192: 8; 144 of 1536 x 1536 x 2048: 4; 256 of 2048^3: 1; 48 of 1024 x 768 x 4096: 5, faster than the 2
+ * that fill one wave), where a fixed SPLITK leaves SMs idle or adds a wave: 9 tiles of 384 x 384 x 12288
+ * make 72 blocks with SPLITK 8 and 36 of 768 x 768 x 4096 make 144 with SPLITK 4. */
+#define X3_BLOCK_KT 3.0
+#define X3_PART_KT 0.25
+static double tf32x3_tiles(const long *p, const reg_spec *s)
+{
+    return (double)ceil_div(s->dims[M_], p[0]) * ceil_div(s->dims[N_], p[1]);
+}
+
+static long tf32x3_slices(const long *p, const reg_spec *s)
+{
+    if (p[8] <= 0) return p[5];
+    double tiles = tf32x3_tiles(p, s), kt = (double)ceil_div(s->dims[K_], BK17), best = 0.0;
+    long pick = 1;
+    for (long n = 1; n <= 64 && n <= kt; n++) {
+        double t = ceil(tiles * n / p[8]) * (kt / n + X3_BLOCK_KT) + (n > 1 ? X3_PART_KT * n : 0.0);
+        if (n == 1 || t < best) best = t, pick = n;
+    }
+    return pick;
 }
 
 /* The split's blocks (17_tf32x3.cu's sgemm_tf32x3_split): a 32 x 32 tile each of A (unless in place), then
@@ -938,12 +970,13 @@ static long tf32x3_smem(const long *p)
     return round1024(p[0] * BK17 * p[2] * 4) + 2 * round1024(p[1] * BK17 * p[2] * 4) + 2048;
 }
 
-/* With SPLITK > 1, the floats of its parts (a slice's tile each) and of the tiles' counts (rounded to 4). */
+/* With SPLITK > 1 or WAVE, the floats of the tiles' counts (rounded to 4) and of the parts (a slice's tile
+ * each; none with WAVE when the tiles take one slice each). */
 static double tf32x3_split_floats(const long *p, const reg_spec *s)
 {
-    if (p[5] <= 1) return 0.0;
-    double tiles = (double)ceil_div(s->dims[M_], p[0]) * ceil_div(s->dims[N_], p[1]);
-    return ceil(tiles / 4) * 4 + tiles * p[5] * p[0] * p[1];
+    if (p[5] <= 1 && p[8] <= 0) return 0.0;
+    double tiles = tf32x3_tiles(p, s), slices = (double)tf32x3_slices(p, s);
+    return ceil(tiles / 4) * 4 + (slices > 1 ? tiles * slices * p[0] * p[1] : 0.0);
 }
 
 static int check17(const long *p, const reg_spec *s0, char *why, size_t n)
@@ -958,6 +991,8 @@ static int check17(const long *p, const reg_spec *s0, char *why, size_t n)
     if (stages < 2 || stages > 8 || group_m < 1 || promote < 1 || splitk < 1 || splitk > 64 || (p[6] != 0 && p[6] != 1) ||
         (p[7] != 0 && p[7] != 1))
         return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1, PROMOTE >= 1, SPLITK 1 .. 64, AIN and SWAP 0 or 1"), 0;
+    if (p[8] < 0 || p[8] > 65536 || (p[8] > 0 && splitk > 1))
+        return snprintf(why, n, "WAVE must be 0 .. 65536, and goes with SPLITK 1 (it sets the slices itself)"), 0;
     long smem = tf32x3_smem(p);
     if (smem > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", smem), 0;
     int64_t mp, np, kp;
@@ -966,19 +1001,19 @@ static int check17(const long *p, const reg_spec *s0, char *why, size_t n)
         return snprintf(why, n, "a side rounded up to its tile is over 2^31-1 (the kernels index with int)"), 0;
     if (tf32x3_split_blocks(p, s) > 2147483647.0)
         return snprintf(why, n, "the split's blocks are over 2^31-1"), 0;
-    if ((double)ceil_div(s->dims[M_], bm) * ceil_div(s->dims[N_], bn) * splitk > 2147483647.0)
-        return snprintf(why, n, "more than 2^31-1 blocks (tiles x SPLITK)"), 0;
+    if (tf32x3_tiles(p, s) * tf32x3_slices(p, s) > 2147483647.0)
+        return snprintf(why, n, "more than 2^31-1 blocks (tiles x slices)"), 0;
     if (tf32x3_split_floats(p, s) > 2147483647.0)
-        return snprintf(why, n, "SPLITK %ld: its parts, SPLITK x C padded to the tiles, are over 2^31-1 floats", splitk), 0;
+        return snprintf(why, n, "%ld slices of k: their parts, the slices x C padded to the tiles, are over 2^31-1 floats",
+                        tf32x3_slices(p, s)), 0;
     return fits_int(s, why, n);
 }
 
 static void geometry17(const long *p, const reg_spec *s0, reg_launch *l)
 {
     const reg_spec x = tf32x3_problem(p, s0), *s = &x;
-    unsigned tiles = ceil_div(s->dims[M_], p[0]) * ceil_div(s->dims[N_], p[1]);
-    unsigned consumers = p[0] >= 128 ? 2 : 1;
-    *l = (reg_launch){{tiles * (unsigned)p[5], 1, 1}, {(consumers + 1) * 128, 1, 1}, (size_t)tf32x3_smem(p)};
+    unsigned tiles = (unsigned)tf32x3_tiles(p, s), consumers = p[0] >= 128 ? 2 : 1;
+    *l = (reg_launch){{tiles * (unsigned)tf32x3_slices(p, s), 1, 1}, {(consumers + 1) * 128, 1, 1}, (size_t)tf32x3_smem(p)};
 }
 
 /* The split: a block of 32 x 8 threads a 32 x 32 tile. */
@@ -1614,10 +1649,11 @@ static const reg_variant sgemm_variants[] = {
                                   "three wgmma products (3xTF32), FP32 accumulation; B (and A unless read in place) split "
                                   "into a workspace first",
      .kind = REG_NVRTC, .source = "sgemm/17_tf32x3.cu", .entry = "sgemm_tf32x3", .entry2 = "sgemm_tf32x3_split",
-     .entry2_first = 1, .params = p17, .nparams = NPARAMS(p17), .nid_params = 5 /* SPLITK and AIN came later */,
+     .entry2_first = 1, .params = p17, .nparams = NPARAMS(p17), .nid_params = 5 /* SPLITK, AIN, SWAP and WAVE came later */,
      .arch_specific = 1, .workspace = workspace17,
      .constraints = "dtype f32; BM 64, 128 or 256; BN 32 .. 256 by 32; (BM from 128 on: BM / 2) x BN <= 8192; STAGES 2 .. 8; "
-                    "PROMOTE >= 1; SPLITK 1 .. 64 (> 1: its parts under 2^31 floats); AIN and SWAP 0 or 1; "
+                    "PROMOTE >= 1; SPLITK 1 .. 64 (> 1: its parts under 2^31 floats); AIN and SWAP 0 or 1; WAVE 0 .. 65536, "
+                    "with SPLITK 1; "
                     "smem 4 x 32 x (BM + 2 BN) x STAGES bytes <= 227 KiB; workspace 4 KP (MP + 2 NP) bytes, 4 KP 2 NP "
                     "with A in place (sides rounded up to BM, BN and 32; with SWAP, of C^T = B^T A^T); Hopper only (sm_90a)",
      .check = check17, .geometry = geometry17, .geometry2 = geometry17_split},

@@ -26,7 +26,10 @@
 // - sgemm_tf32x3: per tile of C, the producer warpgroup copies the stage's three tiles (A, B hi, B lo)
 //   with 16-byte cp.async from the padded workspace (no edge to check, no tensor map); each consumer
 //   warpgroup loads its rows of A a k-block (8) at a time into registers, splits them, and issues the
-//   three wgmmas as one batch: lo_a hi_b, hi_a lo_b, hi_a hi_b.
+//   three wgmmas as one batch: lo_a hi_b, hi_a lo_b, hi_a hi_b. Tried and dropped (H100, thirty-third session,
+//   docs/gpu-runs.md): a column-major B copied as it lies and split by the producer in its stages, without
+//   the split's pass: 1.18 x the time over 120 cases, even at 512 x 512 x 8192 (0.117 -> 0.134 ms), for the
+//   stage's larger shared-memory traffic and the producer's work between copies and consumers.
 //
 // Params: BM (64, 128 or 256: wgmma's M, one consumer warpgroup for 64, else two), BN (32 .. 256 by 32:
 // wgmma's N, a multiple of the split's 32-wide tiles; narrow ones for a narrow C, 96 for n = 66 against

@@ -388,6 +388,24 @@ static int check_packed_keep(void)
     return n;
 }
 
+/* A tf32x3 case found by its text (what): skipped for a reason containing skip, or else run as two launches,
+ * the main kernel's grid `grid`, the split's `blocks` and a workspace of ws bytes. Returns the checks made. */
+static int tf32x3_case_is(const tl_case *c, const char *what, unsigned grid, unsigned blocks, uint64_t ws,
+                          const char *skip)
+{
+    CHECK(c != NULL, "tf32x3 %s: no such case", what);
+    if (!c) return 1;
+    if (skip) {
+        CHECK(c->skipped && strstr(c->reason, skip), "tf32x3 %s: %s, want skipped: %s", what,
+              c->reason ? c->reason : "runs", skip);
+        return 1;
+    }
+    CHECK(!c->skipped && c->nlaunch == 2, "tf32x3 %s: runs (%s)", what, c->reason ? c->reason : "");
+    if (c->skipped || c->nlaunch != 2) return 1;
+    CHECK(c->launch[0].grid[0] == grid, "tf32x3 %s: grid %u, want %u", what, c->launch[0].grid[0], grid);
+    return 1 + packed_pack_is(c, blocks, ws, c->canonical);
+}
+
 /* tf32x3 (17_tf32x3.cu): the split runs first, a 32 x 8 block a 32 x 32 tile of A (k x m, padded to 32 and
  * BM) and of B (n x k, padded to BN and 32), and its workspace holds A and B's two parts; tiles whose
  * accumulators (two sets) or stages do not fit are refused at plan time. Rows: sizes, BM, BN, STAGES,
@@ -462,23 +480,11 @@ static int check_tf32x3(void)
         }
     }
     for (size_t r = 0; r < sizeof split / sizeof *split; r++) {
-        char want[32];
+        char want[32], what[128];
         snprintf(want, sizeof want, "SPLITK=%d", split[r].splitk);
-        const tl_case *c = packed_case(&p, split[r].sizes, split[r].layouts, want, NULL, NULL);
-        CHECK(c != NULL, "tf32x3 %s %s %s: no such case", split[r].sizes, split[r].layouts, want);
-        if (!c) continue;
-        if (split[r].skip) {
-            CHECK(c->skipped && strstr(c->reason, split[r].skip), "tf32x3 %s %s: %s, want skipped: %s", split[r].sizes,
-                  want, c->reason ? c->reason : "runs", split[r].skip);
-            n++;
-            continue;
-        }
-        CHECK(!c->skipped && c->nlaunch == 2, "tf32x3 %s %s %s: runs (%s)", split[r].sizes, split[r].layouts, want,
-              c->reason ? c->reason : "");
-        if (c->skipped || c->nlaunch != 2) continue;
-        CHECK(c->launch[0].grid[0] == split[r].grid, "tf32x3 %s %s %s: grid %u, want %u", split[r].sizes,
-              split[r].layouts, want, c->launch[0].grid[0], split[r].grid);
-        n += 1 + packed_pack_is(c, split[r].blocks, split[r].ws, c->canonical);
+        snprintf(what, sizeof what, "%s %s %s", split[r].sizes, split[r].layouts, want);
+        n += tf32x3_case_is(packed_case(&p, split[r].sizes, split[r].layouts, want, NULL, NULL), what, split[r].grid,
+                            split[r].blocks, split[r].ws, split[r].skip);
     }
     for (int i = 0; i < p.ncases; i++)
         if (!strcmp(p.cases[i].variant->name, "tf32x3") && !strstr(p.cases[i].params_text, "SPLITK=")) {
@@ -527,21 +533,10 @@ static int check_tf32x3_skw(void)
     int n = 0;
     if (load(yaml, &x, &p, 0)) return 1;
     for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
-        const tl_case *c = packed_case(&p, rows[r].sizes, rows[r].layouts, rows[r].params, NULL, NULL);
-        CHECK(c != NULL, "tf32x3 %s %s %s: no such case", rows[r].sizes, rows[r].layouts, rows[r].params);
-        if (!c) continue;
-        if (rows[r].skip) {
-            CHECK(c->skipped && strstr(c->reason, rows[r].skip), "tf32x3 %s %s: %s, want skipped: %s", rows[r].sizes,
-                  rows[r].params, c->reason ? c->reason : "runs", rows[r].skip);
-            n++;
-            continue;
-        }
-        CHECK(!c->skipped && c->nlaunch == 2, "tf32x3 %s %s %s: runs (%s)", rows[r].sizes, rows[r].layouts,
-              rows[r].params, c->reason ? c->reason : "");
-        if (c->skipped || c->nlaunch != 2) continue;
-        CHECK(c->launch[0].grid[0] == rows[r].grid, "tf32x3 %s %s %s: grid %u, want %u", rows[r].sizes,
-              rows[r].layouts, rows[r].params, c->launch[0].grid[0], rows[r].grid);
-        n += 1 + packed_pack_is(c, rows[r].blocks, rows[r].floats * 4, c->canonical);
+        char what[128];
+        snprintf(what, sizeof what, "%s %s %s", rows[r].sizes, rows[r].layouts, rows[r].params);
+        n += tf32x3_case_is(packed_case(&p, rows[r].sizes, rows[r].layouts, rows[r].params, NULL, NULL), what,
+                            rows[r].grid, rows[r].blocks, rows[r].floats * 4, rows[r].skip);
     }
     for (int i = 0; i < p.ncases; i++)
         if (!strstr(p.cases[i].params_text, "WAVE=")) {

@@ -61,6 +61,11 @@ herr_t h5_fclose(hid_t f)
     return rc;
 }
 
+int h5_left_open(void)
+{
+    return H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) > 0;
+}
+
 hid_t h5_open_result(const char *path, tl_err *e)
 {
     struct stat st;

@@ -1296,7 +1296,7 @@ static int dispatch(int argc, char **argv);
 int main(int argc, char **argv)
 {
     int rc = dispatch(argc, argv);
-    if (h5_close_failed) {
+    if (h5_left_open() || h5_close_failed) {
         /* See h5util.h: skip HDF5's atexit clean-up, which would crash. */
         fflush(NULL);
         _exit(rc);

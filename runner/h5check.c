@@ -376,6 +376,10 @@ static int check_summary(checker *c, hid_t f)
         bad(c, "/summary's rows are not tilelab's (a field is missing or of another type)");
         goto out;
     }
+    if (n != (hsize_t)c->n) { /* before its rows are read: a crafted extent would ask for terabytes */
+        bad(c, "/summary has %llu rows for %d cases", (unsigned long long)n, c->n);
+        goto out;
+    }
     rows = tl_xcalloc((size_t)n + 1, sizeof *rows);
     if (n && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) {
         bad(c, "/summary's rows are not tilelab's (a field is missing or of another type)");

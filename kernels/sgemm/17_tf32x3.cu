@@ -38,9 +38,8 @@
 // it lies in either layout, its stages k-major for a row-major A, zeros past its edges, wherever its rows
 // or columns are 16-byte aligned; the split copies B alone), SWAP (1: C^T = B^T A^T, below), WAVE (in place of
 // SPLITK: the slices a tile chosen per problem for a GPU whose one wave is WAVE blocks, 132 for the H100's SMs;
-// sgemm.c's tf32x3_slices). BK is 32 (one
-// 128-byte swizzle span of FP32). The workspace is the runner's (reg_variant.workspace in sgemm.c):
-// 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and SPLITK's parts.
+// sgemm.c's tf32x3_slices). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
+// (reg_variant.workspace in sgemm.c): 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and the slices' parts.
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"

@@ -22,6 +22,11 @@ fastest row there: the anchor. A new candidate's rel is its time over the anchor
 row the anchor ran (1 for the fastest); a candidate the table had already (variant and params) takes its
 new row; every row of the problem is then scaled so that its fastest, old or new, stands at 1, and rows
 past REL_KEEP go. The header gains a line that says what was added.
+
+--anchor cublas (the op's library, in the files beside the new candidates): the library as the anchor, at
+the speed against the problem's fastest row that the table's notes recorded ("0.811 x cublas"); nothing of
+the table runs again, so no rung's kernel is compiled but the new candidates' (minutes on a tuned table).
+A problem whose fastest row's note has no such figure is left as it was.
 """
 import argparse
 import os
@@ -93,10 +98,21 @@ def table(paths, kinds, quiet=False):
 ROW_REL = re.compile(r"^(\S+) (\S+) (\S+) (\S+) (\S+) rel=([0-9.]+)(.*)$")
 
 
+LIB_NOTE = re.compile(r"([0-9.]+) x (\S+)\s*$")
+
+
 def anchor_rel(case, rows):
-    """The table's rel for the row the anchor's case ran (a dispatching variant's `dispatch`, "VARIANT
-    PARAMS (TABLE:LINE)", else the case's own variant and params): its time over the problem's fastest,
-    1 when the table has no such row."""
+    """The anchor's time over the problem's fastest row, from the table: for the op's library (cuBLAS),
+    which runs what it ran when the table was measured, its speed against the fastest row in that row's
+    note ("..., 1.125 x cublas"), None where the note lacks it; else the rel of the row the anchor's case ran
+    (a dispatching variant's `dispatch`, "VARIANT PARAMS (TABLE:LINE)", else the case's own variant and
+    params), 1 when the table has no such row."""
+    if case.get("kind") == "library":
+        fastest = min(rows, key=lambda r: r[2])
+        m = LIB_NOTE.search(fastest[3])
+        if not m or m.group(2) != case["variant"] or float(m.group(1)) <= 0:
+            return None
+        return float(m.group(1)) * fastest[2]
     ran = (case.get("dispatch", "") or "").split()
     v, p = (ran[0], ran[1]) if len(ran) >= 2 else (case["variant"], case["params"] or "-")
     return next((r[2] for r in rows if r[0] == v and r[1] == p), 1.0)
@@ -132,8 +148,11 @@ def add_rows(text, df, anchor, kinds, device, provenance):
         a = here[here["variant"] == anchor]
         if not len(a):
             continue
+        rel = anchor_rel(a.iloc[0], problems[key])
+        if rel is None:
+            continue
         anchors += 1
-        t0 = float(a["median_ms"].iloc[0]) / anchor_rel(a.iloc[0], problems[key])
+        t0 = float(a["median_ms"].iloc[0]) / rel
         new = here[here["kind"].isin(kinds) & (here["dispatch"] == "") & (here["variant_origin"] == "tilelab") &
                    (here["variant"] != anchor)]
         new = new.sort_values("median_ms").drop_duplicates(["variant", "params"])
@@ -151,12 +170,15 @@ def add_rows(text, df, anchor, kinds, device, provenance):
         problems[key] = [r for r in rows if round(r[2], 3) <= REL_KEEP]
         added += sum(r[4] for r in problems[key])
         faster += problems[key][0][4]
+    library = (ok["variant"] == anchor).any() and (ok[ok["variant"] == anchor]["kind"] == "library").all()
     if not anchors:
-        raise SystemExit("dispatch_table: --add-to: no case of %s at the table's problems" % anchor)
+        raise SystemExit("dispatch_table: --add-to: no case of %s at the table's problems%s" % (
+            anchor, " whose fastest row's note has its speed" if library else ""))
     at = max([i for i, h in enumerate(head) if h.startswith("# sizes")] or [len(head)])
-    head.insert(at, "# Also, %s: %d of the table's problems measured against %s (trials 1, the table's fastest "
-                    "row there), %d rows added, %d problems whose fastest row is new" % (
-                        provenance, anchors, anchor, added, faster))
+    how = "its speed against the fastest row in the table's notes" if library else \
+        "trials 1, the table's fastest row there"
+    head.insert(at, "# Also, %s: %d of the table's problems measured against %s (%s), %d rows added, %d problems "
+                    "whose fastest row is new" % (provenance, anchors, anchor, how, added, faster))
     lines = head + ["%s %s %s %s %s rel=%.3f%s" % (key + (r[0], r[1], r[2], r[3])) for key in order
                     for r in problems[key]]
     return "\n".join(lines) + "\n", anchors, added, faster
@@ -190,7 +212,8 @@ def main():
     ap.add_argument("--kinds", default="nvrtc", help="kinds of variant that may be picked (default nvrtc)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress line per file read")
     ap.add_argument("--add-to", metavar="TABLE", help="add the files' candidates to this table (see above)")
-    ap.add_argument("--anchor", default="tuned", help="with --add-to: the dispatching variant run with trials 1")
+    ap.add_argument("--anchor", default="tuned", help="with --add-to: the dispatching variant run with trials 1, "
+                    "or the op's library (cublas)")
     a = ap.parse_args()
     try:
         if a.add_to:

@@ -238,6 +238,43 @@ class DispatchTable(unittest.TestCase):
             dt.add_rows(table, df, "hopper", ["nvrtc"], "dev", "now")
         self.assertIn("no case of hopper at the table's problems", str(e.exception))
 
+    def test_add_to_anchored_on_the_library(self):
+        # --anchor cublas: the library's time now over its speed against the problem's fastest row in that
+        # row's note is the fastest row's time now; a problem whose fastest row has no such note, or a note
+        # of another library, is left as it was.
+        import pandas as pd
+        table = "\n".join([
+            "op sgemm", "device dev", "# sizes layouts dtype variant params rel",
+            "m=64,n=64,k=64 a=row,b=row f32 hopper - rel=1.000  # 1.0000 ms, 0.800 x cublas",
+            "m=64,n=64,k=64 a=row,b=row f32 packed - rel=1.300  # 1.3000 ms, 0.615 x cublas",
+            "m=96,n=64,k=64 a=row,b=row f32 hopper - rel=1.000  # 2.0000 ms",
+            "m=128,n=64,k=64 a=row,b=row f32 hopper - rel=1.000  # 3.0000 ms, 1.000 x other", ""])
+        rows = [("m=64,n=64,k=64", "cublas", "", 1.6, "library"),   # twice then: the fastest row is 2.0 now
+                ("m=64,n=64,k=64", "tf32x3", "BM=64", 1.5, "nvrtc"),
+                ("m=64,n=64,k=64", "tf32x3", "BM=128", 3.2, "nvrtc"),
+                ("m=96,n=64,k=64", "cublas", "", 1.0, "library"), ("m=96,n=64,k=64", "tf32x3", "BM=64", 0.1, "nvrtc"),
+                ("m=128,n=64,k=64", "cublas", "", 1.0, "library"),
+                ("m=128,n=64,k=64", "tf32x3", "BM=64", 0.1, "nvrtc")]
+        df = pd.DataFrame([{"sizes": z, "layouts": "a=row,b=row", "dtype": "f32", "variant": v, "params": p,
+                            "status": "ok", "median_ms": t, "kind": k, "dispatch": "", "variant_origin": "tilelab"}
+                           for z, v, p, t, k in rows])
+        text, anchors, added, faster = dt.add_rows(table, df, "cublas", ["nvrtc"], "dev", "now f.h5")
+        self.assertEqual((anchors, added, faster), (1, 1, 1))
+        lines = text.splitlines()
+        self.assertEqual(lines[2], "# Also, now f.h5: 1 of the table's problems measured against cublas (its speed "
+                                   "against the fastest row in the table's notes), 1 rows added, 1 problems whose "
+                                   "fastest row is new")
+        self.assertEqual([l.split("#")[0].strip() for l in lines[4:]], [
+            "m=64,n=64,k=64 a=row,b=row f32 tf32x3 BM=64 rel=1.000",   # 1.5 against the fastest's 2.0 now
+            "m=64,n=64,k=64 a=row,b=row f32 hopper - rel=1.333",       # packed (1.733) and BM=128 (2.133) go
+            "m=96,n=64,k=64 a=row,b=row f32 hopper - rel=1.000",        # no note: as it was
+            "m=128,n=64,k=64 a=row,b=row f32 hopper - rel=1.000"])      # another library's note: as it was
+        self.assertIn("# 1.5000 ms, 1.067 x cublas", lines[4])
+        with self.assertRaises(SystemExit) as e:  # no problem has the note: nothing to anchor on
+            dt.add_rows(table.replace(", 0.800 x cublas", ""), df, "cublas", ["nvrtc"], "dev", "now")
+        self.assertIn("no case of cublas at the table's problems whose fastest row's note has its speed",
+                      str(e.exception))
+
     def test_add_to_from_a_result_file(self):
         # The command line on a host file: host_naive as the anchor (at its own row's rel, which is not 1
         # where host_ikj was the faster), host_ikj's rows taken anew against it: the same rels again.

@@ -29,7 +29,10 @@
 //   three wgmmas as one batch: lo_a hi_b, hi_a lo_b, hi_a hi_b. Tried and dropped (H100, thirty-third session,
 //   docs/gpu-runs.md): a column-major B copied as it lies and split by the producer in its stages, without
 //   the split's pass: 1.18 x the time over 120 cases, even at 512 x 512 x 8192 (0.117 -> 0.134 ms), for the
-//   stage's larger shared-memory traffic and the producer's work between copies and consumers.
+//   stage's larger shared-memory traffic and the producer's work between copies and consumers. And
+//   (thirty-fourth session) the consumers' A loads as ld.shared, where CuTe's copy from sA compiles to
+//   generic LD.E: 0.993 x the speed over 40 cases; on a narrow C (3712 x 64 x 15816) ncu finds the
+//   consumers waiting for full stages, the producer's copies, not for their loads.
 //
 // Params: BM (64, 128 or 256: wgmma's M, one consumer warpgroup for 64, else two), BN (32 .. 256 by 32:
 // wgmma's N, a multiple of the split's 32-wide tiles; narrow ones for a narrow C, 96 for n = 66 against

@@ -21,6 +21,9 @@ tuning's own sizes, its new candidates and the library bar, and with --anchor th
     runner run add.yaml -o add.h5
     python3 analysis/dispatch_table.py add.h5 --add-to kernels/sgemm/tuned_h100.table -o new.table
 
+With --keep cublas --anchor cublas, nothing is added: the library is the anchor (dispatch_table.py
+--add-to --anchor cublas), and only the new candidates are compiled.
+
 --keep NAME:TEXT keeps only the items of NAME whose lines have TEXT (e.g. tf32x3:SPLITK). The files are
 read as text, a top-level key a line at column 0, so their comments and flow style stay as they are.
 Exit 2, naming the file, on what it cannot use.
@@ -95,8 +98,9 @@ def variants(lines, drop, path, keep=None, anchor=None):
         kept = [i for i in items if variant_name(i) not in drop]
     if not kept:
         raise Bad("%s: variants: nothing left after --drop %s" % (path, ",".join(sorted(drop))))
+    # An anchor the file runs already (the library, kept: dispatch_table.py --anchor cublas) is not added.
     tail = ["  - {name: %s, trials: 1}  # the anchor: at a problem its table measured, the table's fastest row"
-            % anchor] if anchor else []
+            % anchor] if anchor and not any(variant_name(i) == anchor for i in kept) else []
     return [head] + [line for i in kept for line in i] + tail
 
 
@@ -110,13 +114,16 @@ def held_out(tune, sizes, drop, keep=None, anchor=None):
     if s["op"][0] != t.get("op", s["op"])[0]:
         raise Bad("%s and %s are of different ops" % (tune, sizes))
     name = s.get("name", ["name: held"])[0].split(":", 1)[1].split("#")[0].strip() or "held"
+    vlines = variants(t["variants"], drop, tune, keep, anchor)
+    runs = anchor and not any(line.startswith("  - {name: %s, trials: 1}" % anchor) for line in vlines)
     if anchor:
         out = ["name: %s_%s" % (name, "_".join(sorted(k.partition(":")[0] for k in keep) or ["candidates"])),
                "description: >-",
                "  %s of %s on the shapes of %s" % (", ".join(sorted(keep)) if keep else "The candidates",
                                                    os.path.basename(tune), os.path.basename(sizes)),
-               "  against %s with trials 1 (tools/held_out.py): rows to add to a table with" % anchor,
-               "  analysis/dispatch_table.py --add-to."]
+               "  against %s (tools/held_out.py): rows to add to a table with" % (
+                   "%s, which it runs already" % anchor if runs else "%s with trials 1" % anchor),
+               "  analysis/dispatch_table.py --add-to --anchor %s." % anchor]
     else:
         out = ["name: %s_candidates" % name,
                "description: >-",
@@ -127,7 +134,7 @@ def held_out(tune, sizes, drop, keep=None, anchor=None):
         out += s.get(key, [])
     for key in FROM_TUNE:
         if key == "variants":
-            out += variants(t[key], drop, tune, keep, anchor)
+            out += vlines
         else:
             out += t.get(key, [])
     return "\n".join(out) + "\n"
@@ -142,7 +149,8 @@ def main(argv):
     ap.add_argument("--keep", action="append", default=[],
                     help="keep only this variant's items, NAME or NAME:TEXT (those of its items with TEXT in them); "
                          "repeatable; not with --drop")
-    ap.add_argument("--anchor", help="a dispatching variant to run with trials: 1 beside them (for --add-to)")
+    ap.add_argument("--anchor", help="a dispatching variant to run with trials: 1 beside them (for --add-to); "
+                    "a variant the file runs already (the library, kept: --anchor cublas) is not added")
     ap.add_argument("-o", "--output", help="the experiment file to write (default: standard output)")
     a = ap.parse_args(argv)
     if a.keep and a.drop:

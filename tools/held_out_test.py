@@ -88,6 +88,13 @@ class HeldOutTest(unittest.TestCase):
         for gone in ("hopper", "skinny", "SPLITK"):
             self.assertNotIn(gone, out)
         self.assertLess(out.index("  - cublas"), out.index("  - {name: tuned, trials: 1}"))
+        # The library as the anchor: it runs already, so nothing is added, and the description says so.
+        p = self.run_tool(self.tune, self.tune, "--keep", "packed", "--keep", "cublas", "--anchor", "cublas")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("trials: 1", p.stdout)
+        self.assertEqual(p.stdout.count("  - cublas\n"), 1, p.stdout)
+        self.assertIn("  against cublas, which it runs already (tools/held_out.py)", p.stdout)
+        self.assertIn("--add-to --anchor cublas.", p.stdout)
         # NAME:TEXT keeps the items of NAME whose lines have TEXT.
         p = self.run_tool(self.tune, self.tune, "--keep", "hopper:SPLITK", "--keep", "cublas", "--anchor", "tuned")
         self.assertEqual(p.returncode, 0, p.stderr)

@@ -72,6 +72,14 @@ def set_summary(f, fn):
     f.create_dataset("summary", data=rows, maxshape=(None,), chunks=True)
 
 
+def summary_extent(f, n):
+    """/summary with its rows and an extent of n: chunked, the rows past them never written (no bytes)."""
+    rows = f["summary"][()]
+    del f["summary"]
+    d = f.create_dataset("summary", shape=(n,), maxshape=(None,), chunks=(64,), dtype=rows.dtype)
+    d[:len(rows)] = rows
+
+
 def plant_source(f, data, name=None):
     g = f.require_group("sources")
     d = g.create_dataset(name or hashlib.sha256(data).hexdigest(), data=np.frombuffer(data, dtype=np.uint8))
@@ -160,6 +168,10 @@ ROWS = [
      "temp_c has not one value per sample"),
     ("not_a_case", edit(lambda f: f["cases"].create_group("zzz")), "/cases/zzz: not a case id"),
     ("summary_row_gone", edit(lambda f: set_summary(f, lambda r: r[1:])), "/summary has 3 rows for 4 cases"),
+    # As a fuzzed file (thirty-third session): the runner, and analysis, read /summary before comparing its
+    # extent with the cases (the fuzzed file: a 79 TB calloc in the runner; this one: a 144 TiB array).
+    ("summary_extent_huge", edit(lambda f: summary_extent(f, 2 ** 40)),
+     "/summary has 1099511627776 rows for 4 cases"),
     ("summary_status", edit(lambda f: set_summary(f, lambda r: (r.__setitem__("status", b"error"), r)[1])),
      "/summary says case"),
     ("summary_reps", edit(lambda f: set_summary(f, lambda r: (r.__setitem__("reps", 99), r)[1])), "has 99 samples"),
@@ -187,6 +199,8 @@ ROWS = [
     ("hdf5_crash_root_attr", bad_heap_reference, "damaged in a way that crashes the HDF5 library"),
 ]
 TRUNCATIONS = (512, 2048, 0.5, -1024, -8)
+# Where analysis words it otherwise than the runner (the rows' third field).
+ANALYSIS_SAYS = {"source_damaged": "its bytes do not hash to its name"}
 
 
 class HostileFiles(unittest.TestCase):
@@ -278,6 +292,10 @@ class HostileFiles(unittest.TestCase):
                     self.assertEqual(rc, 2, "%s %s: exit %s\n%s" % (name, tool.__module__, rc, err))
                     self.assertEqual(len(err.strip().splitlines()), 1, "%s: %s" % (name, err))
                     self.assertIn(os.path.basename(path), err)
+                    # What is wrong, as the runner says it: a crafted /summary's extent, not "Unable to
+                    # allocate 144. TiB" from reading its rows first.
+                    if ANALYSIS_SAYS.get(name, want):
+                        self.assertIn(ANALYSIS_SAYS.get(name, want), err, name)
                 self.assertFalse(os.path.exists(base + ".report.html"), name)
                 self.assertFalse(os.path.exists(md), name)
 

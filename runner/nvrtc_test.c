@@ -1,9 +1,9 @@
-/* jit: every NVRTC variant compiles for sm_90 (sm_90a where it asks) with every param set, layout and
- * dtype that the experiment files name (CuTe kernels: every layout and dtype; the example folders' own
- * variants too; NVRTC needs no GPU), and a shape its #if checks reject fails with the kernel's own
- * message. The first param set of each layout is compiled to a cubin; the others go through NVRTC's
- * front end only (the C++, its templates, #if and static_assert checks: what a param set can break
- * short of ptxas, about 0.1 s where PTX took 1). */
+/* jit: every NVRTC variant compiles for sm_90 (sm_90a where it asks) with every param set, layout and dtype
+ * that the experiment files name (CuTe kernels: every layout and dtype; the example folders' own variants
+ * too; NVRTC needs no GPU), and a shape its #if checks reject fails with the kernel's own message. The first
+ * param set of each layout is compiled to a cubin (of a CuTe kernel, the first layout of each source and
+ * dtype); the others go through NVRTC's front end only (the C++, its templates, #if and static_assert
+ * checks: what a param set can break short of ptxas, about 0.1 s where PTX took 1). */
 #include <glob.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -44,8 +44,8 @@ static char *local_copy(const char *path)
 }
 
 /* What the experiments' compiles covered so far: (source, params, dtype) and (source, layout, dtype). */
-static char **by_params, **by_layout;
-static int nby_params, nby_layout;
+static char **by_params, **by_layout, **by_source;
+static int nby_params, nby_layout, nby_source;
 
 static int compile_experiment(const char *given, char ***done, int *ndone, int *compiled, int *front_end)
 {
@@ -81,6 +81,18 @@ static int compile_experiment(const char *given, char ***done, int *ndone, int *
         tl_buf_free(&run_params);
         int new_layout = !seen(by_layout, nby_layout, lkey);
         int covered = seen(by_params, nby_params, pkey) && !new_layout;
+        /* A CuTe kernel goes through ptxas once per source and dtype, its other layouts through the front end
+         * only (7 - 9 s of the 9 - 18 s a ptxas compile of one takes): its compiles to a cubin per layout were
+         * some 90 of a shard's 105 s of NVRTC on CI's 2 cores, and the shards' 877 s are 692 s so
+         * (thirty-fourth session). */
+        char *skey = tl_xasprintf("%s|%s|%s", prefix, c->run->source, c->dtype);
+        int new_source = !seen(by_source, nby_source, skey);
+        if (new_source && !covered && !seen(*done, *ndone, key)) {
+            by_source = realloc(by_source, sizeof *by_source * (size_t)(nby_source + 1));
+            by_source[nby_source++] = skey;
+        } else {
+            free(skey);
+        }
         if (!seen(by_params, nby_params, pkey)) {
             by_params = realloc(by_params, sizeof *by_params * (size_t)(nby_params + 1));
             by_params[nby_params++] = pkey;
@@ -105,7 +117,7 @@ static int compile_experiment(const char *given, char ***done, int *ndone, int *
         jit_request_of_case(&x, c, ARCH, &rq);
         /* A param set of a layout that an earlier one took through ptxas stops after the front end: what
          * it can get wrong is the C++ and the kernel's checks (the GPU runs assemble every case). */
-        rq.front_end_only = !new_layout;
+        rq.front_end_only = c->run_src->cutlass ? !new_source : !new_layout;
         int rc = jit_compile(&rq, NULL, NULL, &cb, &e);
         CHECK(rc == 0, "%s: %s %s: %s", path, c->variant->name, c->params_text, e.msg);
         if (rc == 0) {

@@ -71,6 +71,44 @@ static int report_line_checks(void)
     return total;
 }
 
+/* A kernel that does not compile (smem_tile with BLOCKSIZE 0: its #error) fails once, and then from the memo
+ * with the same error (a compile-ahead thread's failure is what the cases then get): a sweep's cases of a
+ * broken kernel do not each compile it again (on the H100 machine a tf32x3 error took two minutes a case). */
+static int failure_checks(const tl_experiment *x, const tl_plan *p)
+{
+    int total = 0;
+    jit_request rq;
+    long values[64];
+    int bs = -1;
+    for (int i = 0; i < p->ncases && bs < 0; i++) {
+        const tl_case *c = &p->cases[i];
+        if (c->variant->kind != REG_NVRTC || c->skipped || strcmp(c->variant->name, "smem_tile")) continue;
+        jit_request_of_case(x, c, 90, &rq);
+        for (int k = 0; k < rq.nparams && k < 64; k++) {
+            values[k] = rq.values[k];
+            if (!strcmp(rq.params[k].name, "BLOCKSIZE")) bs = k;
+        }
+    }
+    total++;
+    CHECK(bs >= 0, "the plan has no smem_tile case with BLOCKSIZE");
+    if (bs < 0) return total;
+    values[bs] = 0;
+    rq.values = values;
+    jit_memo memo = {0};
+    jit_cubin cb;
+    tl_err first, again, bare;
+    int rc1 = jit_compile(&rq, NULL, &memo, &cb, &first), rc2 = jit_compile(&rq, NULL, &memo, &cb, &again);
+    int rc3 = jit_compile(&rq, NULL, NULL, &cb, &bare);
+    total += 4;
+    CHECK(rc1 != 0 && strstr(first.msg, "BLOCKSIZE must be 1 .. 32"), "BLOCKSIZE 0 compiled, or said: %s", first.msg);
+    CHECK(rc2 != 0 && !strcmp(first.msg, again.msg), "asked again: rc %d, '%s'", rc2, again.msg);
+    CHECK(rc3 != 0 && !strcmp(first.msg, bare.msg), "without the memo: rc %d, '%s'", rc3, bare.msg);
+    CHECK(memo.nfailed == 1 && memo.n == 0 && memo.nbusy == 0, "the memo holds %d failures, %d cubins, %d busy",
+          memo.nfailed, memo.n, memo.nbusy);
+    jit_memo_free(&memo);
+    return total;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -137,6 +175,8 @@ int main(int argc, char **argv)
     }
     total++;
     CHECK(memo.n == nkernels, "asking again added nothing (%d)", memo.n);
+
+    total += failure_checks(&x, &p);
 
     /* Stopping at once: threads finish what they hold and take nothing more; stopping no pool is fine. */
     jit_memo memo2 = {0};

@@ -415,14 +415,27 @@ static int memo_busy(const jit_memo *m, const char *key)
     return 0;
 }
 
-/* 0: out has key's cubin from the memo. -1: the caller compiles it, key marked busy until memo_done. */
-static int memo_claim(jit_memo *m, const char *key, jit_cubin *out)
+static const char *memo_failed(const jit_memo *m, const char *key)
+{
+    for (int i = 0; i < m->nfailed; i++)
+        if (!strcmp(m->failed_keys[i], key)) return m->failed_msgs[i];
+    return NULL;
+}
+
+/* 0: out has key's cubin from the memo. 1: key failed to compile before, e has why. -1: the caller
+ * compiles it, key marked busy until memo_done. */
+static int memo_claim(jit_memo *m, const char *key, jit_cubin *out, tl_err *e)
 {
     if (!m) return -1;
     pthread_mutex_lock(&memo_mu);
     int rc;
-    while ((rc = memo_get(m, key, out)) != 0 && memo_busy(m, key)) pthread_cond_wait(&memo_cv, &memo_mu);
-    if (rc) {
+    const char *why = NULL;
+    while ((rc = memo_get(m, key, out)) != 0 && !(why = memo_failed(m, key)) && memo_busy(m, key))
+        pthread_cond_wait(&memo_cv, &memo_mu);
+    if (why) {
+        tl_err_set(e, "%s", why);
+        rc = 1;
+    } else if (rc) {
         m->busy = realloc(m->busy, sizeof *m->busy * (size_t)(m->nbusy + 1));
         if (!m->busy) abort();
         m->busy[m->nbusy++] = tl_xstrdup(key);
@@ -431,12 +444,19 @@ static int memo_claim(jit_memo *m, const char *key, jit_cubin *out)
     return rc;
 }
 
-/* The claim on key ends: c (NULL when the compile failed) joins the memo; waiting threads wake. */
-static void memo_done(jit_memo *m, const char *key, const jit_cubin *c)
+/* The claim on key ends: c joins the memo, or failed (why it could not be compiled); waiting threads wake. */
+static void memo_done(jit_memo *m, const char *key, const jit_cubin *c, const char *failed)
 {
     if (!m) return;
     pthread_mutex_lock(&memo_mu);
     if (c && !memo_has(m, key)) memo_add(m, key, c);
+    if (failed && !memo_failed(m, key)) {
+        m->failed_keys = realloc(m->failed_keys, sizeof *m->failed_keys * (size_t)(m->nfailed + 1));
+        m->failed_msgs = realloc(m->failed_msgs, sizeof *m->failed_msgs * (size_t)(m->nfailed + 1));
+        if (!m->failed_keys || !m->failed_msgs) abort();
+        m->failed_keys[m->nfailed] = tl_xstrdup(key);
+        m->failed_msgs[m->nfailed++] = tl_xstrdup(failed);
+    }
     for (int i = 0; i < m->nbusy; i++)
         if (!strcmp(m->busy[i], key)) {
             free(m->busy[i]);
@@ -466,7 +486,8 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
     wrapper = wrapper_text(rq);
     key = cache_key(rq, wrapper, opts, nopts);
     /* The memo keeps a cubin only when the disk cache does not: a long sweep's cubins stay on disk. */
-    int claimed = memo_claim(memo, key, out) != 0, on_disk = 0;
+    int claim = memo_claim(memo, key, out, e), claimed = claim < 0, on_disk = 0;
+    if (claim > 0) goto out; /* failed before: e says why */
     if (!claimed || (on_disk = cache_get(cache_dir, key, &out->cubin, &out->cubin_len) == 0)) {
         out->cached = 1;
     } else {
@@ -481,7 +502,7 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
     tl_sha256_hex(out->cubin, out->cubin_len, out->cubin_sha256);
     rc = 0;
 out:
-    if (claimed) memo_done(memo, key, rc || on_disk ? NULL : out);
+    if (claimed) memo_done(memo, key, rc || on_disk ? NULL : out, rc ? e->msg : NULL);
     for (int i = 0; i < nopts; i++) free(opts[i]);
     free(key), free(wrapper);
     if (rc) jit_cubin_free(out);
@@ -500,7 +521,8 @@ void jit_memo_free(jit_memo *m)
 {
     for (int i = 0; i < m->n; i++) free(m->keys[i]), jit_cubin_free(&m->cubins[i]);
     for (int i = 0; i < m->nbusy; i++) free(m->busy[i]);
-    free(m->keys), free(m->cubins), free(m->busy);
+    for (int i = 0; i < m->nfailed; i++) free(m->failed_keys[i]), free(m->failed_msgs[i]);
+    free(m->keys), free(m->cubins), free(m->busy), free(m->failed_keys), free(m->failed_msgs);
     memset(m, 0, sizeof *m);
 }
 

@@ -29,13 +29,17 @@ typedef struct {
  * run, with or without a disk cache (with one, the cubin is read back from there and the memo keeps
  * only its key's claim: a sweep of thousands of kernels does not hold them all in memory).
  * jit_compile may share one memo between threads: a kernel that one thread is compiling, another
- * waits for rather than compiling it too. */
+ * waits for rather than compiling it too. A kernel that failed to compile fails again from the memo,
+ * with the same error: a sweep's thousand cases of a broken kernel cost one compile, not a thousand. */
 typedef struct {
     char **keys;
     jit_cubin *cubins;
     int n;
     char **busy; /* keys being compiled now */
     int nbusy;
+    char **failed_keys, **failed_msgs; /* kernels that could not be compiled, and why: their other cases
+                                        * get the same error at once instead of compiling again */
+    int nfailed;
 } jit_memo;
 
 /* What one compile needs. */

@@ -14,7 +14,8 @@
 // 1.15 - 1.25 at 4096^3 and 1.19 - 1.28 at 8192^3 in the four layouts (128 x 128 tiles, PROMOTE 4),
 // max_rel_err (its distance from cuBLAS's pedantic FP32 result, over the error scale) 2.4 - 4.6e-7, where
 // SIMT rungs that add in another order than cuBLAS read 3 - 4e-7 (and 0 in its order); small and skinny
-// problems lose (the split's pass, 128-row tiles): `tuned`'s table says where it wins.
+// problems lose (the split's pass, 128-row tiles): `tuned`'s table says where it wins. Since the producer's
+// copies are worked out once (thirty-fifth session, below): 1.98 - 2.19 at 4096^3 and 1.94 - 2.06 at 8192^3.
 //
 // Two kernels, one after the other on the stream:
 // - sgemm_tf32x3_split copies A and B once into the workspace, A column-major (m contiguous: it goes to
@@ -32,7 +33,12 @@
 //   stage's larger shared-memory traffic and the producer's work between copies and consumers. And
 //   (thirty-fourth session) the consumers' A loads as ld.shared, where CuTe's copy from sA compiles to
 //   generic LD.E: 0.993 x the speed over 40 cases; on a narrow C (3712 x 64 x 15816) ncu finds the
-//   consumers waiting for full stages, the producer's copies, not for their loads.
+//   consumers waiting for full stages, the producer's copies, not for their loads. Why (thirty-fifth session,
+//   ncu's warp samples by SASS line): the producer spent some 25 integer instructions a copy working its place
+//   in the swizzled stage out anew each k tile; worked out once (x3_producer), a stage's copies cost a few
+//   instructions each, and tf32x3 ran 1.40 x as fast over 648 cases (4096^3 1.17 - 1.27 -> 1.98 - 2.19 x
+//   cuBLAS; 3711 x 61 x 15815 0.47 - 0.53 -> 0.61 - 0.64). Tried with it and dropped: A read in place by TMA
+//   (the runner's tensor map) instead of the producer's copies: 1.00 x, before the fix and after.
 //
 // Params: BM (64, 128 or 256: wgmma's M, one consumer warpgroup for 64, else two), BN (32 .. 256 by 32:
 // wgmma's N, a multiple of the split's 32-wide tiles; narrow ones for a narrow C, 96 for n = 66 against
@@ -260,36 +266,87 @@ struct Shared {
     alignas(8) uint64_t full[STAGES], empty[STAGES];
 };
 
-// One stage by the producer warpgroup (ptid 0 .. 127): 16-byte copies, 4 elements along each tile's
-// contiguous side, which 128-byte swizzling keeps together; consecutive threads take consecutive copies.
-// With AIN, A's copies are predicated (zeros past its edges: whole 16-byte pieces, the side along them
-// being a multiple of 4).
+// The producer warpgroup's copies (thread ptid 0 .. 127): 16 bytes each, 4 elements along each tile's
+// contiguous side, which 128-byte swizzling keeps together. Where each lands and what it reads is worked out
+// once, from the thread's first copy; a stage and a k tile add offsets (before, the loop worked each copy's
+// place out anew through the swizzled layout, and ncu found the producer's integer arithmetic, some 25
+// instructions a copy, holding the consumers up on a narrow C).
+// - K-major tiles (A_KMAJ's A, B's parts; rows of 32 k, 128 bytes): the thread copies k 4 (ptid % 8) .. of rows
+//   ptid / 8 + 16 j. The swizzle (128-byte rows in atoms of 8) depends on a row's index mod 8 only, so row + 16
+//   lands 2 KB further.
+// - M-major tiles (A otherwise; rows of BM m, 32 of them, one per k): the thread copies m 4 (ptid % (BM / 4)) ..
+//   at k = ptid / (BM / 4) + X3_MSTEP j. Its 16-byte piece within the 128 bytes of its m-atom is XORed with k mod
+//   8: k + X3_MSTEP j is the first k ORed with X3_MSTEP j mod 8 (the first k is below X3_MSTEP), so its place is
+//   the first's plus X3_MSTEP j rows of 128 bytes, XORed with that j's bits at the piece's index.
+// With AIN, A's copies are predicated (zeros past its edges: whole 16-byte pieces, the side along them being a
+// multiple of 4).
+#define X3_MSTEP (512 / BM)
+struct X3Producer {
+    uint32_t sa, sb;      // the thread's first copy of A and of B's hi part, stage 0 (shared addresses)
+    const float *ga, *gb; // their sources at k = 0 (with A m-major, at the thread's first k)
+    int ar, ac;           // A: the first copy's row and column in the tile (K-major: m and k; else k and m)
+    int arows;            // A K-major: its copies j < arows are of rows inside A (with AIN; BM / 16 without)
+};
+
 template <class SA, class SB>
-__device__ __forceinline__ void x3_stage(SA sa, SB sbh, SB sbl, const X3Work &w, int m0, int n0, int k0, int ptid)
+__device__ __forceinline__ X3Producer x3_producer(SA sa, SB sbh, const X3Work &w, int m0, int n0, int ptid)
 {
+    X3Producer p;
+    p.sb = smem_u32(&sbh(ptid / 8, ptid % 8 * 4, 0));
+    p.gb = w.bh + (size_t)(n0 + ptid / 8) * w.KP + ptid % 8 * 4;
     if (A_KMAJ) {
-        for (int i = ptid; i < BM * (BK / 4); i += 128) {
-            const int m = i / (BK / 4), k = i % (BK / 4) * 4;
-            const bool in = m0 + m < w.am && k0 + k < w.ak;
-            ring_cp_async16z(&sa(m, k), in ? w.a + (size_t)(m0 + m) * w.lda + k0 + k : w.a, in);
-        }
-    } else if (AIN) {
-        for (int i = ptid; i < BK * (BM / 4); i += 128) {
-            const int k = i / (BM / 4), m = i % (BM / 4) * 4;
-            const bool in = m0 + m < w.am && k0 + k < w.ak;
-            ring_cp_async16z(&sa(m, k), in ? w.a + (size_t)(k0 + k) * w.lda + m0 + m : w.a, in);
+        p.ar = ptid / 8;
+        p.ac = ptid % 8 * 4;
+        p.sa = smem_u32(&sa(p.ar, p.ac, 0));
+        p.ga = w.a + (size_t)(m0 + p.ar) * w.lda + p.ac;
+        p.arows = max(0, (w.am - m0 - p.ar + 15) / 16);
+    } else {
+        p.ar = ptid / (BM / 4);
+        p.ac = ptid % (BM / 4) * 4;
+        p.sa = smem_u32(&sa(p.ac, p.ar, 0));
+        p.ga = w.a + (size_t)p.ar * w.lda + m0 + p.ac;
+        p.arows = BM / 16;
+    }
+    return p;
+}
+
+// One stage s of the k tile at k0 (the thread's share). The sources advance by a pointer step a copy, the tests
+// are against limits worked out once a stage.
+__device__ __forceinline__ void x3_stage(const X3Producer &p, const X3Work &w, int m0, int s, int k0)
+{
+    constexpr uint32_t A_STAGE = BM * BK * sizeof(float), B_STAGE = BN * BK * sizeof(float);
+    constexpr uint32_t LO = sizeof(Shared::bh); // B's lo stages right after its hi ones (whole KB: BN 128 STAGES bytes)
+    static_assert(sizeof(Shared::bh) % 1024 == 0, "17_tf32x3: B's hi stages end where its lo ones start");
+    const uint32_t sa = p.sa + s * A_STAGE;
+    if (A_KMAJ) {
+        const bool kin = k0 + p.ac < w.ak;
+        const float *g = p.ga + k0;
+        const size_t step = (size_t)16 * w.lda;
+        CUTE_UNROLL
+        for (int j = 0; j < BM / 16; j++, g += step) {
+            const bool in = kin && j < p.arows;
+            ring_cp_async16z(sa + j * 2048, in ? g : w.a, in);
         }
     } else {
-        for (int i = ptid; i < BK * (BM / 4); i += 128) {
-            const int k = i / (BM / 4), m = i % (BM / 4) * 4;
-            ring_cp_async16(&sa(m, k), w.a + (size_t)(k0 + k) * w.lda + m0 + m);
+        // With AIN, an m piece past A's edge is zero-filled; k past it is tested a copy.
+        const bool min = !AIN || m0 + p.ac < w.am;
+        const int klim = w.ak - k0 - p.ar; // copy j is inside A's k while X3_MSTEP j < klim
+        const float *g = p.ga + (size_t)k0 * w.lda;
+        const size_t step = (size_t)X3_MSTEP * w.lda;
+        CUTE_UNROLL
+        for (int j = 0; j < BK / X3_MSTEP; j++, g += step) {
+            const int d = X3_MSTEP * j;
+            const bool in = min && (!AIN || d < klim);
+            ring_cp_async16z((sa + d * 128) ^ ((d & 7) << 4), in ? g : w.a, in);
         }
     }
-    for (int i = ptid; i < BN * (BK / 4); i += 128) {
-        const int n = i / (BK / 4), k = i % (BK / 4) * 4;
-        const size_t at = (size_t)(n0 + n) * w.KP + k0 + k;
-        ring_cp_async16(&sbh(n, k), w.bh + at);
-        ring_cp_async16(&sbl(n, k), w.bl + at);
+    const uint32_t sb = p.sb + s * B_STAGE;
+    const float *g = p.gb + k0;
+    const size_t lo = w.bl - w.bh, step = (size_t)16 * w.KP;
+    CUTE_UNROLL
+    for (int j = 0; j < BN / 16; j++, g += step) {
+        ring_cp_async16z(sb + j * 2048, g, true);
+        ring_cp_async16z(sb + j * 2048 + LO, g + lo, true);
     }
 }
 
@@ -326,10 +383,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     if (wg == 0) {
         // The producer: registers to the consumers.
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        const X3Producer p = x3_producer(sA, sBh, w, tm * BM, tn * BN, tid);
         for (int kt = 0; kt < ktiles; kt++) {
             const int s = kt % STAGES;
             bar_wait(&sh.empty[s], ((kt / STAGES) & 1) ^ 1);
-            x3_stage(sA(_, _, s), sBh(_, _, s), sBl(_, _, s), w, tm * BM, tn * BN, (kt0 + kt) * BK, tid);
+            x3_stage(p, w, tm * BM, s, (kt0 + kt) * BK);
             bar_arrive_cp_async(&sh.full[s]);
         }
         return;

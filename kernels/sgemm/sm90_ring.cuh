@@ -60,16 +60,9 @@ __device__ __forceinline__ void ring_cp_async4(void *dst, const void *src, bool 
                  : "memory");
 }
 
-// 16 bytes (both addresses 16-byte aligned), or zeros when !in (src is not read then, but must be a
-// global address), through L2 only.
-__device__ __forceinline__ void ring_cp_async16z(void *dst, const void *src, bool in)
+// 16 bytes to the shared address dst (both addresses 16-byte aligned), or zeros when !in (src is not read
+// then, but must be a global address), through L2 only.
+__device__ __forceinline__ void ring_cp_async16z(uint32_t dst, const void *src, bool in)
 {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src), "r"(in ? 16 : 0)
-                 : "memory");
-}
-
-// 16 bytes (both addresses 16-byte aligned), through L2 only.
-__device__ __forceinline__ void ring_cp_async16(void *dst, const void *src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_u32(dst)), "l"(src) : "memory");
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(in ? 16 : 0) : "memory");
 }

@@ -288,6 +288,39 @@ struct X3Producer {
     int arows;            // A K-major: its copies j < arows are of rows inside A (with AIN; BM / 16 without)
 };
 
+// The closed forms above against CuTe's layout of the stages, checked when the kernel compiles (NVRTC's front
+// end evaluates them; nvrtc_test compiles each layout of A). The layout is a swizzle of the byte address
+// (Sw<3,4,3>: a 16-byte piece's index XORed with its 128-byte row's index mod 8) over an unswizzled layout; the
+// stages start on 1024-byte boundaries, so the swizzle of an offset from stage 0 is that of the address. A
+// sample of the threads (every 13th) and of the copies (the first four rows) keeps the compile's cost down:
+// the strides and every XOR pattern are among them.
+template <bool KMAJOR, int ROWS>
+__device__ constexpr int x3_place(int r, int k, int s)
+{
+    constexpr auto L = x3_layout<KMAJOR, ROWS>();
+    return int(L.layout_a()(4 * int(L.layout_b()(r, k, s))));
+}
+
+template <bool KMAJOR, int ROWS>
+__device__ constexpr bool x3_places_hold()
+{
+    if (x3_place<KMAJOR, ROWS>(0, 0, 1) != ROWS * BK * 4) return false; // a stage's bytes
+    for (int t = 0; t < 128; t += 13) {
+        if (KMAJOR) {
+            const int r = t / 8, k = t % 8 * 4, first = x3_place<KMAJOR, ROWS>(r, k, 0);
+            for (int j = 0; j < ROWS / 16 && j < 4; j++)
+                if (x3_place<KMAJOR, ROWS>(r + 16 * j, k, 0) != first + j * 2048) return false;
+        } else {
+            const int k = t / (ROWS / 4), m = t % (ROWS / 4) * 4, first = x3_place<KMAJOR, ROWS>(m, k, 0);
+            for (int d = 0; d < BK; d += 512 / ROWS)
+                if (x3_place<KMAJOR, ROWS>(m, k + d, 0) != ((first + d * 128) ^ ((d & 7) << 4))) return false;
+        }
+    }
+    return true;
+}
+static_assert(x3_places_hold<A_KMAJ, BM>(), "17_tf32x3: the producer's places of A's copies are not the stage layout's");
+static_assert(x3_places_hold<true, BN>(), "17_tf32x3: the producer's places of B's copies are not the stage layout's");
+
 template <class SA, class SB>
 __device__ __forceinline__ X3Producer x3_producer(SA sa, SB sbh, const X3Work &w, int m0, int n0, int ptid)
 {

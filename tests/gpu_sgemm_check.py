@@ -21,9 +21,11 @@ the result files only:
   max_rel_err (the distance from cuBLAS's FP32 result over the error scale) <= 2e-6, a fifth of f32's
   tolerance (the H100: at most 8.3e-7 over 3320 tuning cases; 3.4 - 5.4e-6 at 4096^3 - 8192^3 when its
   tensor cores summed all of k), printed beside the SIMT rungs' largest.
-Writes docs-ready markdown with analysis/sgemm_ladder_md.py when --md is given.
+Writes docs-ready markdown with analysis/sgemm_ladder_md.py when --md is given. --devices all (or 0,2)
+runs each experiment on several GPUs of the machine at once (the runner's --devices): a problem's cases,
+cuBLAS's among them, run on one GPU, so each ratio is still one GPU's.
 
-usage: gpu_sgemm_check.py [RUNNER] [--out DIR] [--tune] [--md FILE]
+usage: gpu_sgemm_check.py [RUNNER] [--out DIR] [--tune] [--md FILE] [--devices all|0,2,...]
 """
 import argparse
 import math
@@ -164,6 +166,7 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--tune", action="store_true")
     ap.add_argument("--md", default=None)
+    ap.add_argument("--devices", default=None, help="the runner's --devices: all, or GPU ordinals as 0,2")
     args = ap.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="tilelab-sgemm-")
     os.makedirs(out, exist_ok=True)
@@ -173,7 +176,7 @@ def main():
     for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts", "sgemm_shapes", "sgemm_random", "sgemm_tldg",
                  "sgemm_packed"] + (
             ["sgemm_tune"] if args.tune else []):
-        files[name] = run(args.runner, exp(name + ".yaml"), out)
+        files[name] = run(args.runner, exp(name + ".yaml"), out, args.devices)
         for c in cases(files[name]):
             if c["status"] != "ok" and not (name == "sgemm_tune" and c["status"] == "skipped") and not planned_skip(c):
                 fails.append("%s: %s %s %s %s: %s %s" % (name, c["variant"], c["params"], c["sizes"], c["layouts"],

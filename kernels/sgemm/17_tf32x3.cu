@@ -47,7 +47,10 @@
 // it lies in either layout, its stages k-major for a row-major A, zeros past its edges, wherever its rows
 // or columns are 16-byte aligned; the split copies B alone), SWAP (1: C^T = B^T A^T, below), WAVE (in place of
 // SPLITK: the slices a tile chosen per problem for a GPU whose one wave is WAVE blocks, 132 for the H100's SMs;
-// sgemm.c's tf32x3_slices). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
+// sgemm.c's tf32x3_slices), A4 (with AIN: A read in place also where its rows or columns are not 16-byte aligned,
+// by 4-byte copies, instead of the split's copy of it; H100, thirty-sixth session: over the best of BN 64 / 128,
+// SWAP and WAVE, 1.2 - 1.9 x as fast on skinny problems with such an A (3711 x 61 x 15815 0.63 - 0.66 -> 1.21 -
+// 1.31 x cuBLAS), 2 - 5 % slower on 1999 x 2001 x 8191 and 4095^3). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
 // (reg_variant.workspace in sgemm.c): 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and the slices' parts.
 #include <cute/tensor.hpp>
 
@@ -88,6 +91,9 @@
 #ifndef WAVE
 #define WAVE 0
 #endif
+#ifndef A4
+#define A4 0
+#endif
 #define BK 32                   // k per stage: 128 bytes of FP32
 #define NC (BM >= 128 ? 2 : 1)  // consumer warpgroups, BM / NC rows each
 #define NT ((NC + 1) * 128)     // threads
@@ -95,8 +101,8 @@
 
 #if (BM != 64 && BM != 128 && BM != 256) || BN % 32 || BN < 32 || BN > 256 || BM / NC * BN > 64 * 128 || \
     STAGES < 2 || GROUP_M < 1 || PROMOTE < 1 || SPLITK < 1 || (AIN != 0 && AIN != 1) || (SWAP != 0 && SWAP != 1) || \
-    WAVE < 0 || (WAVE > 0 && SPLITK > 1)
-#error "17_tf32x3: BM 64, 128 or 256, BN 32 .. 256 by 32, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1, AIN and SWAP 0 or 1, WAVE >= 0 and only with SPLITK 1"
+    WAVE < 0 || (WAVE > 0 && SPLITK > 1) || (A4 != 0 && A4 != 1) || (A4 && !AIN)
+#error "17_tf32x3: BM 64, 128 or 256, BN 32 .. 256 by 32, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1, AIN and SWAP 0 or 1, WAVE >= 0 and only with SPLITK 1, A4 0 or 1 and only with AIN 1"
 #endif
 // Slices of k a tile: SPLITK, or with WAVE those that sgemm.c's tf32x3_slices chose for the problem (the fewest
 // waves of blocks for their length), which the grid carries: tiles x slices blocks. X3_SPLIT: the slices' sum
@@ -155,7 +161,7 @@ struct X3Work {
 // not a multiple of 4).
 __device__ __forceinline__ bool x3_a_in_place(int M, int K)
 {
-    if (AIN) return XA_COL ? M % 4 == 0 : K % 4 == 0;
+    if (AIN) return A4 || (XA_COL ? M % 4 == 0 : K % 4 == 0);
     return X3_SPLIT && XA_COL && M % BM == 0 && K % BK == 0;
 }
 
@@ -281,11 +287,14 @@ struct Shared {
 // With AIN, A's copies are predicated (zeros past its edges: whole 16-byte pieces, the side along them being a
 // multiple of 4).
 #define X3_MSTEP (512 / BM)
+// A4's M-major copies: X3_TM consecutive m a pass, 128 / X3_TM k rows.
+#define X3_TM (BM < 128 ? BM : 128)
 struct X3Producer {
     uint32_t sa, sb;      // the thread's first copy of A and of B's hi part, stage 0 (shared addresses)
     const float *ga, *gb; // their sources at k = 0 (with A m-major, at the thread's first k)
     int ar, ac;           // A: the first copy's row and column in the tile (K-major: m and k; else k and m)
     int arows;            // A K-major: its copies j < arows are of rows inside A (with AIN; BM / 16 without)
+    bool a4;              // A4: A read in place by 4-byte copies (its rows or columns not 16-byte aligned)
 };
 
 // The closed forms above against CuTe's layout of the stages, checked when the kernel compiles (NVRTC's front
@@ -318,7 +327,28 @@ __device__ constexpr bool x3_places_hold()
     }
     return true;
 }
+// A4's 4-byte copies of A likewise.
+template <bool KMAJOR, int ROWS>
+__device__ constexpr bool x3_places4_hold()
+{
+    constexpr int TM = ROWS < 128 ? ROWS : 128, KS = 128 / TM;
+    for (int t = 0; t < 128; t += 13) {
+        if (KMAJOR) {
+            const int r = t / 32, k = t % 32, first = x3_place<KMAJOR, ROWS>(r, k, 0);
+            for (int j = 0; j < 8; j++)
+                if (x3_place<KMAJOR, ROWS>(r + 4 * j, k, 0) != ((first + j * 512) ^ ((j & 1) << 6))) return false;
+        } else {
+            const int m = t % TM, k = t / TM, first = x3_place<KMAJOR, ROWS>(m, k, 0);
+            for (int i = 0; i < ROWS / TM; i++)
+                for (int d = 0; d < BK; d += KS)
+                    if (x3_place<KMAJOR, ROWS>(m + TM * i, k + d, 0) != ((first + i * TM * 128 + d * 128) ^ ((d & 7) << 4)))
+                        return false;
+        }
+    }
+    return true;
+}
 static_assert(x3_places_hold<A_KMAJ, BM>(), "17_tf32x3: the producer's places of A's copies are not the stage layout's");
+static_assert(!A4 || x3_places4_hold<A_KMAJ, BM>(), "17_tf32x3: A4's places of A's copies are not the stage layout's");
 static_assert(x3_places_hold<true, BN>(), "17_tf32x3: the producer's places of B's copies are not the stage layout's");
 
 template <class SA, class SB>
@@ -327,7 +357,23 @@ __device__ __forceinline__ X3Producer x3_producer(SA sa, SB sbh, const X3Work &w
     X3Producer p;
     p.sb = smem_u32(&sbh(ptid / 8, ptid % 8 * 4, 0));
     p.gb = w.bh + (size_t)(n0 + ptid / 8) * w.KP + ptid % 8 * 4;
-    if (A_KMAJ) {
+    p.a4 = A4 && w.a != tilelab_workspace && (XA_COL ? w.am % 4 : w.ak % 4);
+    if (A4 && p.a4) {
+        // 4-byte copies, consecutive threads along A's contiguous side (below, x3_stage).
+        if (A_KMAJ) {
+            p.ar = ptid / 32;
+            p.ac = ptid % 32;
+            p.sa = smem_u32(&sa(p.ar, p.ac, 0));
+            p.ga = w.a + (size_t)(m0 + p.ar) * w.lda + p.ac;
+            p.arows = max(0, (w.am - m0 - p.ar + 3) / 4);
+        } else {
+            p.ar = ptid / X3_TM;
+            p.ac = ptid % X3_TM;
+            p.sa = smem_u32(&sa(p.ac, p.ar, 0));
+            p.ga = w.a + (size_t)p.ar * w.lda + m0 + p.ac;
+            p.arows = 0;
+        }
+    } else if (A_KMAJ) {
         p.ar = ptid / 8;
         p.ac = ptid % 8 * 4;
         p.sa = smem_u32(&sa(p.ar, p.ac, 0));
@@ -351,7 +397,37 @@ __device__ __forceinline__ void x3_stage(const X3Producer &p, const X3Work &w, i
     constexpr uint32_t LO = sizeof(Shared::bh); // B's lo stages right after its hi ones (whole KB: BN 128 STAGES bytes)
     static_assert(sizeof(Shared::bh) % 1024 == 0, "17_tf32x3: B's hi stages end where its lo ones start");
     const uint32_t sa = p.sa + s * A_STAGE;
-    if (A_KMAJ) {
+    if (A4 && p.a4) {
+        // A4: 4-byte copies of an A whose rows (K-major) or columns are not 16-byte aligned, 32 of them a thread
+        // (BM 128). K-major: k ptid % 32 of rows ptid / 32 + 4 j; a row's 16-byte piece is XORed with the row mod 8,
+        // which is the first row's ORed with 4 (j mod 2): 512 bytes a j, the piece's bit 2 flipped for odd j.
+        // M-major: m ptid % X3_TM (+ 128 i) at k = ptid / X3_TM + (128 / X3_TM) j, placed as the 16-byte copies' k.
+        if (A_KMAJ) {
+            const bool kin = k0 + p.ac < w.ak;
+            const float *g = p.ga + k0;
+            const size_t step = (size_t)4 * w.lda;
+            CUTE_UNROLL
+            for (int j = 0; j < BM / 4; j++, g += step) {
+                const bool in = kin && j < p.arows;
+                ring_cp_async4((sa + j * 512) ^ ((j & 1) << 6), in ? g : w.a, in);
+            }
+        } else {
+            constexpr int KS = 128 / X3_TM;
+            const int klim = w.ak - k0 - p.ar;
+            CUTE_UNROLL
+            for (int i = 0; i < BM / X3_TM; i++) {
+                const bool min = m0 + p.ac + X3_TM * i < w.am;
+                const float *g = p.ga + (size_t)k0 * w.lda + X3_TM * i;
+                const size_t step = (size_t)KS * w.lda;
+                CUTE_UNROLL
+                for (int j = 0; j < BK / KS; j++, g += step) {
+                    const int d = KS * j;
+                    const bool in = min && d < klim;
+                    ring_cp_async4(((sa + i * X3_TM * 128) + d * 128) ^ ((d & 7) << 4), in ? g : w.a, in);
+                }
+            }
+        }
+    } else if (A_KMAJ) {
         const bool kin = k0 + p.ac < w.ak;
         const float *g = p.ga + k0;
         const size_t step = (size_t)16 * w.lda;

@@ -889,6 +889,8 @@ static const reg_param p17[] = {
                 "BM along n and BN along m): for a small m and a large B"},
     {"WAVE", 0, "with SPLITK 1: slices of k as SPLITK's, as many a tile as suit a GPU whose one wave is WAVE blocks (132: "
                "the H100's SMs), chosen per problem by the waves they make (tf32x3_slices in sgemm.c)"},
+    {"A4", 0, "with AIN 1: A read in place also where its rows or columns are not 16-byte aligned, by 4-byte copies "
+              "(else the split copies it)"},
 };
 #define BK17 32L    /* 17_tf32x3.cu's BK: one 128-byte swizzle span of FP32 */
 #define SPLIT_T 32L /* 17_tf32x3.cu's SPLIT_T: the split's tiles are 32 x 32 */
@@ -916,13 +918,14 @@ static void tf32x3_dims(const long *p, const reg_spec *s, int64_t *mp, int64_t *
 }
 
 /* Whether the main kernel reads A in place (17_tf32x3.cu's x3_a_in_place): with AIN, wherever A's rows
- * (row-major, K % 4 == 0) or columns (column-major, M % 4 == 0) are 16-byte aligned; else with SPLITK > 1 or
+ * (row-major, K % 4 == 0) or columns (column-major, M % 4 == 0) are 16-byte aligned, and with A4 (p[9]) where
+ * they are not too; else with SPLITK > 1 or
  * WAVE, A column-major, M a multiple of BM and K of 32. Then the split copies B alone and the workspace holds
  * no A. */
 static int tf32x3_a_in_place(const long *p, const reg_spec *s)
 {
     int col = s->layouts[OP_A] == REG_COL;
-    if (p[6]) return col ? s->dims[M_] % 4 == 0 : s->dims[K_] % 4 == 0;
+    if (p[6]) return p[9] || (col ? s->dims[M_] % 4 == 0 : s->dims[K_] % 4 == 0);
     return (p[5] > 1 || p[8] > 0) && col && s->dims[M_] % p[0] == 0 && s->dims[K_] % BK17 == 0;
 }
 
@@ -993,6 +996,8 @@ static int check17(const long *p, const reg_spec *s0, char *why, size_t n)
         return snprintf(why, n, "STAGES must be 2 .. 8, GROUP_M >= 1, PROMOTE >= 1, SPLITK 1 .. 64, AIN and SWAP 0 or 1"), 0;
     if (p[8] < 0 || p[8] > 65536 || (p[8] > 0 && splitk > 1))
         return snprintf(why, n, "WAVE must be 0 .. 65536, and goes with SPLITK 1 (it sets the slices itself)"), 0;
+    if ((p[9] != 0 && p[9] != 1) || (p[9] && !p[6]))
+        return snprintf(why, n, "A4 must be 0 or 1, and 1 only with AIN 1 (it reads the A that AIN reads in place)"), 0;
     long smem = tf32x3_smem(p);
     if (smem > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", smem), 0;
     int64_t mp, np, kp;
@@ -1653,7 +1658,7 @@ static const reg_variant sgemm_variants[] = {
      .arch_specific = 1, .workspace = workspace17,
      .constraints = "dtype f32; BM 64, 128 or 256; BN 32 .. 256 by 32; (BM from 128 on: BM / 2) x BN <= 8192; STAGES 2 .. 8; "
                     "PROMOTE >= 1; SPLITK 1 .. 64 (> 1: its parts under 2^31 floats); AIN and SWAP 0 or 1; WAVE 0 .. 65536, "
-                    "with SPLITK 1; "
+                    "with SPLITK 1; A4 0 or 1, 1 with AIN 1; "
                     "smem 4 x 32 x (BM + 2 BN) x STAGES bytes <= 227 KiB; workspace 4 KP (MP + 2 NP) bytes, 4 KP 2 NP "
                     "with A in place (sides rounded up to BM, BN and 32; with SWAP, of C^T = B^T A^T); Hopper only (sm_90a)",
      .check = check17, .geometry = geometry17, .geometry2 = geometry17_split},

@@ -53,11 +53,15 @@ __device__ __forceinline__ void bar_arrive_cp_async(uint64_t *b)
     asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_u32(b)) : "memory");
 }
 
-// 4 bytes, or zeros when !in.
+// 4 bytes to the shared address dst, or zeros when !in.
+__device__ __forceinline__ void ring_cp_async4(uint32_t dst, const void *src, bool in)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(in ? 4 : 0) : "memory");
+}
+
 __device__ __forceinline__ void ring_cp_async4(void *dst, const void *src, bool in)
 {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(dst)), "l"(src), "r"(in ? 4 : 0)
-                 : "memory");
+    ring_cp_async4(smem_u32(dst), src, in);
 }
 
 // 16 bytes to the shared address dst (both addresses 16-byte aligned), or zeros when !in (src is not read

@@ -23,7 +23,7 @@ import time
 
 import h5py
 
-PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "trials",
+PHASES = ("compile", "load", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "trials",
           "write")
 
 

@@ -22,11 +22,11 @@ static int report_line_checks(void)
         int cached[4], n, ahead;
         const char *want;
     } rows[] = {
-        {{1, 1, 1, -1}, 4, 0, "compile 0.50 (3 of 3 kernels from the cache), inputs"},
+        {{1, 1, 1, -1}, 4, 0, "compile 0.50 (3 of 3 kernels from the cache), load 0.00, inputs"},
         {{1, 1, 0, -1}, 4, 2, "compile 0.50 (2 of 3 kernels from the cache; NVRTC compiled 3 during the run, 2 of them ahead),"},
         {{1, 1, 1, 1}, 4, 4, "(4 of 4 kernels from the cache; NVRTC compiled 4 during the run, 4 of them ahead)"},
         {{0, -1, -1, -1}, 4, 0, "(0 of 1 kernels from the cache; NVRTC compiled 1 during the run, 0 of them ahead)"},
-        {{-1, -1, -1, -1}, 4, 0, "compile 0.50, inputs"},
+        {{-1, -1, -1, -1}, 4, 0, "compile 0.50, load 0.00, inputs"},
         {{-1, -1, -1, -1}, 4, 0, "counters 0.00; write"}, /* no trials: not named */
     };
     int total = 0;

@@ -132,8 +132,8 @@ static double sim_ms(void *ctx, int i)
     return rc->sim_ms * (1.0 + rc->sim_noise * z);
 }
 
-const char *const tl_phase_names[PH_N] = {"compile", "inputs", "reference", "verify", "warmup", "timed",
-                                           "loop", "telemetry", "counters", "trials"};
+const char *const tl_phase_names[PH_N] = {"compile", "load", "inputs", "reference", "verify", "warmup",
+                                           "timed", "loop", "telemetry", "counters", "trials"};
 
 /* ---- steps ------------------------------------------------------------------------------ */
 
@@ -216,6 +216,11 @@ fail:
     return -1;
 }
 
+static int load_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, const jit_cubin *cb,
+                       tl_result *r, tl_err *e);
+
+/* The case's kernel (and its second, entry2) compiled or from the cache, then loaded: r's compile and
+ * load phases. */
 static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, jit_cubin *cb,
                           tl_result *r, tl_err *e)
 {
@@ -225,25 +230,35 @@ static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kerne
         tl_err_set(e, "the launch of %s is not known (the plan had no device facts)", tc->variant->name);
         return -1;
     }
-    if (jit_compile(&rq, c->cache_dir, &c->memo, cb, e)) return -1;
+    double t0 = tl_now_s();
+    int bad = jit_compile(&rq, c->cache_dir, &c->memo, cb, e);
+    double t1 = tl_now_s();
+    r->phase_s[PH_COMPILE] += t1 - t0;
+    if (bad) return -1;
+    bad = load_kernel(c, tc, rc, k, k2, cb, r, e);
+    r->phase_s[PH_LOAD] += tl_now_s() - t1;
+    return bad;
+}
+
+/* Loads cb's module, binds its TMA maps and workspace, and sets the launch's shared memory; a launch
+ * the kernel cannot take makes r a skip. */
+static int load_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, const jit_cubin *cb,
+                       tl_result *r, tl_err *e)
+{
     if (jit_load(cb, tc->run->entry, k, e)) return -1;
     /* TMA tensor maps for kernels that ask for them: they name the problem's buffers (runner/tma.h). */
     if (tma_bind(tc->op, cb, k, rc->prob, r->tensor_maps, sizeof r->tensor_maps, e)) return -1;
     rc->geo = tc->launch[0];
     rc->k = k;
-    if (tc->run->entry2) {
-        char again[sizeof r->tensor_maps];
-        if (jit_load(cb, tc->run->entry2, k2, e) || tma_bind(tc->op, cb, k2, rc->prob, again, sizeof again, e))
-            return -1;
+    if (tc->run->entry2) { /* from k's module: its TMA maps and workspace are bound already */
+        if (jit_load_also(k, tc->run->entry2, k2, e)) return -1;
         rc->geo2 = tc->launch[1];
         rc->k2 = k2;
         if (!launch_fits(c, k2, &rc->geo2, r)) return 0;
     }
     uint64_t ws = tc->run->workspace ? tc->run->workspace(tc->run_params, &tc->spec) : 0;
     r->workspace_bytes = (long long)ws;
-    if (ws && (workspace_ready(c, ws, e) || workspace_bind(k, c->ws_buf, tc->run->entry, e) ||
-               (rc->k2 && workspace_bind(k2, c->ws_buf, tc->run->entry2, e))))
-        return -1;
+    if (ws && (workspace_ready(c, ws, e) || workspace_bind(k, c->ws_buf, tc->run->entry, e))) return -1;
     r->regs = k->regs;
     r->smem_bytes = (long)(k->smem_static + rc->geo.smem);
     r->smem_static_bytes = (long)k->smem_static;
@@ -459,7 +474,6 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     }
     if (tc->run->kind == REG_NVRTC) {
         int bad = prepare_kernel(c, tc, &rc, &k, &k2, &cb, r, e);
-        r->phase_s[PH_COMPILE] = tl_now_s() - t0;
         r->compile_cached = cb.cached;
         if (bad) goto error;
     }
@@ -508,8 +522,12 @@ done:
         ctr_result_unavailable(&r->counters, "not_run", why);
         free(why);
     }
-    jit_unload(&k);
-    jit_unload(&k2);
+    if (k.lib) {
+        t0 = tl_now_s();
+        jit_unload(&k2);
+        jit_unload(&k);
+        r->phase_s[PH_LOAD] += tl_now_s() - t0;
+    }
     jit_cubin_free(&cb);
     return 0;
 }

@@ -21,7 +21,7 @@
     } while (0)
 
 /* Written into new files. Readers take any tilelab/1 or tilelab/1.N (N additions only). */
-#define H5_SCHEMA "tilelab/1.10"
+#define H5_SCHEMA "tilelab/1.11"
 
 /* 1 when schema names a version this runner reads. */
 int h5_schema_ok(const char *schema);

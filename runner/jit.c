@@ -596,11 +596,10 @@ int jit_cubin_has_global(const void *cubin, size_t len, const char *name, uint64
     return rc;
 }
 
-int jit_load(const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e)
+/* k's kernel entry of its module k->lib, and what it uses. */
+static int get_kernel(jit_kernel *k, const char *entry, tl_err *e)
 {
     struct cudaFuncAttributes attr;
-    memset(k, 0, sizeof *k);
-    CUDA_CHECK(cudaLibraryLoadData(&k->lib, c->cubin, NULL, NULL, 0, NULL, NULL, 0));
     CUDA_CHECK(cudaLibraryGetKernel(&k->kernel, k->lib, entry));
     CUDA_CHECK(cudaFuncGetAttributes(&attr, (const void *)k->kernel));
     k->regs = attr.numRegs;
@@ -609,12 +608,31 @@ int jit_load(const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e)
     k->max_threads = attr.maxThreadsPerBlock;
     return 0;
 fail:
+    return -1;
+}
+
+int jit_load(const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e)
+{
+    memset(k, 0, sizeof *k);
+    CUDA_CHECK(cudaLibraryLoadData(&k->lib, c->cubin, NULL, NULL, 0, NULL, NULL, 0));
+    k->owns_lib = 1;
+    if (get_kernel(k, entry, e) == 0) return 0;
+fail:
     jit_unload(k);
+    return -1;
+}
+
+int jit_load_also(const jit_kernel *k, const char *entry, jit_kernel *k2, tl_err *e)
+{
+    memset(k2, 0, sizeof *k2);
+    k2->lib = k->lib;
+    if (get_kernel(k2, entry, e) == 0) return 0;
+    memset(k2, 0, sizeof *k2);
     return -1;
 }
 
 void jit_unload(jit_kernel *k)
 {
-    if (k->lib) cudaLibraryUnload(k->lib);
+    if (k->lib && k->owns_lib) cudaLibraryUnload(k->lib);
     memset(k, 0, sizeof *k);
 }

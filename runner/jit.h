@@ -62,6 +62,7 @@ typedef struct {
 
 typedef struct {
     cudaLibrary_t lib;
+    int owns_lib;        /* 1: jit_unload unloads lib (jit_load's); 0: another kernel's (jit_load_also's) */
     cudaKernel_t kernel;
     int regs;            /* registers per thread */
     size_t smem_static;  /* static shared memory, bytes */
@@ -86,6 +87,9 @@ int jit_cubin_has_kernel(const void *cubin, size_t len, const char *entry, char 
 int jit_cubin_has_global(const void *cubin, size_t len, const char *name, uint64_t *size);
 
 int jit_load(const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e);
+/* entry of the module k loaded, as k2: one module for a variant's two kernels, so they share its globals
+ * (the workspace pointer, the TMA maps) and it is loaded once. k2 is unloaded with k, not by itself. */
+int jit_load_also(const jit_kernel *k, const char *entry, jit_kernel *k2, tl_err *e);
 void jit_unload(jit_kernel *k);
 
 /* The version of the CUTLASS headers kernels that include <cute/...> or <cutlass/...> compile with

@@ -6,9 +6,12 @@
 #include "runner/measure.h"
 #include "runner/plan.h"
 
-/* Where a case's wall time went (schema 1.5: case attributes t_<name>_s). */
+/* Where a case's wall time went (schema 1.5: case attributes t_<name>_s; `load` since 1.11, counted in
+ * `compile` before). */
 typedef enum {
-    PH_COMPILE,   /* NVRTC (or the kernel cache) and loading the module */
+    PH_COMPILE,   /* NVRTC or the kernel cache */
+    PH_LOAD,      /* (1.11) loading the module into the GPU's context, binding its TMA maps and workspace, and
+                   * unloading it after the case */
     PH_INPUTS,    /* making the inputs (host and device), when the case starts a new problem */
     PH_REFERENCE, /* the reference output and its error scale, when the problem has none yet */
     PH_VERIFY,    /* the poisoned, verified run */

@@ -38,7 +38,7 @@ class HostSmoke(unittest.TestCase):
             raw = f.read()
         with h5py.File(self.path, "r") as f:
             a = {k: text(v) for k, v in f.attrs.items()}
-        self.assertEqual(a["schema"], "tilelab/1.10")
+        self.assertEqual(a["schema"], "tilelab/1.11")
         self.assertEqual(a["experiment"], "host_smoke")
         self.assertEqual(a["config_yaml"], raw.decode())
         self.assertEqual(a["config_sha256"], hashlib.sha256(raw).hexdigest())
@@ -200,7 +200,7 @@ class Phases(unittest.TestCase):
     """Where the time goes (schema 1.5): per case and per session, seconds per phase that add up to no
     more than the run's wall time, and the closing line that says it."""
 
-    PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "trials")
+    PHASES = ("compile", "load", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "trials")
 
     def test_phases_per_case_and_session(self):
         tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
@@ -231,6 +231,7 @@ class Phases(unittest.TestCase):
                 a = g.attrs
                 self.assertEqual(int(a["compile_cached"]), -1)  # host variants compile nothing
                 self.assertEqual(float(a["t_compile_s"]), 0.0)
+                self.assertEqual(float(a["t_load_s"]), 0.0)  # nor load a module
                 for k in self.PHASES:
                     self.assertGreaterEqual(float(a["t_%s_s" % k]), 0.0)
                     sums[k] += float(a["t_%s_s" % k])
@@ -349,7 +350,7 @@ class BadInput(unittest.TestCase):
         p = run(exp, "-o", out)
         self.assertEqual(p.returncode, 0, p.stderr)
         with h5py.File(out, "r") as f:
-            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.10")
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.11")
             for g in f["cases"].values():
                 self.assertEqual(text(g.attrs["status"]), "ok")
                 self.assertEqual(text(g.attrs["counters_status"]), "unavailable")

@@ -389,6 +389,24 @@ __device__ __forceinline__ X3Producer x3_producer(SA sa, SB sbh, const X3Work &w
     return p;
 }
 
+// A K-major A's copies of a stage at shared address sa (rows of 128 bytes), W bytes each (16, or A4's 4): 128 / W
+// threads along a row, so a thread's rows are W apart (W * 128 bytes of the stage), each row's 16-byte piece XORed
+// with the row mod 8, which a step of 16 rows keeps and a step of 4 flips by 4 for odd j.
+template <int W>
+__device__ __forceinline__ void x3_stage_a_rows(const X3Producer &p, const X3Work &w, uint32_t sa, int k0)
+{
+    const bool kin = k0 + p.ac < w.ak;
+    const float *g = p.ga + k0;
+    const size_t step = (size_t)W * w.lda;
+    CUTE_UNROLL
+    for (int j = 0; j < BM / W; j++, g += step) {
+        const bool in = kin && j < p.arows;
+        const uint32_t dst = (sa + j * W * 128) ^ (((j * W) & 7) << 4);
+        if (W == 16) ring_cp_async16z(dst, in ? g : w.a, in);
+        else ring_cp_async4(dst, in ? g : w.a, in);
+    }
+}
+
 // One stage s of the k tile at k0 (the thread's share). The sources advance by a pointer step a copy, the tests
 // are against limits worked out once a stage.
 __device__ __forceinline__ void x3_stage(const X3Producer &p, const X3Work &w, int m0, int s, int k0)
@@ -399,18 +417,10 @@ __device__ __forceinline__ void x3_stage(const X3Producer &p, const X3Work &w, i
     const uint32_t sa = p.sa + s * A_STAGE;
     if (A4 && p.a4) {
         // A4: 4-byte copies of an A whose rows (K-major) or columns are not 16-byte aligned, 32 of them a thread
-        // (BM 128). K-major: k ptid % 32 of rows ptid / 32 + 4 j; a row's 16-byte piece is XORed with the row mod 8,
-        // which is the first row's ORed with 4 (j mod 2): 512 bytes a j, the piece's bit 2 flipped for odd j.
-        // M-major: m ptid % X3_TM (+ 128 i) at k = ptid / X3_TM + (128 / X3_TM) j, placed as the 16-byte copies' k.
+        // (BM 128). K-major: k ptid % 32 of rows ptid / 32 + 4 j (x3_stage_a_rows). M-major: m ptid % X3_TM
+        // (+ 128 i) at k = ptid / X3_TM + (128 / X3_TM) j, placed as the 16-byte copies' k.
         if (A_KMAJ) {
-            const bool kin = k0 + p.ac < w.ak;
-            const float *g = p.ga + k0;
-            const size_t step = (size_t)4 * w.lda;
-            CUTE_UNROLL
-            for (int j = 0; j < BM / 4; j++, g += step) {
-                const bool in = kin && j < p.arows;
-                ring_cp_async4((sa + j * 512) ^ ((j & 1) << 6), in ? g : w.a, in);
-            }
+            x3_stage_a_rows<4>(p, w, sa, k0);
         } else {
             constexpr int KS = 128 / X3_TM;
             const int klim = w.ak - k0 - p.ar;
@@ -428,14 +438,7 @@ __device__ __forceinline__ void x3_stage(const X3Producer &p, const X3Work &w, i
             }
         }
     } else if (A_KMAJ) {
-        const bool kin = k0 + p.ac < w.ak;
-        const float *g = p.ga + k0;
-        const size_t step = (size_t)16 * w.lda;
-        CUTE_UNROLL
-        for (int j = 0; j < BM / 16; j++, g += step) {
-            const bool in = kin && j < p.arows;
-            ring_cp_async16z(sa + j * 2048, in ? g : w.a, in);
-        }
+        x3_stage_a_rows<16>(p, w, sa, k0);
     } else {
         // With AIN, an m piece past A's edge is zero-filled; k past it is tested a copy.
         const bool min = !AIN || m0 + p.ac < w.am;

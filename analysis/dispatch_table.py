@@ -11,7 +11,8 @@ The header says the op, the device (and its SM count) and when and from what it 
     bazel run //analysis:dispatch_table -- results/sgemm_dispatch_tune-*.h5 -o kernels/sgemm/tuned_h100.table
 
 usage: dispatch_table.py RESULT.h5 [more.h5 ...] [-o TABLE] [--kinds nvrtc[,host]] [-q]
-       dispatch_table.py RESULT.h5 [more.h5 ...] --add-to TABLE [--anchor tuned] [-o NEW_TABLE] [...]
+       dispatch_table.py RESULT.h5 [more.h5 ...] --add-to TABLE [--anchor tuned] [--new-problems]
+                         [-o NEW_TABLE] [...]
 (--kinds: which kinds of variant may be picked; host is for tests on machines without a GPU. A line on
 standard error as each file has been read, files read side by side, one a CPU; -q: none.)
 
@@ -27,6 +28,12 @@ past REL_KEEP go. The header gains a line that says what was added.
 the speed against the problem's fastest row that the table's notes recorded ("0.811 x cublas"); nothing of
 the table runs again, so no rung's kernel is compiled but the new candidates' (minutes on a tuned table).
 A problem whose fastest row's note has no such figure is left as it was.
+
+--new-problems (with --add-to): the files' problems that the table has no row of join it, each with the
+rows a table of the files alone would give it (its own fastest at rel 1). Only for files that ran every
+candidate of the tuning at those problems (tools/held_out.py TUNE.yaml NEW_SIZES.yaml, with the library):
+a problem measured with a few candidates would rank those few first near it. Problems the table has take
+the files' candidates as without it.
 """
 import argparse
 import os
@@ -69,6 +76,18 @@ def table(paths, kinds, quiet=False):
              "# sizes layouts dtype variant params rel  measured: median ms, against the library"]
     if len(sms) == 1 and sms[0] > 0:
         lines.insert(3, "sms %d" % sms[0])
+    problems = problem_rows(pick, lib)
+    if not problems:
+        raise SystemExit("dispatch_table: no verified case of a %s variant to pick" % "/".join(kinds))
+    for _, rows in problems:
+        lines += rows
+    return "\n".join(lines) + "\n", len(problems), sum(len(rows) for _, rows in problems)
+
+
+def problem_rows(pick, lib):
+    """Per problem of pick (the pickable verified cases), its rows: the candidates fastest first, each with
+    its time over the fastest (up to REL_KEEP) and its speed against the library's case there (lib); as
+    [((sizes, layouts, dtype), [row text, ...]), ...] in the table's order (dtype, layouts, sizes)."""
     problems = []
     for (sizes, layouts, dtype), g in pick.groupby(["sizes", "layouts", "dtype"], sort=False):
         # One row per candidate (a rung run twice with the same params in one file: its faster run).
@@ -87,12 +106,8 @@ def table(paths, kinds, quiet=False):
             rows.append("%s %s %s %s %s rel=%.3f  # %s" % (sizes, layouts, dtype, c["variant"], c["params"] or "-",
                                                           rel, note))
         dims = [int(v.split("=")[1]) for v in sizes.split(",")]
-        problems.append((dtype, layouts, dims, rows))
-    if not problems:
-        raise SystemExit("dispatch_table: no verified case of a %s variant to pick" % "/".join(kinds))
-    for p in sorted(problems, key=lambda p: (p[0], p[1], p[2])):
-        lines += p[3]
-    return "\n".join(lines) + "\n", len(problems), sum(len(p[3]) for p in problems)
+        problems.append(((dtype, layouts, dims), (sizes, layouts, dtype), rows))
+    return [(key, rows) for _, key, rows in sorted(problems, key=lambda p: p[0])]
 
 
 ROW_REL = re.compile(r"^(\S+) (\S+) (\S+) (\S+) (\S+) rel=([0-9.]+)(.*)$")
@@ -118,10 +133,12 @@ def anchor_rel(case, rows):
     return next((r[2] for r in rows if r[0] == v and r[1] == p), 1.0)
 
 
-def add_rows(text, df, anchor, kinds, device, provenance):
+def add_rows(text, df, anchor, kinds, device, provenance, new_problems=False):
     """The table text with df's new candidates at its problems (see --add-to); and the counts: problems
-    with an anchor, rows added, problems whose fastest row is new. SystemExit when the table was measured
-    on another device or df has no anchor at any of the table's problems."""
+    with an anchor, rows added, problems whose fastest row is new. With new_problems, df's problems the
+    table lacks join it with their own rows (as a table of df alone has them), counted in rows added and
+    problems whose fastest row is new. SystemExit when the table was measured on another device or df has
+    nothing to add: no anchor at any of the table's problems (nor, with new_problems, a problem it lacks)."""
     head, problems, order = [], {}, []
     for line in text.splitlines():
         m = ROW_REL.match(line)
@@ -171,20 +188,32 @@ def add_rows(text, df, anchor, kinds, device, provenance):
         added += sum(r[4] for r in problems[key])
         faster += problems[key][0][4]
     library = (ok["variant"] == anchor).any() and (ok[ok["variant"] == anchor]["kind"] == "library").all()
-    if not anchors:
-        raise SystemExit("dispatch_table: --add-to: no case of %s at the table's problems%s" % (
-            anchor, " whose fastest row's note has its speed" if library else ""))
+    fresh = []
+    if new_problems:
+        pick = ok[ok["kind"].isin(kinds) & (ok["dispatch"] == "") & (ok["variant_origin"] == "tilelab")]
+        fresh = [(key, rows) for key, rows in problem_rows(pick, lib) if key not in problems]
+    if not anchors and not fresh:
+        raise SystemExit("dispatch_table: --add-to: no case of %s at the table's problems%s%s" % (
+            anchor, " whose fastest row's note has its speed" if library else "",
+            ", nor a problem the table lacks" if new_problems else ""))
     at = max([i for i, h in enumerate(head) if h.startswith("# sizes")] or [len(head)])
     how = "its speed against the fastest row in the table's notes" if library else \
         "trials 1, the table's fastest row there"
+    also = ""
+    if fresh:
+        also = ", and %d problems the table had not measured, each with the rows of every candidate the files ran " \
+               "there (%d rows)" % (len(fresh), sum(len(rows) for _, rows in fresh))
+        added += sum(len(rows) for _, rows in fresh)
+        faster += len(fresh)
     head.insert(at, "# Also, %s: %d of the table's problems measured against %s (%s), %d rows added, %d problems "
-                    "whose fastest row is new" % (provenance, anchors, anchor, how, added, faster))
+                    "whose fastest row is new%s" % (provenance, anchors, anchor, how, added, faster, also))
     lines = head + ["%s %s %s %s %s rel=%.3f%s" % (key + (r[0], r[1], r[2], r[3])) for key in order
                     for r in problems[key]]
+    lines += [row for _, rows in fresh for row in rows]
     return "\n".join(lines) + "\n", anchors, added, faster
 
 
-def added_table(paths, table_path, anchor, kinds, quiet=False):
+def added_table(paths, table_path, anchor, kinds, quiet=False, new_problems=False):
     """--add-to: the table at table_path with the files' candidates; its problems and rows."""
     try:
         with open(table_path, encoding="utf-8") as f:
@@ -198,11 +227,18 @@ def added_table(paths, table_path, anchor, kinds, quiet=False):
         raise SystemExit("dispatch_table: --add-to: the files were measured on %s; one device only" % ", ".join(devices))
     provenance = "; ".join("%s %s (experiment %s)" % (root.get("created_utc", "?"), p, root.get("experiment", "?"))
                            for p, (root, _) in zip(paths, meta))
-    new, anchors, added, faster = add_rows(text, df, anchor, kinds, devices[0], provenance)
+    new, anchors, added, faster = add_rows(text, df, anchor, kinds, devices[0], provenance, new_problems)
+    before, after = table_problems(text), table_problems(new)
     if not quiet:
-        print("dispatch_table: --add-to %s: %d problems with %s, %d rows added, the fastest new at %d" % (
-            table_path, anchors, anchor, added, faster), file=sys.stderr)
-    return new, anchors, sum(1 for line in new.splitlines() if ROW_REL.match(line) and not line.startswith("#"))
+        print("dispatch_table: --add-to %s: %d problems with %s, %d rows added, the fastest new at %d%s" % (
+            table_path, anchors, anchor, added, faster,
+            "; %d problems the table lacked" % (len(after) - len(before)) if new_problems else ""), file=sys.stderr)
+    return new, len(after), sum(1 for line in new.splitlines() if ROW_REL.match(line) and not line.startswith("#"))
+
+
+def table_problems(text):
+    """The problems (sizes, layouts, dtype) a table's text has rows of."""
+    return {m.group(1, 2, 3) for m in map(ROW_REL.match, text.splitlines()) if m and not m.group(1).startswith("#")}
 
 
 def main():
@@ -214,10 +250,12 @@ def main():
     ap.add_argument("--add-to", metavar="TABLE", help="add the files' candidates to this table (see above)")
     ap.add_argument("--anchor", default="tuned", help="with --add-to: the dispatching variant run with trials 1, "
                     "or the op's library (cublas)")
+    ap.add_argument("--new-problems", action="store_true", help="with --add-to: the files' problems the table "
+                    "lacks join it with their own rows (the files ran every candidate there; see above)")
     a = ap.parse_args()
     try:
         if a.add_to:
-            text, n, nrows = added_table(a.files, a.add_to, a.anchor, a.kinds.split(","), a.quiet)
+            text, n, nrows = added_table(a.files, a.add_to, a.anchor, a.kinds.split(","), a.quiet, a.new_problems)
         else:
             text, n, nrows = table(a.files, a.kinds.split(","), a.quiet)
     except SchemaError as e:

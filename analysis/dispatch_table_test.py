@@ -275,6 +275,52 @@ class DispatchTable(unittest.TestCase):
         self.assertIn("no case of cublas at the table's problems whose fastest row's note has its speed",
                       str(e.exception))
 
+    def test_add_to_new_problems(self):
+        # --new-problems: a problem the table lacks joins it with its own rows, fastest first at rel 1 (its
+        # note against the library there), after the table's; one with no pickable case adds nothing.
+        # Without the flag such problems are left out, and with it files that bring neither an anchor nor
+        # a new problem are an error.
+        import pandas as pd
+        table = "\n".join([
+            "op sgemm", "device dev", "# sizes layouts dtype variant params rel",
+            "m=64,n=64,k=64 a=row,b=row f32 hopper - rel=1.000  # 1.0000 ms, 0.800 x cublas", ""])
+        rows = [("m=64,n=64,k=64", "cublas", "", 0.8, "library"),       # the anchor: the fastest still 1.0
+                ("m=64,n=64,k=64", "packed", "", 1.2, "nvrtc"),
+                ("m=4096,n=4096,k=60", "cublas", "", 2.0, "library"),
+                ("m=4096,n=4096,k=60", "packed", "BM=32", 2.5, "nvrtc"),
+                ("m=4096,n=4096,k=60", "hopper", "", 2.0, "nvrtc"),
+                ("m=4096,n=4096,k=60", "tf32x3", "", 4.0, "nvrtc"),        # past REL_KEEP: no row
+                ("m=999,n=999,k=99", "cublas", "", 1.0, "library")]        # nothing to pick: not added
+        df = pd.DataFrame([{"sizes": z, "layouts": "a=row,b=row", "dtype": "f32", "variant": v, "params": p,
+                            "status": "ok", "median_ms": t, "kind": k, "dispatch": "", "variant_origin": "tilelab"}
+                           for z, v, p, t, k in rows])
+        plain, _, added, _ = dt.add_rows(table, df, "cublas", ["nvrtc"], "dev", "now")
+        self.assertEqual(added, 1)
+        self.assertNotIn("k=60", plain)
+        text, anchors, added, faster = dt.add_rows(table, df, "cublas", ["nvrtc"], "dev", "now f.h5", True)
+        self.assertEqual((anchors, added, faster), (1, 3, 1))
+        lines = text.splitlines()
+        self.assertEqual(lines[2], "# Also, now f.h5: 1 of the table's problems measured against cublas (its speed "
+                                   "against the fastest row in the table's notes), 3 rows added, 1 problems whose "
+                                   "fastest row is new, and 1 problems the table had not measured, each with the "
+                                   "rows of every candidate the files ran there (2 rows)")
+        self.assertEqual([l.split("#")[0].strip() for l in lines[4:]], [
+            "m=64,n=64,k=64 a=row,b=row f32 hopper - rel=1.000",
+            "m=64,n=64,k=64 a=row,b=row f32 packed - rel=1.200",
+            "m=4096,n=4096,k=60 a=row,b=row f32 hopper - rel=1.000",
+            "m=4096,n=4096,k=60 a=row,b=row f32 packed BM=32 rel=1.250"])
+        self.assertTrue(lines[6].endswith("# 2.0000 ms, 1.000 x cublas"), lines[6])
+        self.assertEqual(dt.table_problems(text), {("m=64,n=64,k=64", "a=row,b=row", "f32"),
+                                                   ("m=4096,n=4096,k=60", "a=row,b=row", "f32")})
+        # Only new problems (no anchor at the table's): added all the same; neither: an error that says so.
+        new_only = df[df["sizes"] != "m=64,n=64,k=64"]
+        text, anchors, added, _ = dt.add_rows(table, new_only, "cublas", ["nvrtc"], "dev", "now", True)
+        self.assertEqual((anchors, added), (0, 2))
+        with self.assertRaises(SystemExit) as e:
+            dt.add_rows(table, df[df["sizes"] == "m=999,n=999,k=99"], "cublas", ["nvrtc"], "dev", "now", True)
+        self.assertIn("no case of cublas at the table's problems whose fastest row's note has its speed, nor a "
+                      "problem the table lacks", str(e.exception))
+
     def test_add_to_from_a_result_file(self):
         # The command line on a host file: host_naive as the anchor (at its own row's rel, which is not 1
         # where host_ikj was the faster), host_ikj's rows taken anew against it: the same rels again.
@@ -298,6 +344,21 @@ class DispatchTable(unittest.TestCase):
             for v, ms in t.items():
                 if ms / fastest <= dt.REL_KEEP:
                     self.assertAlmostEqual(got[v], ms / fastest, delta=0.0011, msg=(sizes, layouts, dtype, v))
+        # --new-problems from the command line: a table of the file's f32 problems alone takes its bf16 ones,
+        # each with the rows a table of the whole file gives it.
+        with open(base) as f:
+            whole = f.read().splitlines()
+        f32 = os.path.join(self.tmp, "f32.table")
+        with open(f32, "w") as f:
+            f.write("\n".join(l for l in whole if " bf16 " not in l) + "\n")
+        p = self.tool(self.h5, "--add-to", f32, "--anchor", "host_naive", "--kinds", "host", "--new-problems",
+                      "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("; 4 problems the table lacked", p.stderr)
+        self.assertIn("8 problems, ", p.stdout)
+        with open(out) as f:
+            bf16 = [l.split("#")[0].strip() for l in f.read().splitlines() if " bf16 " in l and not l.startswith("#")]
+        self.assertEqual(bf16, [l.split("#")[0].strip() for l in whole if " bf16 " in l and not l.startswith("#")])
         p = self.tool(self.h5, "--add-to", os.path.join(self.tmp, "none.table"), "--kinds", "host")
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("none.table: No such file", p.stderr)

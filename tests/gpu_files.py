@@ -23,14 +23,16 @@ def planned_skip(c):
         (c["variant"] == "packed" and bool(KEEP_SKIP.match(c.get("reason", "")))))
 
 
-def run_experiment(runner, yaml, out, devices=None):
-    """Runs yaml into OUT/<name>.h5 (removed first: result files are never overwritten), on the GPUs
-    that devices names (the runner's --devices: "all" or "0,2") when given, prints the runner's table
-    without its progress lines, and returns the file's path."""
+def run_experiment(runner, yaml, out, devices=None, resume=False):
+    """Runs yaml into OUT/<name>.h5 (removed first: result files are never overwritten; with resume, a file
+    already there is continued by the runner's --resume, which runs only the cases it lacks: a check split
+    over several calls, or killed), on the GPUs that devices names (the runner's --devices: "all" or "0,2")
+    when given, prints the runner's table without its progress lines, and returns the file's path."""
     h5 = os.path.join(out, os.path.basename(yaml).replace(".yaml", ".h5"))
-    if os.path.exists(h5):
+    if os.path.exists(h5) and not resume:
         os.remove(h5)
     cmd = [runner, yaml, "-o", h5, "-q"] + (["--devices", devices] if devices else [])
+    cmd += ["--resume"] if resume else []
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print("\n".join(l for l in p.stdout.splitlines() if not re.match(r"(gpu\d+ \| )?\[", l)))
     return h5

@@ -23,9 +23,11 @@ the result files only:
   tensor cores summed all of k), printed beside the SIMT rungs' largest.
 Writes docs-ready markdown with analysis/sgemm_ladder_md.py when --md is given. --devices all (or 0,2)
 runs each experiment on several GPUs of the machine at once (the runner's --devices): a problem's cases,
-cuBLAS's among them, run on one GPU, so each ratio is still one GPU's.
+cuBLAS's among them, run on one GPU, so each ratio is still one GPU's. --resume (with --out) goes on from
+the result files in DIR (the runner's --resume: only the cases a file lacks run), so that a check killed or
+cut off, e.g. by a time limit on the GPU machine, is finished by the same command again.
 
-usage: gpu_sgemm_check.py [RUNNER] [--out DIR] [--tune] [--md FILE] [--devices all|0,2,...]
+usage: gpu_sgemm_check.py [RUNNER] [--out DIR [--resume]] [--tune] [--md FILE] [--devices all|0,2,...]
 """
 import argparse
 import math
@@ -167,7 +169,10 @@ def main():
     ap.add_argument("--tune", action="store_true")
     ap.add_argument("--md", default=None)
     ap.add_argument("--devices", default=None, help="the runner's --devices: all, or GPU ordinals as 0,2")
+    ap.add_argument("--resume", action="store_true", help="with --out: go on from the result files there")
     args = ap.parse_args()
+    if args.resume and not args.out:
+        ap.error("--resume needs --out (the folder whose result files it goes on from)")
     out = args.out or tempfile.mkdtemp(prefix="tilelab-sgemm-")
     os.makedirs(out, exist_ok=True)
     exp = lambda n: os.path.join(root, "experiments", n)
@@ -176,7 +181,7 @@ def main():
     for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts", "sgemm_shapes", "sgemm_random", "sgemm_tldg",
                  "sgemm_packed"] + (
             ["sgemm_tune"] if args.tune else []):
-        files[name] = run(args.runner, exp(name + ".yaml"), out, args.devices)
+        files[name] = run(args.runner, exp(name + ".yaml"), out, args.devices, args.resume)
         for c in cases(files[name]):
             if c["status"] != "ok" and not (name == "sgemm_tune" and c["status"] == "skipped") and not planned_skip(c):
                 fails.append("%s: %s %s %s %s: %s %s" % (name, c["variant"], c["params"], c["sizes"], c["layouts"],

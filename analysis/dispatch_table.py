@@ -64,7 +64,7 @@ def table(paths, kinds, quiet=False):
         raise SystemExit("dispatch_table: the files hold cases of %s; a table is of one op" % ", ".join(ops))
     ok = df[(df["status"] == "ok") & df["median_ms"].notna()]
     lib = ok[ok["kind"] == "library"]
-    pick = ok[ok["kind"].isin(kinds) & (ok["dispatch"] == "") & (ok["variant_origin"] == "tilelab")]
+    pick = pickable(ok, kinds)
     devices = sorted({env.get("device_name", "") or "host" for _, env in meta})
     sms = sorted({int(env.get("sms", 0) or 0) for _, env in meta})
     lines = ["# Written by analysis/dispatch_table.py: per problem, the verified compiled cases within %.2f x "
@@ -82,6 +82,11 @@ def table(paths, kinds, quiet=False):
     for _, rows in problems:
         lines += rows
     return "\n".join(lines) + "\n", len(problems), sum(len(rows) for _, rows in problems)
+
+
+def pickable(cases, kinds):
+    """The cases a table's rows may name: tilelab's own variants of those kinds, not a dispatching one."""
+    return cases[cases["kind"].isin(kinds) & (cases["dispatch"] == "") & (cases["variant_origin"] == "tilelab")]
 
 
 def problem_rows(pick, lib):
@@ -170,8 +175,8 @@ def add_rows(text, df, anchor, kinds, device, provenance, new_problems=False):
             continue
         anchors += 1
         t0 = float(a["median_ms"].iloc[0]) / rel
-        new = here[here["kind"].isin(kinds) & (here["dispatch"] == "") & (here["variant_origin"] == "tilelab") &
-                   (here["variant"] != anchor)]
+        new = pickable(here, kinds)
+        new = new[new["variant"] != anchor]
         new = new.sort_values("median_ms").drop_duplicates(["variant", "params"])
         base = lib[(lib["sizes"] == sizes) & (lib["layouts"] == layouts) & (lib["dtype"] == dtype)]
         fresh = {(c["variant"], c["params"] or "-") for _, c in new.iterrows()}
@@ -190,8 +195,7 @@ def add_rows(text, df, anchor, kinds, device, provenance, new_problems=False):
     library = (ok["variant"] == anchor).any() and (ok[ok["variant"] == anchor]["kind"] == "library").all()
     fresh = []
     if new_problems:
-        pick = ok[ok["kind"].isin(kinds) & (ok["dispatch"] == "") & (ok["variant_origin"] == "tilelab")]
-        fresh = [(key, rows) for key, rows in problem_rows(pick, lib) if key not in problems]
+        fresh = [(key, rows) for key, rows in problem_rows(pickable(ok, kinds), lib) if key not in problems]
     if not anchors and not fresh:
         raise SystemExit("dispatch_table: --add-to: no case of %s at the table's problems%s%s" % (
             anchor, " whose fastest row's note has its speed" if library else "",

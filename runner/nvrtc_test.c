@@ -188,38 +188,45 @@ static int check_kernel_rejects_bad_shape(void)
 }
 
 /* sgemm's beta hint: -DTL_BETA_NONZERO=1 where the case's beta is not 0, =0 where it is, and the two builds
- * of a kernel's epilogue both compile and differ: store_tile (blocktile_2d) and hopper's KMAJ stores of
- * rows (B row-major) and of interleaved columns (B column-major). */
+ * of a kernel's epilogue both compile and differ: store_tile (blocktile_2d), hopper's KMAJ stores of rows
+ * (B row-major) and of interleaved columns (B column-major), and sgemm_store_c's loads of old values before
+ * the stores (skinny, tf32x3). */
 static int check_beta_builds(void)
 {
     const reg_op *op = reg_find_op("sgemm");
-    const char *names[] = {"blocktile_2d", "hopper", "hopper"};
-    const int bcol[] = {0, 0, 1};
+    const struct {
+        const char *name;
+        int kmaj, bcol;
+        long m;
+    } k[] = {{"blocktile_2d", 0, 0, 1001}, {"hopper", 1, 0, 1001}, {"hopper", 1, 1, 1001},
+             {"skinny", 0, 0, 7},          {"tf32x3", 0, 1, 1001}};
+    const int nk = (int)(sizeof k / sizeof k[0]);
     int n = 0;
-    for (int i = 0; i < 3; i++) {
-        const reg_variant *v = reg_find_variant(op, names[i]);
+    for (int i = 0; i < nk; i++) {
+        const reg_variant *v = reg_find_variant(op, k[i].name);
         long params[REG_MAX_PARAMS] = {0};
-        for (int k = 0; k < v->nparams; k++) params[k] = v->params[k].def;
-        if (i > 0) params[reg_find_param(v, "KMAJ")] = 1;
+        for (int p = 0; p < v->nparams; p++) params[p] = v->params[p].def;
+        if (k[i].kmaj) params[reg_find_param(v, "KMAJ")] = 1;
         char sha[2][65] = {"", ""};
         for (int b = 0; b < 2; b++) {
-            reg_spec s = {.dims = {1001, 999, 1003}, .layouts = {REG_ROW, bcol[i] ? REG_COL : REG_ROW},
+            reg_spec s = {.dims = {k[i].m, 999, 1003}, .layouts = {REG_ROW, k[i].bcol ? REG_COL : REG_ROW},
                           .args = {0.75, b ? -1.25 : 0.0}};
             jit_cubin cb;
             tl_err e;
             char want[32];
             snprintf(want, sizeof want, "-DTL_BETA_NONZERO=%d", b);
             int rc = compile_registry(op, v, params, &s, NULL, &cb, &e);
-            CHECK(rc == 0, "%s b=%s beta %g: %s", names[i], bcol[i] ? "col" : "row", s.args[1], rc ? e.msg : "");
+            CHECK(rc == 0, "%s b=%s beta %g: %s", k[i].name, k[i].bcol ? "col" : "row", s.args[1], rc ? e.msg : "");
             if (rc) continue;
-            CHECK(strstr(cb.options, want) != NULL, "%s beta %g: no %s in %s", names[i], s.args[1], want, cb.options);
+            CHECK(strstr(cb.options, want) != NULL, "%s beta %g: no %s in %s", k[i].name, s.args[1], want, cb.options);
             snprintf(sha[b], sizeof sha[b], "%s", cb.cubin_sha256);
             jit_cubin_free(&cb);
             n++;
         }
-        CHECK(strcmp(sha[0], sha[1]) != 0, "%s b=%s: the same cubin with beta 0 and -1.25", names[i], bcol[i] ? "col" : "row");
+        CHECK(strcmp(sha[0], sha[1]) != 0, "%s b=%s: the same cubin with beta 0 and -1.25", k[i].name,
+              k[i].bcol ? "col" : "row");
     }
-    CHECK(n == 6, "compiled %d of 6", n);
+    CHECK(n == 2 * nk, "compiled %d of %d", n, 2 * nk);
     return 1;
 }
 

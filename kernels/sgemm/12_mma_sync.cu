@@ -274,7 +274,15 @@ extern "C" __global__ void __launch_bounds__(NT) sgemm_mma_sync(int M, int N, in
     }
     asm volatile("cp.async.wait_group 0;\n");
 
-    // Epilogue: c0, c1 at (g, 2t), (g, 2t + 1); c2, c3 eight rows below.
+    // Epilogue: c0, c1 at (g, 2t), (g, 2t + 1); c2, c3 eight rows below. Element e is acc[i][j][r] for
+    // e = (i * NI + j) * 4 + r.
+#if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
+    const auto row = [&](int e) { return m0 + wm0 + e / (NI * 4) * 16 + g + e % 4 / 2 * 8; };
+    const auto col = [&](int e) { return n0 + wn0 + e / 4 % NI * 8 + 2 * t + e % 2; };
+    sgemm_store_c<MI * NI * 4>([&](int e) { return row(e) < M && col(e) < N; },
+                               [&](int e) { return C + (long long)row(e) * N + col(e); },
+                               [&](int e) { return acc[e / (NI * 4)][e / 4 % NI][e % 4]; }, alpha, beta);
+#else
 #pragma unroll
     for (int i = 0; i < MI; i++)
 #pragma unroll
@@ -287,4 +295,5 @@ extern "C" __global__ void __launch_bounds__(NT) sgemm_mma_sync(int M, int N, in
                     *c = sgemm_epilogue(acc[i][j][r], alpha, beta, c);
                 }
             }
+#endif
 }

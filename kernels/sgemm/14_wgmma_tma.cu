@@ -375,6 +375,15 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     warpgroup_fence_operand(acc);
 
     const int x0 = tx * XT, y0 = ty * YT;
+#if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
+    sgemm_store_c<decltype(size(acc))::value>(
+        [&](int i) {
+            auto rc = tCcC(i);
+            return x0 + get<0>(rc) < rows_x && y0 + get<1>(rc) < rows_y;
+        },
+        [&](int i) { return &tCgC(i); },
+        [&](int i) { return acc(i); }, alpha, beta);
+#else
     CUTE_UNROLL
     for (int i = 0; i < size(acc); i++) {
         auto rc = tCcC(i);
@@ -383,4 +392,5 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
             *c = sgemm_epilogue(acc(i), alpha, beta, c);
         }
     }
+#endif
 }

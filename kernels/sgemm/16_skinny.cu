@@ -431,6 +431,14 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
         if (tid == 0) skinny_arrived[blockIdx.x] = 0u;
     }
     if (!live) return;
+    // Element e is acc[i][j] for e = i * SK_LPT + j: short side s, long side l.
+#if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
+    const auto s = [&](int e) { return sg * SK_SPT + e / SK_LPT; };
+    const auto l = [&](int e) { return l0 + SK_COL(lg, e % SK_LPT); };
+    sgemm_store_c<SK_SPT * SK_LPT>([&](int e) { return s(e) < S && l(e) < L; },
+                                   [&](int e) { return &C[(size_t)s(e) * os + (size_t)l(e) * ol]; },
+                                   [&](int e) { return acc[e / SK_LPT][e % SK_LPT]; }, alpha, beta);
+#else
 #pragma unroll
     for (int i = 0; i < SK_SPT; ++i) {
         const int s = sg * SK_SPT + i;
@@ -444,4 +452,5 @@ sgemm_skinny(int M, int N, int K, float alpha, const float *__restrict__ A, cons
             }
         }
     }
+#endif
 }

@@ -619,6 +619,15 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     }
 
     const int m0 = tm * BM, n0 = tn * BN;
+#if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
+    sgemm_store_c<decltype(size(acc))::value>(
+        [&](int i) {
+            auto rc = tCcC(i);
+            return m0 + get<0>(rc) < M && n0 + get<1>(rc) < N;
+        },
+        [&](int i) { return &tCgC(i); },
+        [&](int i) { return acc(i); }, alpha, beta);
+#else
     CUTE_UNROLL
     for (int i = 0; i < size(acc); i++) {
         auto rc = tCcC(i);
@@ -627,4 +636,5 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
             *c = sgemm_epilogue(acc(i), alpha, beta, c);
         }
     }
+#endif
 }

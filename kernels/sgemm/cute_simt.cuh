@@ -179,6 +179,15 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         __syncthreads();
     }
 
+#if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
+    sgemm_store_c<decltype(size(tCrC))::value>(
+        [&](int i) {
+            auto rc = tCcC(i);
+            return get<0>(rc) + m0 < M && get<1>(rc) + n0 < N;
+        },
+        [&](int i) { return &tCgC(i); },
+        [&](int i) { return tCrC(i); }, alpha, beta);
+#else
     CUTE_UNROLL
     for (int i = 0; i < size(tCrC); i++) {
         auto rc = tCcC(i);
@@ -187,4 +196,5 @@ extern "C" __global__ void __launch_bounds__(THREADS)
             *c = sgemm_epilogue(tCrC(i), alpha, beta, c);
         }
     }
+#endif
 }

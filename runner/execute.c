@@ -10,6 +10,10 @@
 #include "runner/jit.h"
 #include "runner/tma.h"
 
+/* The registry's modules a run keeps loaded (jit_modules): a tuning's distinct kernels (some 100 of
+ * tf32x3's in four layouts), a few MB of device memory for their code and globals. */
+#define KEPT_MODULES 256
+
 int exec_init(exec_ctx *c, const tl_experiment *x, const env_info *env, int use_gpu, tl_err *e)
 {
     memset(c, 0, sizeof *c);
@@ -29,6 +33,7 @@ int exec_init(exec_ctx *c, const tl_experiment *x, const env_info *env, int use_
     /* Twice the L2: whatever the replacement policy, nothing of the last run survives. */
     c->l2_bytes = 2 * (size_t)env->l2_bytes;
     CUDA_CHECK(cudaMalloc(&c->l2_buf, c->l2_bytes));
+    c->mods.cap = KEPT_MODULES;
     return 0;
 fail:
     exec_free(c);
@@ -37,6 +42,7 @@ fail:
 
 void exec_free(exec_ctx *c)
 {
+    jit_modules_free(&c->mods);
     if (c->prob) c->x->op->problem_free(c->prob);
     if (c->ctx.cublas) cublasDestroy(c->ctx.cublas);
     if (c->ctx.stream) cudaStreamDestroy(c->ctx.stream);
@@ -245,7 +251,10 @@ static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kerne
 static int load_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, const jit_cubin *cb,
                        tl_result *r, tl_err *e)
 {
-    if (jit_load(cb, tc->run->entry, k, e)) return -1;
+    /* The registry's kernels reset what they keep in globals for their next launch, so a later case may
+     * run a module an earlier one loaded; a declared kernel gets a fresh module each case. */
+    if (tc->cv->own ? jit_load(cb, tc->run->entry, k, e) : jit_load_kept(&c->mods, cb, tc->run->entry, k, e))
+        return -1;
     /* TMA tensor maps for kernels that ask for them: they name the problem's buffers (runner/tma.h). */
     if (tma_bind(tc->op, cb, k, rc->prob, r->tensor_maps, sizeof r->tensor_maps, e)) return -1;
     rc->geo = tc->launch[0];
@@ -281,6 +290,15 @@ static int load_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *
     return 0;
 fail:
     return -1;
+}
+
+/* Done with a case's kernels: a module the run keeps stays loaded for the next cases, unless the case
+ * failed with it (failed): then it is unloaded, and a later case loads it afresh. */
+static void release_kernels(exec_ctx *c, jit_kernel *k, jit_kernel *k2, int failed)
+{
+    if (failed && k->lib && !k->owns_lib) jit_modules_drop(&c->mods, k->lib);
+    jit_unload(k2);
+    jit_unload(k);
 }
 
 /* Compares the output of the last run; keeps the largest errors seen. 1: it failed. */
@@ -411,8 +429,7 @@ static int run_trials(exec_ctx *c, const tl_case *tc, tl_result *r, int *pick, t
         }
         measure_samples_free(&sm);
         free(tr.reason), free(tr.nvrtc_options);
-        jit_unload(&k);
-        jit_unload(&k2);
+        release_kernels(c, &k, &k2, rc != 0);
         jit_cubin_free(&cb);
     }
     tl_buf text = {0};
@@ -524,8 +541,7 @@ done:
     }
     if (k.lib) {
         t0 = tl_now_s();
-        jit_unload(&k2);
-        jit_unload(&k);
+        release_kernels(c, &k, &k2, !strcmp(r->status, "error") || !strcmp(r->status, "verify_failed"));
         r->phase_s[PH_LOAD] += tl_now_s() - t0;
     }
     jit_cubin_free(&cb);

@@ -16,6 +16,7 @@ typedef struct {
     reg_ctx ctx;       /* cuBLAS handle and stream when there is a GPU */
     char *cache_dir;   /* trusted cubin cache (cache.h), or NULL; set by the caller, freed by exec_free */
     jit_memo memo;     /* cubins compiled by this run (ahead of the cases, or by earlier ones) */
+    jit_modules mods;  /* the registry's modules this run loaded, kept for its later cases */
     nvml_gpu *gpu;     /* telemetry (never NULL once initialised; may be unavailable) */
     ctr_session *ctr;  /* hardware counters (set by the caller, who closes it), or NULL */
     void *l2_buf;      /* device buffer the L2 flush overwrites */

@@ -622,6 +622,56 @@ fail:
     return -1;
 }
 
+int jit_load_kept(jit_modules *m, const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e)
+{
+    memset(k, 0, sizeof *k);
+    if (m->cap < 1) m->cap = 1;
+    struct jit_kept *hit = NULL;
+    for (int i = 0; i < m->n && !hit; i++)
+        if (!strcmp(m->e[i].sha256, c->cubin_sha256)) hit = &m->e[i];
+    if (!hit) {
+        cudaLibrary_t lib = NULL;
+        CUDA_CHECK(cudaLibraryLoadData(&lib, c->cubin, NULL, NULL, 0, NULL, NULL, 0));
+        m->loads++;
+        if (m->n == m->cap) { /* full: the least recently used goes */
+            int old = 0;
+            for (int i = 1; i < m->n; i++)
+                if (m->e[i].used < m->e[old].used) old = i;
+            cudaLibraryUnload(m->e[old].lib);
+            m->e[old] = m->e[--m->n];
+        }
+        if (!m->e) m->e = tl_xcalloc((size_t)m->cap, sizeof *m->e);
+        hit = &m->e[m->n++];
+        snprintf(hit->sha256, sizeof hit->sha256, "%s", c->cubin_sha256);
+        hit->lib = lib;
+    } else {
+        m->hits++;
+    }
+    hit->used = ++m->clock;
+    k->lib = hit->lib;
+    if (get_kernel(k, entry, e) == 0) return 0;
+fail:
+    memset(k, 0, sizeof *k);
+    return -1;
+}
+
+void jit_modules_drop(jit_modules *m, cudaLibrary_t lib)
+{
+    for (int i = 0; i < m->n; i++)
+        if (m->e[i].lib == lib) {
+            cudaLibraryUnload(lib);
+            m->e[i] = m->e[--m->n];
+            return;
+        }
+}
+
+void jit_modules_free(jit_modules *m)
+{
+    for (int i = 0; i < m->n; i++) cudaLibraryUnload(m->e[i].lib);
+    free(m->e);
+    memset(m, 0, sizeof *m);
+}
+
 int jit_load_also(const jit_kernel *k, const char *entry, jit_kernel *k2, tl_err *e)
 {
     memset(k2, 0, sizeof *k2);

@@ -87,6 +87,25 @@ int jit_cubin_has_kernel(const void *cubin, size_t len, const char *entry, char 
 int jit_cubin_has_global(const void *cubin, size_t len, const char *name, uint64_t *size);
 
 int jit_load(const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e);
+
+/* Modules a run keeps loaded across its cases, by their cubin's SHA-256: a case whose cubin an earlier
+ * case loaded takes that module (a tf32x3 module takes some 23 ms to load, its sweeps load few distinct
+ * ones thousands of times). At most cap are kept; the one used longest ago is unloaded first. */
+typedef struct {
+    struct jit_kept {
+        char sha256[65];
+        cudaLibrary_t lib;
+        unsigned long long used; /* the clock at its last use */
+    } *e;
+    int n, cap;
+    unsigned long long clock;
+    int loads, hits; /* modules loaded, and takes of a kept one */
+} jit_modules;
+/* As jit_load, from m: k does not own the module (jit_unload(k) leaves it loaded in m). */
+int jit_load_kept(jit_modules *m, const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e);
+/* Unloads lib if m keeps it (a case that failed with it: the next case starts from a fresh load). */
+void jit_modules_drop(jit_modules *m, cudaLibrary_t lib);
+void jit_modules_free(jit_modules *m);
 /* entry of the module k loaded, as k2: one module for a variant's two kernels, so they share its globals
  * (the workspace pointer, the TMA maps) and it is loaded once. k2 is unloaded with k, not by itself. */
 int jit_load_also(const jit_kernel *k, const char *entry, jit_kernel *k2, tl_err *e);

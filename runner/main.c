@@ -575,6 +575,9 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
     /* Every case has its kernel: the threads compiling ahead have nothing left but to say how many they did. */
     int compiled_ahead = compile_ahead_wait(ahead);
     report_phases(stderr, out->phase_s, out->write_s, wall, res, *nres, compiled_ahead);
+    if (ex->mods.loads)
+        fprintf(stderr, "tilelab: modules: %d loaded, %d times one an earlier case loaded was taken again\n",
+                ex->mods.loads, ex->mods.hits);
     if (out->start_s >= 0 && out->start_cuda_s > 0)
         fprintf(stderr, "tilelab: before the first case: %.2f s from the runner's start (CUDA context %.2f, GPU set-up "
                         "%.2f: cuBLAS, streams, buffers, NVML)\n", out->start_s, out->start_cuda_s, out->start_libs_s);

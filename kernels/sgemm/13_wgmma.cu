@@ -21,6 +21,7 @@
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"
+#include "sgemm_cute_store.cuh"
 
 #if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "13_wgmma: needs sm_90a (Hopper's wgmma); the runner compiles it so on an sm_90 GPU"
@@ -220,13 +221,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     warpgroup_fence_operand(acc);
 
 #if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
-    sgemm_store_c<decltype(size(acc))::value>(
-        [&](int i) {
-            auto rc = tCcC(i);
-            return m0 + get<0>(rc) < M && n0 + get<1>(rc) < N;
-        },
-        [&](int i) { return &tCgC(i); },
-        [&](int i) { return acc(i); }, alpha, beta);
+    sgemm_store_c_cute(acc, tCcC, tCgC, m0, n0, M, N, alpha, beta);
 #else
     CUTE_UNROLL
     for (int i = 0; i < size(acc); i++) {

@@ -31,6 +31,7 @@
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"
+#include "sgemm_cute_store.cuh"
 #include "sm90_ring.cuh"
 
 #if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -376,13 +377,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 
     const int x0 = tx * XT, y0 = ty * YT;
 #if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
-    sgemm_store_c<decltype(size(acc))::value>(
-        [&](int i) {
-            auto rc = tCcC(i);
-            return x0 + get<0>(rc) < rows_x && y0 + get<1>(rc) < rows_y;
-        },
-        [&](int i) { return &tCgC(i); },
-        [&](int i) { return acc(i); }, alpha, beta);
+    sgemm_store_c_cute(acc, tCcC, tCgC, x0, y0, rows_x, rows_y, alpha, beta);
 #else
     CUTE_UNROLL
     for (int i = 0; i < size(acc); i++) {

@@ -55,6 +55,7 @@
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"
+#include "sgemm_cute_store.cuh"
 #include "sm90_ring.cuh"
 
 #if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -620,13 +621,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 
     const int m0 = tm * BM, n0 = tn * BN;
 #if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
-    sgemm_store_c<decltype(size(acc))::value>(
-        [&](int i) {
-            auto rc = tCcC(i);
-            return m0 + get<0>(rc) < M && n0 + get<1>(rc) < N;
-        },
-        [&](int i) { return &tCgC(i); },
-        [&](int i) { return acc(i); }, alpha, beta);
+    sgemm_store_c_cute(acc, tCcC, tCgC, m0, n0, M, N, alpha, beta);
 #else
     CUTE_UNROLL
     for (int i = 0; i < size(acc); i++) {

@@ -12,6 +12,7 @@
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"
+#include "sgemm_cute_store.cuh"
 
 #ifndef BM
 #define BM 64
@@ -180,13 +181,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     }
 
 #if defined(TL_BETA_NONZERO) && TL_BETA_NONZERO
-    sgemm_store_c<decltype(size(tCrC))::value>(
-        [&](int i) {
-            auto rc = tCcC(i);
-            return get<0>(rc) + m0 < M && get<1>(rc) + n0 < N;
-        },
-        [&](int i) { return &tCgC(i); },
-        [&](int i) { return tCrC(i); }, alpha, beta);
+    sgemm_store_c_cute(tCrC, tCcC, tCgC, m0, n0, M, N, alpha, beta);
 #else
     CUTE_UNROLL
     for (int i = 0; i < size(tCrC); i++) {

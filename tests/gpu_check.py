@@ -3,14 +3,17 @@
 
 Runs experiments/smem_tile.yaml, experiments/sgemm_odd.yaml and experiments/device_inputs.yaml (data int,
 uniform, normal) with the runner and reads the result
-files (never the runner's stdout). Asserts: every case verifies; at 4096, smem_tile(32) beats
-gmem_coalesced, which beats naive; 1000 x 1234 x 777 verifies for every variant and layout.
+files (never the runner's stdout, but for one closing line). Asserts: every case verifies; at 4096,
+smem_tile(32) beats gmem_coalesced, which beats naive; 1000 x 1234 x 777 verifies for every variant and
+layout; sgemm_odd's cases verify with the registry's modules kept across them (its "modules:" line says
+that later cases took modules earlier ones loaded).
 Prints the figures it checked.
 
 usage: gpu_check.py [RUNNER] [--out DIR]
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -29,7 +32,7 @@ def run(runner, yaml, out):
     print(proc.stdout)
     if not os.path.exists(path):
         sys.exit("FAIL: %s wrote no result file (exit %d)" % (yaml, proc.returncode))
-    return path, proc.returncode
+    return path, proc.returncode, proc.stdout
 
 
 def cases(path):
@@ -59,7 +62,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     failures = []
 
-    path, rc = run(args.runner, os.path.join(root, "experiments/smem_tile.yaml"), out)
+    path, rc, _ = run(args.runner, os.path.join(root, "experiments/smem_tile.yaml"), out)
     cs = cases(path)
     bad = [c for c in cs if c["status"] != "ok"]
     for c in bad:
@@ -81,7 +84,7 @@ def main():
     if rc != 0:
         failures.append("smem_tile.yaml: runner exit code %d" % rc)
 
-    path, rc = run(args.runner, os.path.join(root, "experiments/sgemm_odd.yaml"), out)
+    path, rc, said = run(args.runner, os.path.join(root, "experiments/sgemm_odd.yaml"), out)
     cs = cases(path)
     print("1000 x 1234 x 777 (alpha 0.75, beta -1.25), all layouts:")
     for c in cs:
@@ -94,6 +97,10 @@ def main():
             failures.append("sgemm_odd.yaml: no verified case of %s" % v)
     if rc != 0:
         failures.append("sgemm_odd.yaml: runner exit code %d" % rc)
+    kept = re.search(r"modules: (\d+) loaded, (\d+) times", said)
+    if not kept or int(kept.group(2)) == 0:
+        failures.append("sgemm_odd.yaml: no case took a module an earlier case had loaded (%s)" %
+                        (kept.group(0) if kept else "no modules: line"))
 
     # Inputs made on the device equal the host's: the host reference is computed from host-made inputs,
     # the variants run on device-made ones (int data: exact results, any difference fails), then uniform
@@ -103,7 +110,7 @@ def main():
         yaml = os.path.join(out, "device_inputs_%s.yaml" % dist)
         with open(yaml, "w") as f:
             f.write(src.replace("name: device_inputs", "name: device_inputs_" + dist).replace("data: int", "data: " + dist))
-        path, rc = run(args.runner, yaml, out)
+        path, rc, _ = run(args.runner, yaml, out)
         cs = cases(path)
         ok = [c for c in cs if c["status"] == "ok"]
         print("device_inputs, data %s: %d of %d cases verified against the host reference; largest error %.3g of the scale" % (

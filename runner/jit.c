@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <elf.h>
 #include <limits.h>
+#include <nvJitLink.h>
 #include <nvrtc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "runner/cache.h"
 #include "runner/cuda_check.h"
+#include "runner/tma.h"
 
 #define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + REG_MAX_ARGS + 8)
 #define CHECK_FILE "tilelab-signature-check" /* the wrapper's lines, as NVRTC's log names them */
@@ -135,8 +137,14 @@ static int build_options(const jit_request *rq, char **opts)
         /* The toolkit's headers include their siblings by quoted name, which needs the including
          * file's folder searched; every quoted name of the sources is still given in memory. */
         if (rq->src->cutlass) {
-            /* CUTLASS has constexpr helpers without __device__, which NVRTC takes for host code. */
+            /* CUTLASS has constexpr helpers without __device__, which NVRTC takes for host code. That
+             * makes every unannotated variable a __device__ one too: some 3000 static constexpr members
+             * (cuda::std::integral_constant<...>::value and the like) that the kernel never reads, each
+             * a global of the module with its relocation, 680 KB of cubin that the driver takes ~23 ms
+             * to load. So NVRTC writes LTO IR and nvJitLink links it keeping only the entries and
+             * the globals the runner binds (link_lto): ~40 KB, the same kernel code. */
             opts[n++] = tl_xstrdup("-default-device");
+            if (!rq->front_end_only) opts[n++] = tl_xstrdup("-dlto");
             opts[n++] = tl_xasprintf("-I%s", cutlass_place.include);
         }
         opts[n++] = tl_xasprintf("-I%s/include", cuda_home());
@@ -321,6 +329,55 @@ static void compile_error(const jit_request *rq, const char *log, nvrtcResult rc
 
 /* ---- compile, cache ------------------------------------------------------------------------------ */
 
+#define NVJITLINK_CHECK(call)                                                                        \
+    do {                                                                                             \
+        nvJitLinkResult r_ = (call);                                                                 \
+        if (r_ != NVJITLINK_SUCCESS) {                                                               \
+            link_error(h, r_, #call, e);                                                             \
+            goto fail;                                                                               \
+        }                                                                                            \
+    } while (0)
+
+static void link_error(nvJitLinkHandle h, nvJitLinkResult r, const char *call, tl_err *e)
+{
+    size_t n = 0;
+    char *log = NULL;
+    if (h && nvJitLinkGetErrorLogSize(h, &n) == NVJITLINK_SUCCESS && n > 1) {
+        log = tl_xmalloc(n);
+        if (nvJitLinkGetErrorLog(h, log) != NVJITLINK_SUCCESS) log[0] = 0;
+    }
+    tl_err_set(e, "nvJitLink: %s failed (%d)%s%s", call, (int)r, log && *log ? ":\n" : "", log ? log : "");
+    free(log);
+}
+
+/* NVRTC's LTO IR of a CuTe kernel linked into a cubin that keeps the entries and the globals the
+ * runner binds, and drops the rest (build_options says why). */
+static int link_lto(const jit_request *rq, const char *ir, size_t len, jit_cubin *out, tl_err *e)
+{
+    nvJitLinkHandle h = NULL;
+    char *lopts[8];
+    int n = 0;
+    lopts[n++] = tl_xasprintf("-arch=sm_%d%s", rq->arch, rq->arch_specific ? "a" : "");
+    lopts[n++] = tl_xstrdup("-lto");
+    lopts[n++] = tl_xasprintf("-kernels-used=%s", rq->entry);
+    if (rq->entry2) lopts[n++] = tl_xasprintf("-kernels-used=%s", rq->entry2);
+    lopts[n++] = tl_xstrdup("-variables-used=" REG_WORKSPACE_SYMBOL);
+    lopts[n++] = tl_xstrdup("-variables-used=" TMA_REQUESTS_SYMBOL);
+    lopts[n++] = tl_xstrdup("-variables-used=" TMA_MAPS_SYMBOL);
+    int rc = -1;
+    NVJITLINK_CHECK(nvJitLinkCreate(&h, (uint32_t)n, (const char **)lopts));
+    NVJITLINK_CHECK(nvJitLinkAddData(h, NVJITLINK_INPUT_LTOIR, ir, len, "kernel.ltoir"));
+    NVJITLINK_CHECK(nvJitLinkComplete(h));
+    NVJITLINK_CHECK(nvJitLinkGetLinkedCubinSize(h, &out->cubin_len));
+    out->cubin = tl_xmalloc(out->cubin_len);
+    NVJITLINK_CHECK(nvJitLinkGetLinkedCubin(h, out->cubin));
+    rc = 0;
+fail:
+    if (h) nvJitLinkDestroy(&h);
+    for (int i = 0; i < n; i++) free(lopts[i]);
+    return rc;
+}
+
 static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, int nopts, jit_cubin *out, tl_err *e)
 {
     nvrtcProgram prog = NULL;
@@ -339,7 +396,18 @@ static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, 
         compile_error(rq, out->log, rc, e);
         goto fail;
     }
-    if (!rq->front_end_only) {
+    int lto = 0;
+    for (int i = 0; i < nopts; i++) lto |= !strcmp(opts[i], "-dlto");
+    if (lto) {
+        size_t len = 0;
+        NVRTC_CHECK(nvrtcGetLTOIRSize(prog, &len));
+        char *ir = tl_xmalloc(len);
+        nvrtcResult got = nvrtcGetLTOIR(prog, ir);
+        if (got != NVRTC_SUCCESS) tl_err_set(e, "NVRTC: nvrtcGetLTOIR: %s", nvrtcGetErrorString(got));
+        int bad = got != NVRTC_SUCCESS || link_lto(rq, ir, len, out, e);
+        free(ir);
+        if (bad) goto fail;
+    } else if (!rq->front_end_only) {
         NVRTC_CHECK(nvrtcGetCUBINSize(prog, &out->cubin_len));
         out->cubin = tl_xmalloc(out->cubin_len);
         NVRTC_CHECK(nvrtcGetCUBIN(prog, out->cubin));

@@ -11,6 +11,7 @@
 #include "runner/jit.h"
 #include "runner/plan.h"
 #include "runner/testutil.h"
+#include "runner/tma.h"
 
 #define ARCH 90
 
@@ -230,6 +231,47 @@ static int check_beta_builds(void)
     return 1;
 }
 
+/* CuTe kernels are linked by nvJitLink with LTO, keeping the entries and the globals the runner binds:
+ * tf32x3 and wgmma_tma each come out as a cubin of some 40 - 60 KB, where NVRTC's own build carried ~3000
+ * unused globals of CUTLASS's headers (680 KB, ~23 ms for the driver to load each time), and still hold
+ * their kernels, the workspace pointer and the TMA requests and maps that the runner writes. */
+static int check_lto_cubins(void)
+{
+    const reg_op *op = reg_find_op("sgemm");
+    const char *names[] = {"tf32x3", "wgmma_tma"};
+    for (int i = 0; i < 2; i++) {
+        const reg_variant *v = reg_find_variant(op, names[i]);
+        long params[REG_MAX_PARAMS] = {0};
+        for (int p = 0; p < v->nparams; p++) params[p] = v->params[p].def;
+        int d = 0;
+        while (!reg_variant_takes(v, d)) d++;
+        reg_spec s = {.dims = {1000, 999, 1003}, .dtype = d};
+        jit_cubin cb;
+        tl_err e;
+        int cute = 0;
+        if (compile_registry_for(op, v, params, &s, ARCH, 0, NULL, &cb, &e, &cute)) {
+            CHECK(0, "%s: %s", names[i], e.msg);
+            continue;
+        }
+        char kernels[4096];
+        CHECK(cute && strstr(cb.options, "-dlto"), "%s: not an LTO build: %s", names[i], cb.options);
+        CHECK(cb.cubin_len < 200 * 1024, "%s: a cubin of %zu bytes (NVRTC's own build: ~680 KB of unused globals)",
+              names[i], cb.cubin_len);
+        CHECK(jit_cubin_has_kernel(cb.cubin, cb.cubin_len, v->entry, kernels, sizeof kernels) == 1,
+              "%s: no kernel %s (it has %s)", names[i], v->entry, kernels);
+        if (v->entry2)
+            CHECK(jit_cubin_has_kernel(cb.cubin, cb.cubin_len, v->entry2, kernels, sizeof kernels) == 1,
+                  "%s: no kernel %s (it has %s)", names[i], v->entry2, kernels);
+        const char *globals[] = {i == 0 ? REG_WORKSPACE_SYMBOL : TMA_REQUESTS_SYMBOL, i == 0 ? NULL : TMA_MAPS_SYMBOL};
+        for (int g = 0; g < 2; g++)
+            if (globals[g])
+                CHECK(jit_cubin_has_global(cb.cubin, cb.cubin_len, globals[g], NULL) == 1, "%s: the link dropped %s",
+                      names[i], globals[g]);
+        jit_cubin_free(&cb);
+    }
+    return 1;
+}
+
 /* Every NVRTC variant of the registry compiles with its defaults (test-only ones too), in every dtype
  * it takes, for its target (sm_90a for the arch-specific ones); the variants spread over the shards. A
  * CuTe kernel that an experiment already compiles row-major in that dtype (done: the keys of every
@@ -353,5 +395,6 @@ int main(void)
         total += check_cache();
     }
     if (shard == 1 % nshards) total += check_beta_builds();
+    if (shard == 2 % nshards) total += check_lto_cubins();
     return TEST_REPORT(total);
 }

@@ -22,7 +22,7 @@ root=$stage/tilelab
 mkdir -p "$root/lib"
 
 # glibc, the compiler runtime and the CUDA libraries come from the node; everything else travels.
-system='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libgcc_s|libstdc\+\+|libcuda|libcudart|libcublas|libcublasLt|libnvrtc|libnvrtc-builtins)\.so'
+system='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libgcc_s|libstdc\+\+|libcuda|libcudart|libcublas|libcublasLt|libnvrtc|libnvrtc-builtins|libnvJitLink)\.so'
 for bin in "${bins[@]}"; do
   cp "$bin" "$root/$(basename "$bin")"
   chmod 755 "$root/$(basename "$bin")"

@@ -2,7 +2,7 @@
 # Installs what tilelab's build, tests and analysis need, from Debian's packages. Idempotent: when
 # everything is there it only checks (a second or two).
 #
-# The CUDA toolkit (nvcc, cudart, cuBLAS, NVRTC at /usr/local/cuda) is not a Debian package here; it
+# The CUDA toolkit (nvcc, cudart, cuBLAS, NVRTC, nvJitLink at /usr/local/cuda) is not a Debian package here; it
 # must already be installed. A GPU is not needed to build or to run the default tests.
 set -euo pipefail
 
@@ -42,10 +42,10 @@ cuda=/usr/local/cuda
 # CUPTI: the runner loads libcupti at run time for hardware counters (and its tests check metric names
 # with CUPTI's host library); its headers come with the toolkit.
 for f in bin/nvcc include/cuda_runtime_api.h include/cublas_v2.h include/nvrtc.h lib64/libcudart.so \
-         lib64/libcublas.so lib64/libnvrtc.so include/cupti_range_profiler.h include/cupti_profiler_host.h \
-         lib64/libcupti.so; do
+         lib64/libcublas.so lib64/libnvrtc.so include/nvJitLink.h lib64/libnvJitLink.so \
+         include/cupti_range_profiler.h include/cupti_profiler_host.h lib64/libcupti.so; do
   if [ ! -e "$cuda/$f" ]; then
-    echo "setup: $cuda/$f is missing: install the CUDA 13 toolkit (nvcc, cudart, cuBLAS, NVRTC, CUPTI) first" >&2
+    echo "setup: $cuda/$f is missing: install the CUDA 13 toolkit (nvcc, cudart, cuBLAS, NVRTC, nvJitLink, CUPTI) first" >&2
     exit 1
   fi
 done

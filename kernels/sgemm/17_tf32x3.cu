@@ -200,14 +200,14 @@ __device__ __forceinline__ void x3_split_tile(float *__restrict__ dst, float *__
 #pragma unroll
         for (int y = 0; y < SPLIT_T / 8; y++) {
             const int r = r0 + ty + 8 * y, c = c0 + tx;
-            v[y] = r < R && c < C ? src[(size_t)r * lds + c] : 0.0f;
+            v[y] = r < R && c < C ? __ldg(&src[(size_t)r * lds + c]) : 0.0f;
         }
     } else {
         // Read along r (contiguous in src), write along c: through shared memory, rows padded.
 #pragma unroll
         for (int y = 0; y < SPLIT_T / 8; y++) {
             const int r = r0 + tx, c = c0 + ty + 8 * y;
-            t[ty + 8 * y][tx] = r < R && c < C ? src[(size_t)c * lds + r] : 0.0f;
+            t[ty + 8 * y][tx] = r < R && c < C ? __ldg(&src[(size_t)c * lds + r]) : 0.0f;
         }
         __syncthreads();
 #pragma unroll

@@ -130,17 +130,36 @@ fail:
     return -1;
 }
 
+/* A write's transfer properties: a conversion buffer of 16 KiB. HDF5's default is 1 MiB, allocated and zeroed
+ * (twice: the conversion and the background buffers) by each write that converts, which every write of a
+ * row with strings does: 2 MiB of memset a case, a tenth of a sweep's writing on the host target. A write
+ * larger than the buffer is converted in pieces, the same bytes in the file. */
+static hid_t small_xfer(void)
+{
+    hid_t p = H5Pcreate(H5P_DATASET_XFER);
+    if (p >= 0 && H5Pset_buffer(p, 16 * 1024, NULL, NULL) < 0) {
+        H5Pclose(p);
+        p = -1;
+    }
+    return p;
+}
+
 static int write_dataset(hid_t g, const char *where, const char *name, hid_t file_type, hid_t mem_type, const void *x,
                          hsize_t n, tl_err *e)
 {
-    hid_t space = -1, d = -1;
+    hid_t space = -1, d = -1, xfer = -1;
     H5_CHECK(space = H5Screate_simple(1, &n, NULL));
     H5_CHECK(d = H5Dcreate2(g, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    if (n) H5_CHECK(H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, x));
+    if (n) {
+        H5_CHECK(xfer = small_xfer());
+        H5_CHECK(H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, xfer, x));
+        H5Pclose(xfer);
+    }
     H5Dclose(d);
     H5Sclose(space);
     return 0;
 fail:
+    if (xfer >= 0) H5Pclose(xfer);
     if (d >= 0) H5Dclose(d);
     if (space >= 0) H5Sclose(space);
     return -1;
@@ -245,7 +264,7 @@ static int summary_append(hid_t f, const char *where, const tl_result *r, tl_err
                           r->st.min_ms, r->st.max_ms, r->st.p10_ms, r->st.p90_ms, r->gflops, r->gbs, r->samples.n,
                           r->samples.nthrottled};
     hsize_t rows, start, one = 1;
-    hid_t d = -1, type = -1, file_space = -1, mem_space = -1;
+    hid_t d = -1, type = -1, file_space = -1, mem_space = -1, xfer = -1;
     H5_CHECK(d = H5Dopen2(f, "/summary", H5P_DEFAULT));
     H5_CHECK(type = h5_summary_type());
     H5_CHECK(file_space = H5Dget_space(d));
@@ -257,13 +276,16 @@ static int summary_append(hid_t f, const char *where, const tl_result *r, tl_err
     H5_CHECK(file_space = H5Dget_space(d));
     H5_CHECK(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &start, NULL, &one, NULL));
     H5_CHECK(mem_space = H5Screate_simple(1, &one, NULL));
-    H5_CHECK(H5Dwrite(d, type, mem_space, file_space, H5P_DEFAULT, &row));
+    H5_CHECK(xfer = small_xfer());
+    H5_CHECK(H5Dwrite(d, type, mem_space, file_space, xfer, &row));
+    H5Pclose(xfer);
     H5Sclose(mem_space);
     H5Sclose(file_space);
     H5Tclose(type);
     H5Dclose(d);
     return 0;
 fail:
+    if (xfer >= 0) H5Pclose(xfer);
     if (mem_space >= 0) H5Sclose(mem_space);
     if (file_space >= 0) H5Sclose(file_space);
     if (type >= 0) H5Tclose(type);

@@ -664,6 +664,19 @@ int jit_cubin_has_global(const void *cubin, size_t len, const char *name, uint64
     return rc;
 }
 
+static int count_object(const Elf64_Sym *s, const char *name, void *ctx)
+{
+    (void)name;
+    *(int *)ctx += ELF64_ST_TYPE(s->st_info) == STT_OBJECT && s->st_shndx != SHN_UNDEF;
+    return 0;
+}
+
+int jit_cubin_globals(const void *cubin, size_t len)
+{
+    int n = 0;
+    return cubin_symbols(cubin, len, count_object, &n) < 0 ? -1 : n;
+}
+
 /* k's kernel entry of its module k->lib, and what it uses. */
 static int get_kernel(jit_kernel *k, const char *entry, tl_err *e)
 {

@@ -85,6 +85,8 @@ int jit_cubin_has_kernel(const void *cubin, size_t len, const char *entry, char 
 /* 1 when the cubin defines a global variable (__device__ or __constant__) named name (size gets its
  * bytes), 0 when not, -1 when it is not a readable cubin. */
 int jit_cubin_has_global(const void *cubin, size_t len, const char *name, uint64_t *size);
+/* How many global variables the cubin defines, or -1 when it is not a readable cubin. */
+int jit_cubin_globals(const void *cubin, size_t len);
 
 int jit_load(const jit_cubin *c, const char *entry, jit_kernel *k, tl_err *e);
 

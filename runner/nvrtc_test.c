@@ -3,7 +3,8 @@
  * too; NVRTC needs no GPU), and a shape its #if checks reject fails with the kernel's own message. The first
  * param set of each layout is compiled to a cubin (of a CuTe kernel, the first layout of each source and
  * dtype); the others go through NVRTC's front end only (the C++, its templates, #if and static_assert
- * checks: what a param set can break short of ptxas, about 0.1 s where PTX took 1). */
+ * checks: what a param set can break short of ptxas, about 0.1 s where PTX took 1). A CuTe kernel's cubin is
+ * checked for its LTO link: few globals, its kernels, the workspace and TMA symbols its sources declare. */
 #include <glob.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -44,11 +45,43 @@ static char *local_copy(const char *path)
     return copy;
 }
 
+/* 1 when one of the request's source files names sym. */
+static int sources_name(const jit_request *rq, const char *sym)
+{
+    for (int i = 0; i < rq->src->n; i++)
+        if (strstr(rq->store->files[rq->src->files[i]].text, sym)) return 1;
+    return 0;
+}
+
+/* A CuTe kernel's cubin is NVRTC's LTO IR linked by nvJitLink keeping the entries and the globals the runner
+ * binds (jit.c, build_options): a few globals where NVRTC's own build kept every unannotated variable of
+ * CUTLASS's headers (~3000 in tf32x3, 680 KB that the driver took ~23 ms to load), and still its kernels,
+ * the workspace pointer and the TMA requests and maps where its sources declare them. */
+static void check_lto_cubin(const char *path, const tl_case *c, const jit_request *rq, const jit_cubin *cb)
+{
+    char kernels[4096];
+    int globals = jit_cubin_globals(cb->cubin, cb->cubin_len);
+    CHECK(strstr(cb->options, "-dlto") != NULL, "%s: %s: a CuTe kernel not built as LTO IR: %s", path, c->variant->name,
+          cb->options);
+    CHECK(globals >= 0 && globals < 64, "%s: %s: %d globals in a cubin of %zu bytes", path, c->variant->name, globals,
+          cb->cubin_len);
+    const char *entries[] = {rq->entry, rq->entry2};
+    for (int i = 0; i < 2; i++)
+        if (entries[i])
+            CHECK(jit_cubin_has_kernel(cb->cubin, cb->cubin_len, entries[i], kernels, sizeof kernels) == 1,
+                  "%s: %s: no kernel %s (it has %s)", path, c->variant->name, entries[i], kernels);
+    const char *syms[] = {REG_WORKSPACE_SYMBOL, TMA_REQUESTS_SYMBOL, TMA_MAPS_SYMBOL};
+    for (int i = 0; i < 3; i++)
+        if (sources_name(rq, syms[i]))
+            CHECK(jit_cubin_has_global(cb->cubin, cb->cubin_len, syms[i], NULL) == 1, "%s: %s: the link dropped %s",
+                  path, c->variant->name, syms[i]);
+}
+
 /* What the experiments' compiles covered so far: (source, params, dtype) and (source, layout, dtype). */
 static char **by_params, **by_layout, **by_source;
 static int nby_params, nby_layout, nby_source;
 
-static int compile_experiment(const char *given, char ***done, int *ndone, int *compiled, int *front_end)
+static int compile_experiment(const char *given, char ***done, int *ndone, int *compiled, int *front_end, int lto[2])
 {
     char *path = local_copy(given);
     tl_experiment x;
@@ -112,6 +145,7 @@ static int compile_experiment(const char *given, char ***done, int *ndone, int *
         }
         *done = realloc(*done, sizeof **done * (size_t)(*ndone + 1));
         (*done)[(*ndone)++] = key;
+        lto[1] += c->run_src->cutlass && new_source; /* a CuTe cubin, of this shard or another */
         if ((*ndone - 1) % nshards != shard) continue;
         jit_cubin cb;
         jit_request rq;
@@ -129,6 +163,10 @@ static int compile_experiment(const char *given, char ***done, int *ndone, int *
                 CHECK(cb.cubin_len > 0 && strlen(cb.cubin_sha256) == 64 && strstr(cb.options, "--gpu-architecture=sm_90") &&
                           !strstr(cb.options, "--fdevice-syntax-only"),
                       "%s: no cubin: %s", c->variant->name, cb.options);
+            if (!rq.front_end_only && c->run_src->cutlass) {
+                check_lto_cubin(path, c, &rq, &cb);
+                lto[0]++;
+            }
             jit_cubin_free(&cb);
         }
         (*compiled)++;
@@ -228,47 +266,6 @@ static int check_beta_builds(void)
               k[i].bcol ? "col" : "row");
     }
     CHECK(n == 2 * nk, "compiled %d of %d", n, 2 * nk);
-    return 1;
-}
-
-/* CuTe kernels are linked by nvJitLink with LTO, keeping the entries and the globals the runner binds:
- * tf32x3 and wgmma_tma each come out as a cubin of some 40 - 60 KB, where NVRTC's own build carried ~3000
- * unused globals of CUTLASS's headers (680 KB, ~23 ms for the driver to load each time), and still hold
- * their kernels, the workspace pointer and the TMA requests and maps that the runner writes. */
-static int check_lto_cubins(void)
-{
-    const reg_op *op = reg_find_op("sgemm");
-    const char *names[] = {"tf32x3", "wgmma_tma"};
-    for (int i = 0; i < 2; i++) {
-        const reg_variant *v = reg_find_variant(op, names[i]);
-        long params[REG_MAX_PARAMS] = {0};
-        for (int p = 0; p < v->nparams; p++) params[p] = v->params[p].def;
-        int d = 0;
-        while (!reg_variant_takes(v, d)) d++;
-        reg_spec s = {.dims = {1000, 999, 1003}, .dtype = d};
-        jit_cubin cb;
-        tl_err e;
-        int cute = 0;
-        if (compile_registry_for(op, v, params, &s, ARCH, 0, NULL, &cb, &e, &cute)) {
-            CHECK(0, "%s: %s", names[i], e.msg);
-            continue;
-        }
-        char kernels[4096];
-        CHECK(cute && strstr(cb.options, "-dlto"), "%s: not an LTO build: %s", names[i], cb.options);
-        CHECK(cb.cubin_len < 200 * 1024, "%s: a cubin of %zu bytes (NVRTC's own build: ~680 KB of unused globals)",
-              names[i], cb.cubin_len);
-        CHECK(jit_cubin_has_kernel(cb.cubin, cb.cubin_len, v->entry, kernels, sizeof kernels) == 1,
-              "%s: no kernel %s (it has %s)", names[i], v->entry, kernels);
-        if (v->entry2)
-            CHECK(jit_cubin_has_kernel(cb.cubin, cb.cubin_len, v->entry2, kernels, sizeof kernels) == 1,
-                  "%s: no kernel %s (it has %s)", names[i], v->entry2, kernels);
-        const char *globals[] = {i == 0 ? REG_WORKSPACE_SYMBOL : TMA_REQUESTS_SYMBOL, i == 0 ? NULL : TMA_MAPS_SYMBOL};
-        for (int g = 0; g < 2; g++)
-            if (globals[g])
-                CHECK(jit_cubin_has_global(cb.cubin, cb.cubin_len, globals[g], NULL) == 1, "%s: the link dropped %s",
-                      names[i], globals[g]);
-        jit_cubin_free(&cb);
-    }
     return 1;
 }
 
@@ -376,13 +373,15 @@ int main(void)
     if (status) fclose(fopen(status, "w")); /* tells Bazel this test shards */
     glob_t g;
     char **done = NULL;
-    int ndone = 0, compiled = 0, front_end = 0, total = 0;
+    int ndone = 0, compiled = 0, front_end = 0, lto[2] = {0, 0}, total = 0;
     CHECK(glob("experiments/*.yaml", 0, NULL, &g) == 0 && g.gl_pathc > 0, "no experiments/*.yaml in runfiles");
     /* The example folders: experiments with variants of their own. */
     CHECK(glob("experiments/*/*.yaml", GLOB_APPEND, NULL, &g) == 0, "no experiments/*/*.yaml in runfiles");
-    for (size_t i = 0; i < g.gl_pathc; i++) total += compile_experiment(g.gl_pathv[i], &done, &ndone, &compiled, &front_end);
-    printf("shard %d of %d: compiled %d of %d distinct kernels from %zu experiment files (%d of them by the front end only)\n",
-           shard, nshards, compiled, ndone, g.gl_pathc, front_end);
+    for (size_t i = 0; i < g.gl_pathc; i++) total += compile_experiment(g.gl_pathv[i], &done, &ndone, &compiled, &front_end, lto);
+    printf("shard %d of %d: compiled %d of %d distinct kernels from %zu experiment files (%d of them by the front end only; "
+           "%d of the %d CuTe cubins, each checked for its LTO link)\n",
+           shard, nshards, compiled, ndone, g.gl_pathc, front_end, lto[0], lto[1]);
+    CHECK(lto[1] >= 4, "the experiments compile %d CuTe kernels to a cubin (tf32x3, wgmma_tma, the CuTe rungs)", lto[1]);
     CHECK(ndone >= 11, "expected every sgemm rung, got %d kernels", ndone);
     CHECK(compiled >= ndone / nshards, "this shard compiled %d of %d", compiled, ndone);
     globfree(&g);
@@ -395,6 +394,5 @@ int main(void)
         total += check_cache();
     }
     if (shard == 1 % nshards) total += check_beta_builds();
-    if (shard == 2 % nshards) total += check_lto_cubins();
     return TEST_REPORT(total);
 }

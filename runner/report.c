@@ -177,8 +177,8 @@ static const reg_variant *baseline_of(const reg_op *op)
 }
 
 /* The baseline's results with samples, ordered by problem (sizes, layouts, dtype) and then by their place
- * in the run, so that each row finds the first of its problem's by a binary search: a sweep of 60000 cases
- * scanned every result for each row, minutes of the end of a tuning shard. */
+ * in the run, so that each row finds the first of its problem's by a binary search. Scanning every result
+ * for each row was quadratic: about 1 s after 16000 cases, some 15 s after a 60000-case tuning shard. */
 static int problem_cmp(const tl_result *a, const tl_result *b)
 {
     int d = strcmp(a->c->sizes_text, b->c->sizes_text);

@@ -109,6 +109,56 @@ class Analysis(unittest.TestCase):
         self.assertNotEqual(meta[0][0]["created_utc"], "")
         self.assertIn("host", root)
 
+    def test_a_file_read_in_parts_is_the_file_read_whole(self):
+        # A tuning file of 50000 cases takes minutes in one child: load splits a large file's cases among
+        # several. The rows (and their run order) are those of one read, and what is wrong with any case
+        # is found whichever part it falls in.
+        whole = load(self.real, parts=1)
+        for parts in (2, 3, 7):  # 7: more parts than the file's 4 cases
+            df = load([self.real, self.a], parts=parts)
+            self.assertEqual(list(df["case_id"]), list(whole["case_id"]) + list(load(self.a)["case_id"]))
+            self.assertEqual(list(df["file"]), [self.real] * 4 + [self.a] * 4)
+            for (_, r), (_, w) in zip(df.head(4).iterrows(), whole.iterrows()):
+                np.testing.assert_array_equal(r["samples"], w["samples"])
+                self.assertEqual(r["canonical"], w["canonical"])
+        with h5py.File(self.real, "r") as f:
+            self.assertEqual(list(whole["case_id"]), [c.decode() for c in f["summary"]["case_id"][()]])
+        for i, cid in enumerate(whole["case_id"]):
+            for what, damage, said in (
+                    ("canonical", lambda f: f["cases"][cid].attrs.modify("canonical", "edited"), "not the hash"),
+                    ("summary", lambda f: self.edit_reps(f, cid), "has 26 samples")):
+                bad = os.path.join(self.tmp, "part%d_%s.h5" % (i, what))
+                shutil.copy(self.real, bad)
+                with h5py.File(bad, "r+") as f:
+                    damage(f)
+                for parts in (1, 3):
+                    with self.assertRaises(SchemaError) as cm:
+                        load(bad, parts=parts)
+                    self.assertIn(cid, str(cm.exception))
+                    self.assertIn(said, str(cm.exception))
+
+    def test_a_large_file_gets_a_share_of_the_cpus(self):
+        L = sys.modules["tilelab_analysis.load"]
+        big = os.path.join(self.tmp, "big.h5")
+        with open(big, "wb") as f:
+            f.truncate(100 << 20)  # 100 MiB: six parts of 16 MiB
+        cpus = L._cpus
+        try:
+            L._cpus = lambda: 8
+            self.assertEqual(L._split([big, self.real]), [4, 1])  # a share of 8 CPUs each; a small file one
+            self.assertEqual(L._split([big]), [6])
+            L._cpus = lambda: 2
+            self.assertEqual(L._split([big]), [2])
+            self.assertEqual(L._split([big, self.real], parts=3), [3, 3])
+        finally:
+            L._cpus = cpus
+
+    @staticmethod
+    def edit_reps(f, cid):
+        rows = f["summary"][()]
+        rows["reps"][[c.decode() == cid for c in rows["case_id"]]] = 26
+        f["summary"][...] = rows
+
     def test_summary_csv_and_markdown(self):
         p = sh(TOOL["summary"], self.real, "--csv")
         self.assertEqual(p.returncode, 0, p.stderr)

@@ -14,7 +14,8 @@ usage: dispatch_table.py RESULT.h5 [more.h5 ...] [-o TABLE] [--kinds nvrtc[,host
        dispatch_table.py RESULT.h5 [more.h5 ...] --add-to TABLE [--anchor tuned] [--new-problems]
                          [-o NEW_TABLE] [...]
 (--kinds: which kinds of variant may be picked; host is for tests on machines without a GPU. A line on
-standard error as each file has been read, files read side by side, one a CPU; -q: none.)
+standard error as each file has been read, files read side by side, a large one by several CPUs at once,
+each a part of its cases; -q: none.)
 
 --add-to: new candidates into an existing table without measuring its rows again. The files are of an
 experiment that ran them on the table's problems beside its dispatching variant with `trials: 1`

@@ -3,6 +3,7 @@
 A result file is untrusted input (it travels between machines): every file is checked against the
 schema and against itself before it is read (as the runner's h5check.c does), and anything wrong is a
 SchemaError "FILE: what is wrong", never a traceback."""
+import functools
 import hashlib
 import os
 import pickle
@@ -154,21 +155,27 @@ def _check_case(path, name, g, a, minor, nsessions, keep=None):
     return status, len(t)
 
 
-def _check_summary(path, f, cases):
+def _check_summary(path, f, cases, names):
+    """/summary against /cases: names (every case id of /cases), cases ({case id: (status, samples)}: those
+    of this part of the file, _part; the whole of /summary's rows is checked by each part, their status and
+    count of samples by the part that has their case)."""
     s = f["summary"]
     if s.ndim != 1 or s.dtype.names is None or any(k not in s.dtype.names for k in SUMMARY_FIELDS):
         raise SchemaError("%s: /summary's rows are not tilelab's (a field is missing or of another type)" % path)
-    if s.shape[0] != len(cases):  # before reading them: a crafted extent is any size
-        raise SchemaError("%s: /summary has %d rows for %d cases" % (path, s.shape[0], len(cases)))
+    if s.shape[0] != len(names):  # before reading them: a crafted extent is any size
+        raise SchemaError("%s: /summary has %d rows for %d cases" % (path, s.shape[0], len(names)))
     rows = s[()]
     seen = set()
     for i, r in enumerate(rows):
-        cid, status = _text(r["case_id"]), _text(r["status"])
-        if cid not in cases:
+        cid = _text(r["case_id"])
+        if cid not in names:
             raise SchemaError("%s: /summary row %d names no case of /cases" % (path, i))
         if cid in seen:
             raise SchemaError("%s: /summary lists case %s twice" % (path, cid))
         seen.add(cid)
+        if cid not in cases:
+            continue
+        status = _text(r["status"])
         if status != cases[cid][0]:
             raise SchemaError("%s: /summary says case %s is %s, /cases says %s" % (path, cid, status, cases[cid][0]))
         if int(r["reps"]) != cases[cid][1]:
@@ -176,26 +183,36 @@ def _check_summary(path, f, cases):
                               % (path, cid, int(r["reps"]), cases[cid][1]))
 
 
-def _check_sources(path, f, attrs):
-    """tilelab/1.2: /sources/<sha256> hold bytes that hash to their names; every case's files are there."""
-    shas = set()
-    for sha, d in (f["sources"].items() if "sources" in f else []):
+def _check_sources(path, f, attrs, part=(0, 1)):
+    """tilelab/1.2: /sources/<sha256> hold bytes that hash to their names; every case's files are there.
+    attrs: the cases of this part of the file (_part), which also hashes its share of /sources."""
+    names = sorted(f["sources"]) if "sources" in f else []
+    for sha in _part(names, part):
+        d = f["sources"][sha]
         if not isinstance(d, h5py.Dataset) or d.ndim != 1 or d.dtype.kind not in "ui" or d.dtype.itemsize != 1:
             raise SchemaError("%s: /sources/%s: not a dataset of bytes" % (path, sha))
         if hashlib.sha256(d[()].tobytes()).hexdigest() != sha:
             raise SchemaError("%s: /sources/%s: its bytes do not hash to its name: the file is damaged or was edited"
                               % (path, sha))
-        shas.add(sha)
+    shas = set(names)
     for name, a in attrs.items():
         for line in (_str(a, "sources") or "").splitlines():
             if line.rpartition(" ")[2] not in shas:
                 raise SchemaError("%s: /cases/%s: its source '%s' is not in /sources" % (path, name, line))
 
 
-def _validate(path, f, attrs=None, data=None):
+def _part(names, part):
+    """Part k of n of the sorted list names (part = (k, n)): each n-th, from the k-th. A large file is
+    checked and read by n children at once, each a part of its cases (load)."""
+    k, n = part
+    return names[k::n]
+
+
+def _validate(path, f, attrs=None, data=None, part=(0, 1)):
     """The file against the schema (results/README.md) and against itself; SchemaError at the first problem.
     attrs, data (dicts): each case's attributes (_read_attrs) and datasets (_check_case's keep) go into
-    them, by case id, for the reader."""
+    them, by case id, for the reader. part (k, n): only the k-th of n parts of the cases (_part), and what
+    hangs on them, is checked (and read); the n parts together check all of it."""
     schema = _check_schema(path, f)
     minor = int(schema.split(".", 1)[1]) if "." in schema and schema.split(".", 1)[1].isdigit() else 0
     root = {k: _attr_str(f, k) for k in ROOT_STRINGS}
@@ -219,14 +236,15 @@ def _validate(path, f, attrs=None, data=None):
     for g in groups:
         _read_attrs(g)
     attrs = {} if attrs is None else attrs
-    groups = dict(f["cases"].items())
+    names = sorted(f["cases"])
+    groups = {name: f["cases"].get(name) for name in _part(names, part)}
     for name, g in groups.items():
         attrs[name] = _read_attrs(g) if isinstance(g, h5py.Group) else {}
     keep = (lambda name: None) if data is None else (lambda name: data.setdefault(name, {}))
     cases = {name: _check_case(path, name, g, attrs[name], minor, nsessions, keep(name)) for name, g in groups.items()}
-    _check_summary(path, f, cases)
+    _check_summary(path, f, cases, set(names))
     if minor >= 2:
-        _check_sources(path, f, attrs)
+        _check_sources(path, f, attrs, part)
     return schema
 
 
@@ -234,8 +252,8 @@ def _validate(path, f, attrs=None, data=None):
 READ_ERRORS = (KeyError, TypeError, ValueError, OSError, AttributeError, IndexError)
 
 
-def _open_checked(path, attrs=None, data=None):
-    """The file open and checked, or SchemaError (attrs, data: as _validate's)."""
+def _open_checked(path, attrs=None, data=None, part=(0, 1)):
+    """The file open and checked, or SchemaError (attrs, data, part: as _validate's)."""
     if os.path.isdir(path):
         raise SchemaError("%s: a folder, not a result file" % path)
     if not os.path.exists(path):
@@ -245,7 +263,7 @@ def _open_checked(path, attrs=None, data=None):
     except OSError as e:
         raise SchemaError("%s: not a readable HDF5 file (%s)" % (path, str(e).split("(")[0].strip())) from None
     try:
-        _validate(path, f, attrs, data)
+        _validate(path, f, attrs, data, part)
     except SchemaError:
         f.close()
         raise
@@ -307,12 +325,18 @@ def _finish_child(path, pid, data, limit):
     return pickle.loads(data[1:])
 
 
+def _cpus():
+    return len(os.sched_getaffinity(0))  # the CPUs this process may use
+
+
 def _in_children(paths, work, jobs=None, done=None):
     """work(path) for each path, each in a forked child (a crafted file can crash the HDF5 library itself:
     1.10 follows some offsets unchecked; a crash there is a SchemaError here), up to jobs (default: the
     CPUs) at once: [what each returned], in the order of paths; the first file's SchemaError otherwise.
-    done(path, result) is called as each file's child ends well."""
-    jobs = max(1, min(jobs or len(os.sched_getaffinity(0)), len(paths)))  # the CPUs this process may use
+    work may also be a list, one function a path (several children may read parts of one file).
+    done(i, result) is called as the child of paths[i] ends well."""
+    works = work if isinstance(work, list) else [work] * len(paths)
+    jobs = max(1, min(jobs or _cpus(), len(paths)))
     results, errors, running = {}, {}, {}
     todo = list(enumerate(paths))
     sel = selectors.DefaultSelector()
@@ -320,7 +344,7 @@ def _in_children(paths, work, jobs=None, done=None):
         while todo or running:
             while todo and len(running) < jobs:
                 i, path = todo.pop(0)
-                pid, r, limit = _start_child(path, work)
+                pid, r, limit = _start_child(path, works[i])
                 running[r] = (i, path, pid, limit, [])
                 sel.register(r, selectors.EVENT_READ)
             for key, _ in sel.select():
@@ -338,7 +362,7 @@ def _in_children(paths, work, jobs=None, done=None):
                     errors[i] = e
                 else:
                     if done:
-                        done(path, results[i])
+                        done(i, results[i])
     finally:
         for fd, (_, _, pid, _, _) in running.items():  # interrupted: no child left behind
             os.close(fd)
@@ -392,10 +416,11 @@ def _meta(f):
     return root, env
 
 
-def _read_cases(path):
-    """The file checked and read (in the child of _in_children): its meta (_meta) and its cases' rows."""
+def _read_cases(path, part=(0, 1)):
+    """The file checked and read (in the child of _in_children), or part (k, n) of it (_part): its meta
+    (_meta) and its cases' rows, each with its place in the file's run order (_rows)."""
     attrs, data = {}, {}
-    f = _open_checked(path, attrs, data)
+    f = _open_checked(path, attrs, data, part)
     try:
         return _rows(path, f, attrs, data)
     except READ_ERRORS as e:
@@ -407,7 +432,8 @@ def _read_cases(path):
 
 
 def _rows(path, f, attrs, data):
-    """Its meta (_meta) and a row per case, in run order, from open file f checked into attrs and data."""
+    """Its meta (_meta) and [(place, row)], a row per case of attrs, in the file's run order, from open file
+    f checked into attrs and data: place, the case's rank in that order among all of the file's cases."""
     rows = []
     meta = _meta(f)
     device = _text(f["env"].attrs.get("device_name", "")) if "env" in f else ""
@@ -419,8 +445,10 @@ def _rows(path, f, attrs, data):
         sessions[int(k)] = (_text(env.get("device_name", "")) or "host", _text(env.get("host", "")))
     # Run order, from /summary; cases without a row (a run cut short) after them.
     order = [_text(c) for c in f["summary"]["case_id"][()]] if "summary" in f else []
-    names = [n for n in order if n in attrs] + sorted(set(attrs) - set(order))
-    for name in names:
+    place = {n: i for i, n in enumerate(order)}
+    for n in sorted(set(f["cases"]) - set(order)):
+        place[n] = len(place)
+    for name in sorted(attrs, key=place.get):
         d = data[name]
         a = {k: _text(v) for k, v in attrs[name].items()}
         a["file"] = path
@@ -442,11 +470,20 @@ def _rows(path, f, attrs, data):
         a.setdefault("dispatch", "")  # tilelab/1.7: what a dispatching variant's table picked
         a.setdefault("dispatch_trials", "")  # tilelab/1.10: the candidates it timed, the one that ran marked
         a.setdefault("device_ordinal", -2)  # tilelab/1.7: the GPU that ran it (-1 none; -2 not recorded)
-        rows.append(a)
+        rows.append((place[name], a))
     return meta, rows
 
 
-def load(paths, meta=None, progress=None):
+def _split(paths, parts=None):
+    """How many children read each file (load): parts (a number) each, or by default a share of the CPUs
+    as large as a file is (one for every 16 MiB, at most the CPUs over the files)."""
+    if parts is not None:
+        return [max(1, int(parts))] * len(paths)
+    share = max(1, _cpus() // max(1, len(paths)))
+    return [max(1, min(share, (os.path.getsize(p) >> 24) if os.path.isfile(p) else 1)) for p in paths]
+
+
+def load(paths, meta=None, progress=None, parts=None):
     """One row per case of one file or several (meta, a list: each file's load_meta is appended to it,
     from the same read: a large file is checked once, not again by load_meta; progress(path, cases):
     called as each file has been read, for a progress line). Columns: the case attributes of the schema
@@ -459,16 +496,31 @@ def load(paths, meta=None, progress=None):
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    # Each file is checked and read in a child of its own (a crash of the HDF5 library on a crafted
-    # file is a SchemaError), several at once: a tuning sweep's shards of 50000 cases take minutes each.
+    # Each file is checked and read in children (a crash of the HDF5 library on a crafted file is a
+    # SchemaError), several at once, a large file by several, each a part of its cases (parts: how
+    # many, by default _split's): a tuning sweep of 50000 cases takes minutes in one child.
     paths = [resolve_path(os.fspath(p)) for p in paths]
-    rows, envs = [], {}
-    got = _in_children(paths, _read_cases, done=progress and (lambda path, got: progress(path, len(got[1]))))
-    for path, (m, r) in zip(paths, got):
-        rows.extend(r)
-        envs[path] = m[1]
+    counts = _split(paths, parts)
+    tasks = [(j, (k, n)) for j, n in enumerate(counts) for k in range(n)]
+    left, cases = list(counts), [0] * len(paths)
+
+    def done(i, got):
+        j = tasks[i][0]
+        left[j] -= 1
+        cases[j] += len(got[1])
+        if progress and left[j] == 0:
+            progress(paths[j], cases[j])
+    got = _in_children([paths[j] for j, _ in tasks],
+                       [functools.partial(_read_cases, part=part) for _, part in tasks], done=done)
+    rows, envs, metas = [], {}, [None] * len(paths)
+    for (j, _), (m, r) in zip(tasks, got):
+        metas[j] = m
+    for j, path in enumerate(paths):
+        mine = [r for (i, _), (_, r) in zip(tasks, got) if i == j]
+        rows.extend(a for _, a in sorted((x for r in mine for x in r), key=lambda x: x[0]))
+        envs[path] = metas[j][1]
     if meta is not None:
-        meta.extend(m for m, _ in got)
+        meta.extend(metas)
     df = pd.DataFrame(rows)
     if df.empty:
         return df

@@ -486,19 +486,38 @@ def _split(paths, parts=None):
 def load(paths, meta=None, progress=None, parts=None):
     """One row per case of one file or several (meta, a list: each file's load_meta is appended to it,
     from the same read: a large file is checked once, not again by load_meta; progress(path, cases):
-    called as each file has been read, for a progress line). Columns: the case attributes of the schema
-    (results/README.md), plus file, device and host (of the case's session), samples (time_ms as a numpy array), the telemetry samples
-    (<name>_samples, None without NVML), reps, median_ms, mean_ms, q1_ms, q3_ms, iqr_ms, min_ms,
-    max_ms, gflops, gbs (from the median), counters (metric name -> value, {} without; tilelab/1.3),
-    counter_units, counters_status, and the metrics of metrics.add_metrics (with the figures derived
-    from the counters, counters.DERIVED)."""
+    called as each file has been read, for a progress line; parts: children a file, as read_rows). Columns:
+    the case attributes of the schema (results/README.md), plus file, device and host (of the case's
+    session), samples (time_ms as a numpy array), the telemetry samples (<name>_samples, None without
+    NVML), reps, median_ms, mean_ms, q1_ms, q3_ms, iqr_ms, min_ms, max_ms, gflops, gbs (from the median),
+    counters (metric name -> value, {} without; tilelab/1.3), counter_units, counters_status, and the
+    metrics of metrics.add_metrics (with the figures derived from the counters, counters.DERIVED)."""
     from .metrics import add_metrics
 
+    envs = {}
+    rows = read_rows(paths, meta, progress, parts, envs)
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return df
+    stats = [_stats(s) for s in df["samples"]]
+    for k in ("reps", "median_ms", "mean_ms", "q1_ms", "q3_ms", "iqr_ms", "min_ms", "max_ms"):
+        df[k] = [s[k] for s in stats]
+    sec = df["median_ms"] * 1e-3
+    df["gflops"] = df["flop"].astype(float) / sec / 1e9
+    df["gbs"] = df["bytes"].astype(float) / sec / 1e9
+    return add_metrics(df, envs)
+
+
+def read_rows(paths, meta=None, progress=None, parts=None, envs=None):
+    """The cases of one file or several, checked, as load's rows before its statistics: a dict a case
+    (its attributes, only those it has, plus file, device, host, samples, the telemetry samples and
+    counters), in the order of the files and each file's run order. meta and progress: as load's. Each
+    file is checked and read in children (a crash of the HDF5 library on a crafted file is a SchemaError),
+    several at once, a large file by several, each a part of its cases (parts: how many, by default
+    _split's): a tuning sweep of 50000 cases takes minutes in one child. envs (a dict): each file's /env,
+    by path."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    # Each file is checked and read in children (a crash of the HDF5 library on a crafted file is a
-    # SchemaError), several at once, a large file by several, each a part of its cases (parts: how
-    # many, by default _split's): a tuning sweep of 50000 cases takes minutes in one child.
     paths = [resolve_path(os.fspath(p)) for p in paths]
     counts = _split(paths, parts)
     tasks = [(j, (k, n)) for j, n in enumerate(counts) for k in range(n)]
@@ -512,25 +531,17 @@ def load(paths, meta=None, progress=None, parts=None):
             progress(paths[j], cases[j])
     got = _in_children([paths[j] for j, _ in tasks],
                        [functools.partial(_read_cases, part=part) for _, part in tasks], done=done)
-    rows, envs, metas = [], {}, [None] * len(paths)
+    rows, metas = [], [None] * len(paths)
     for (j, _), (m, r) in zip(tasks, got):
         metas[j] = m
     for j, path in enumerate(paths):
         mine = [r for (i, _), (_, r) in zip(tasks, got) if i == j]
         rows.extend(a for _, a in sorted((x for r in mine for x in r), key=lambda x: x[0]))
-        envs[path] = metas[j][1]
+        if envs is not None:
+            envs[path] = metas[j][1]
     if meta is not None:
         meta.extend(metas)
-    df = pd.DataFrame(rows)
-    if df.empty:
-        return df
-    stats = [_stats(s) for s in df["samples"]]
-    for k in ("reps", "median_ms", "mean_ms", "q1_ms", "q3_ms", "iqr_ms", "min_ms", "max_ms"):
-        df[k] = [s[k] for s in stats]
-    sec = df["median_ms"] * 1e-3
-    df["gflops"] = df["flop"].astype(float) / sec / 1e9
-    df["gbs"] = df["bytes"].astype(float) / sec / 1e9
-    return add_metrics(df, envs)
+    return rows
 
 
 def _stats(s):

@@ -481,13 +481,31 @@ static int parse_variant_common(cfg_ctx *c, yaml_node_t *n, yaml_node_t *measure
 }
 
 /* A dispatching variant's table: the registry's (kernels/), or `table:`, a file of the experiment's
- * folder. Read through the store, so the result file carries it; so are the rungs it names. */
+ * folder, or `table: tilelab:OP/NAME.table`, another of the tables this runner carries (kernels/OP/,
+ * e.g. one measured on another GPU). Read through the store, so the result file carries it; so are the
+ * rungs it names. */
 static int load_table(cfg_ctx *c, yaml_node_t *node, const char *field, cfg_variant *cv, tl_experiment *x)
 {
     char f2[80];
     snprintf(f2, sizeof f2, "%s.table", field);
     if (node && expect(c, node, YAML_SCALAR_NODE, f2)) return -1;
     const char *origin = node ? SRC_EXPERIMENT : SRC_TILELAB, *path = node ? scalar(node) : cv->v->table;
+    if (node && !strncmp(path, TILELAB_TABLE_PREFIX, strlen(TILELAB_TABLE_PREFIX))) {
+        origin = SRC_TILELAB;
+        path += strlen(TILELAB_TABLE_PREFIX);
+        size_t n = strlen(path), nop = strlen(x->op->name);
+        if (n < 6 || strcmp(path + n - 6, ".table") || strncmp(path, x->op->name, nop) || path[nop] != '/') {
+            char list[1024];
+            reg_list_tables(x->op->name, list, sizeof list);
+            return fail_at(c, node, f2, "'%s' names no table this runner carries for op %s (%s)", scalar(node),
+                           x->op->name, list);
+        }
+        if (!x->store.tilelab_preloaded && !reg_find_source(path)) { /* rerun: the file's copy */
+            char list[1024];
+            reg_list_tables(x->op->name, list, sizeof list);
+            return fail_at(c, node, f2, "this runner carries no table kernels/%s (%s)", path, list);
+        }
+    }
     if (src_resolve_table(&x->store, origin, path, &cv->src, c->e)) {
         if (node)
             tl_err_wrap(c->e, "%s:%lu:%lu: %s", c->path, (unsigned long)node->start_mark.line + 1,

@@ -240,6 +240,31 @@ fail:
     return -1;
 }
 
+int dsp_header_device(const char *text, size_t len, char *out, size_t n)
+{
+    out[0] = '\0';
+    for (size_t at = 0; at < len;) {
+        size_t end = at;
+        while (end < len && text[end] != '\n') end++;
+        const char *s = text + at;
+        size_t k = end - at;
+        at = end + 1;
+        while (k && (*s == ' ' || *s == '\t')) s++, k--;
+        while (k && (s[k - 1] == '\r' || s[k - 1] == ' ' || s[k - 1] == '\t')) k--;
+        if (!k || *s == '#') continue;
+        if (k > 7 && !strncmp(s, "device ", 7)) {
+            s += 7, k -= 7;
+            while (k && *s == ' ') s++, k--;
+            if (k >= n) k = n - 1;
+            memcpy(out, s, k);
+            out[k] = '\0';
+            return 1;
+        }
+        if (strncmp(s, "op ", 3) && strncmp(s, "sms ", 4) && strncmp(s, "measured ", 9)) return 0; /* the rows */
+    }
+    return 0;
+}
+
 void dsp_free(dsp_table *t)
 {
     for (int i = 0; i < t->n; i++) free(t->rows[i].text);
@@ -308,6 +333,19 @@ static int by_rank(const void *a, const void *b)
     return (x->cand > y->cand) - (x->cand < y->cand);
 }
 
+/* out[0 .. got) and candidate row pick (after the op's switches where spec was not measured, dmin > 0),
+ * unless its candidate is there already: the new count. */
+static int add_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, int pick, double dmin, const int *row,
+                    const double *rd, int *out, int got)
+{
+    for (int sw = 0; sw < REG_DISPATCH_SWITCHES && dmin > 0; sw++) /* measured: as measured */
+        pick = switched(t, op, sw, s, pick, row, rd);
+    for (int j = 0; j < got; j++)
+        if (t->rows[out[j]].cand == t->rows[pick].cand) return got;
+    out[got] = pick;
+    return got + 1;
+}
+
 /* The k best candidates among the rows with use[i] (spec's dtype and maybe layouts), best first, as their
  * rows into out (each after the op's switches, no candidate twice): their count, 0 when no row's rung
  * takes spec. */
@@ -370,14 +408,7 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
     }
     qsort(rk, (size_t)nr, sizeof *rk, by_rank);
     int got = 0;
-    for (int i = 0; i < nr && got < k; i++) {
-        int pick = rk[i].row;
-        for (int sw = 0; sw < REG_DISPATCH_SWITCHES && dmin > 0; sw++) /* measured: as measured */
-            pick = switched(t, op, sw, s, pick, row, rd);
-        int twice = 0;
-        for (int j = 0; j < got && !twice; j++) twice = t->rows[out[j]].cand == t->rows[pick].cand;
-        if (!twice) out[got++] = pick;
-    }
+    for (int i = 0; i < nr && got < k; i++) got = add_pick(t, op, s, rk[i].row, dmin, row, rd, out, got);
     free(d), free(w), free(score), free(rd), free(row), free(here), free(nearp), free(nearj), free(has), free(rk);
     return got;
 }

@@ -56,6 +56,9 @@ typedef struct dsp_table {
  * with NVRTC and are not dispatching themselves. -1 with e. */
 int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, dsp_table *t, tl_err *e);
 void dsp_free(dsp_table *t);
+/* The `device` line of a table's header (text, len) into out (n bytes, cut to fit): 1, or 0 when its
+ * header has none. Reads the header alone: a runner's note on the tables it carries costs no parse. */
+int dsp_header_device(const char *text, size_t len, char *out, size_t n);
 
 #define DSP_NEAR 2.0       /* how much farther than the nearest a measured problem still counts */
 #define DSP_SCALE 0.5      /* the distance over which its weight falls by e */

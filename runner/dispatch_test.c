@@ -1,6 +1,7 @@
 /* dispatch: tables parse with errors at TABLE:LINE; a problem gets the nearest row of its dtype and
  * layouts whose rung takes it; `tuned` cases run what the table picked, and the pick is part of the
- * case's identity; `table:` reads a file of the experiment's folder only. */
+ * case's identity; `table:` reads a file of the experiment's folder only, or one the runner carries
+ * (`tilelab:sgemm/tuned_h200.table`); a run on a GPU other than its table's says so. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "runner/compile.h"
 #include "runner/dispatch.h"
 #include "runner/plan.h"
+#include "runner/report.h"
 #include "runner/testutil.h"
 
 static const reg_op *sgemm(void)
@@ -699,6 +701,13 @@ static int check_config_errors(void)
         {"[{name: tuned, table: none.table}]", "none.table"},
         {"[{name: hopper, table: my.table}]", "table: belongs to a dispatching variant; hopper is not one"},
         {"[{name: tuned, table: [a]}]", "variants[0].table"},
+        /* A table the runner carries, by name: only its op's .table files, and the error lists them. */
+        {"[{name: tuned, table: \"tilelab:sgemm/none.table\"}]",
+         "t.yaml:5:33: variants[0].table: this runner carries no table kernels/sgemm/none.table (tilelab:sgemm/tuned_h100.table"},
+        {"[{name: tuned, table: tilelab:sgemm/10_warptile.cu}]",
+         "variants[0].table: 'tilelab:sgemm/10_warptile.cu' names no table this runner carries for op sgemm ("},
+        {"[{name: tuned, table: tilelab:reduce/x.table}]", "names no table this runner carries for op sgemm"},
+        {"[{name: tuned, table: \"tilelab:sgemm/../sgemm/tuned_h100.table\"}]", "this runner carries no table"},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++, n++) {
@@ -740,6 +749,98 @@ static int check_default_table(void)
     return 2;
 }
 
+/* The tables the runner carries (kernels/OP/ *.table): each parses for its op, names its device in its
+ * header (dsp_header_device reads the same as the parse), and `table: tilelab:OP/NAME.table` runs it. */
+static int check_carried_tables(void)
+{
+    int n = 0, tables = 0;
+    for (int i = 0; i < reg_nsources; i++) {
+        const reg_source *r = &reg_sources[i];
+        size_t len = strlen(r->path);
+        if (len < 6 || strcmp(r->path + len - 6, ".table")) continue;
+        tables++;
+        char op[32], device[256];
+        snprintf(op, sizeof op, "%.*s", (int)strcspn(r->path, "/"), r->path);
+        dsp_table t;
+        tl_err e;
+        int rc = dsp_parse(reg_find_op(op), r->path, r->text, r->len, &t, &e);
+        CHECK(rc == 0, "%s: %s", r->path, e.msg);
+        n++;
+        if (rc) continue;
+        CHECK(dsp_header_device(r->text, r->len, device, sizeof device) && t.device[0] && !strcmp(device, t.device),
+              "%s: header device '%s', parsed '%s'", r->path, device, t.device);
+        n++;
+        char *yaml = tl_xasprintf("name: t\nop: %s\nseed: 1\nsizes: {mnk: 4096}\n"
+                                  "variants: [{name: tuned, table: \"tilelab:%s\"}]\n", op, r->path);
+        tl_experiment x;
+        tl_plan p;
+        plan_limits lim = {0};
+        char *where = tl_xasprintf("(kernels/%s:", r->path);
+        if (config_parse("t.yaml", yaml, strlen(yaml), &x, &e) || plan_expand(&x, &lim, &p, &e)) {
+            CHECK(0, "%s: %s", r->path, e.msg);
+        } else {
+            CHECK(!p.cases[0].skipped && strstr(p.cases[0].dispatch, where) && !strcmp(x.variants[0].table->device, device),
+                  "%s: 4096^3 ran '%s'", r->path, p.cases[0].dispatch ? p.cases[0].dispatch : p.cases[0].reason);
+            plan_free(&p);
+            config_free(&x);
+        }
+        n++;
+        free(where), free(yaml);
+        dsp_free(&t);
+    }
+    CHECK(tables >= 2, "the runner carries %d tables (tuned_h100, tuned_h200)", tables);
+    char device[64];
+    static const char *late = "op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper -\ndevice X\n";
+    CHECK(!dsp_header_device(late, strlen(late), device, sizeof device), "a device line after the rows: '%s'", device);
+    static const char *cut = "# c\nop sgemm\n  device   NVIDIA H200 with a long name\r\nsms 132\n";
+    CHECK(dsp_header_device(cut, strlen(cut), device, 12) && !strcmp(device, "NVIDIA H200"), "cut to fit: '%s'", device);
+    return n + 3;
+}
+
+/* A run on a GPU other than its table's says so at its start and names the table the runner carries for
+ * that GPU; on the table's own GPU, or on the host, nothing. */
+static int check_table_device_note(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\nvariants: [tuned, cublas]\n";
+    tl_experiment x;
+    tl_plan p;
+    tl_err e;
+    plan_limits lim = {0};
+    if (config_parse("t.yaml", yaml, strlen(yaml), &x, &e) || plan_expand(&x, &lim, &p, &e)) {
+        CHECK(0, "%s", e.msg);
+        return 1;
+    }
+    static const struct {
+        int have_gpu;
+        const char *gpu, *want;
+    } runs[] = {
+        {1, "NVIDIA H200", "tilelab: note: tuned's table kernels/sgemm/tuned_h100.table was measured on NVIDIA H100 80GB "
+                           "HBM3, this GPU is NVIDIA H200; this runner carries one measured on it: {name: tuned, table: "
+                           "tilelab:sgemm/tuned_h200.table}\n"},
+        {1, "NVIDIA B200", "this GPU is NVIDIA B200; for picks measured here, run the op's tuning experiment"},
+        {1, "NVIDIA H100 80GB HBM3", NULL},
+        {0, "", NULL},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++, n++) {
+        env_info env;
+        memset(&env, 0, sizeof env);
+        env.have_gpu = runs[i].have_gpu;
+        snprintf(env.gpu_name, sizeof env.gpu_name, "%s", runs[i].gpu);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        report_header(f, &x, &p, &env, "out.h5");
+        fclose(f);
+        CHECK(runs[i].want ? strstr(buf, runs[i].want) != NULL : strstr(buf, "note") == NULL, "on '%s':\n%s",
+              runs[i].gpu, buf);
+        free(buf);
+    }
+    plan_free(&p);
+    config_free(&x);
+    return n;
+}
+
 int main(void)
 {
     int total = 0;
@@ -761,5 +862,7 @@ int main(void)
     total += check_collect_args();
     total += check_config_errors();
     total += check_default_table();
+    total += check_carried_tables();
+    total += check_table_device_note();
     return TEST_REPORT(total);
 }

@@ -1,5 +1,6 @@
 #include "runner/registry.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const reg_op *reg_find_op(const char *name)
@@ -51,6 +52,20 @@ const char *const reg_dist_names[] = {"uniform", "normal", "int"};
 const char *reg_target_name(reg_kind k)
 {
     return k == REG_HOST ? "host" : "cuda";
+}
+
+void reg_list_tables(const char *op, char *out, size_t n)
+{
+    size_t nop = strlen(op), used = 0;
+    out[0] = 0;
+    for (int i = 0; i < reg_nsources && used + 1 < n; i++) {
+        const char *p = reg_sources[i].path;
+        size_t len = strlen(p);
+        if (strncmp(p, op, nop) || p[nop] != '/' || len < 6 || strcmp(p + len - 6, ".table")) continue;
+        int w = snprintf(out + used, n - used, "%s" TILELAB_TABLE_PREFIX "%s", used ? ", " : "", p);
+        used = w < 0 || (size_t)w >= n - used ? n - 1 : used + (size_t)w;
+    }
+    if (!out[0]) snprintf(out, n, "none");
 }
 
 const reg_source *reg_find_source(const char *path)

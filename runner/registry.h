@@ -240,5 +240,10 @@ typedef struct {
 extern const reg_source reg_sources[];
 extern const int reg_nsources;
 const reg_source *reg_find_source(const char *path);
+/* `table: tilelab:sgemm/tuned_h200.table`: a table the runner carries, named in a YAML. */
+#define TILELAB_TABLE_PREFIX "tilelab:"
+/* The tables this runner carries for op (kernels/OP/ *.table), as "tilelab:OP/A.table, tilelab:OP/B.table"
+ * ("none" without), cut to fit n bytes. */
+void reg_list_tables(const char *op, char *out, size_t n);
 
 #endif

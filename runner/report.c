@@ -128,10 +128,41 @@ void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl
     free(done);
 }
 
+/* A dispatching variant whose table was measured on another GPU than the one it runs on: a note that
+ * says so and names the table this runner carries for this GPU, if it has one (`table: tilelab:...`).
+ * The table stays what the experiment says: a YAML's cases are the same on every machine. */
+static void report_table_device(FILE *f, const tl_experiment *x, const env_info *env)
+{
+    for (int v = 0; env->have_gpu && v < x->nvariants; v++) {
+        const dsp_table *t = x->variants[v].table;
+        if (!t || !t->device[0] || !strcmp(t->device, env->gpu_name)) continue;
+        const char *mine = NULL;
+        size_t nop = strlen(x->op->name);
+        for (int i = 0; i < reg_nsources && !mine; i++) {
+            const reg_source *r = &reg_sources[i];
+            size_t len = strlen(r->path);
+            char device[256];
+            if (!strncmp(r->path, x->op->name, nop) && r->path[nop] == '/' && len > 6 &&
+                !strcmp(r->path + len - 6, ".table") && dsp_header_device(r->text, r->len, device, sizeof device) &&
+                !strcmp(device, env->gpu_name))
+                mine = r->path;
+        }
+        fprintf(f, "tilelab: note: %s's table %s was measured on %s, this GPU is %s", x->variants[v].v->name, t->name,
+                t->device, env->gpu_name);
+        if (mine)
+            fprintf(f, "; this runner carries one measured on it: {name: %s, table: " TILELAB_TABLE_PREFIX "%s}\n",
+                    x->variants[v].v->name, mine);
+        else
+            fprintf(f, "; for picks measured here, run the op's tuning experiment and analysis/dispatch_table.py "
+                       "(README, `tuned`)\n");
+    }
+}
+
 void report_header(FILE *f, const tl_experiment *x, const tl_plan *p, const env_info *env, const char *out_path)
 {
     fprintf(f, "tilelab: %s (%s): %d cases on %s\n", x->name, x->path, p->ncases,
             env->have_gpu ? env->gpu_name : "the host");
+    report_table_device(f, x, env);
     fprintf(f, "tilelab: writing %s\n", out_path);
 }
 

@@ -26,12 +26,19 @@ runs each experiment on several GPUs of the machine at once (the runner's --devi
 cuBLAS's among them, run on one GPU, so each ratio is still one GPU's. --resume (with --out) goes on from
 the result files in DIR (the runner's --resume: only the cases a file lacks run), so that a check killed or
 cut off, e.g. by a time limit on the GPU machine, is finished by the same command again.
+`tuned` runs the table the runner carries for the GPU the check runs on (the one whose `device` line is
+the GPU's name, nvidia-smi's, e.g. kernels/sgemm/tuned_h200.table on an H200): the experiments that have
+`tuned` run from copies in DIR/yaml/ that name it (`table: tilelab:sgemm/...`); --table names another
+(tilelab:sgemm/NAME.table), or `default` for the registry's (the H100's) everywhere.
 
 usage: gpu_sgemm_check.py [RUNNER] [--out DIR [--resume]] [--tune] [--md FILE] [--devices all|0,2,...]
+                          [--table auto|default|tilelab:sgemm/NAME.table]
 """
 import argparse
+import glob
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -161,6 +168,50 @@ def tensor_core_accuracy(files):
             for err, name, c in x3 if err > X3_ERR_BAR]
 
 
+def gpu_name(devices):
+    """The name of the first GPU the check runs on (nvidia-smi's), or "" where it cannot tell."""
+    first = "0" if devices in (None, "all") else devices.split(",")[0]
+    try:
+        p = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", first],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return p.stdout.strip() if p.returncode == 0 else ""
+
+
+def carried_table(root, name):
+    """tilelab:sgemm/X.table for the table under kernels/sgemm/ whose header's device line is name, or None."""
+    for path in sorted(glob.glob(os.path.join(root, "kernels", "sgemm", "*.table"))):
+        with open(path) as f:
+            for line in f:
+                if line.startswith("device "):
+                    if line[len("device "):].strip() == name:
+                        return "tilelab:sgemm/" + os.path.basename(path)
+                    break
+                if not (line.startswith("#") or line.split(" ", 1)[0] in ("op", "sms", "measured")):
+                    break
+    return None
+
+
+TUNED_ITEM = re.compile(r"(?m)^(\s*-\s+)tuned(\s*(#.*)?)$")  # `  - tuned  # ...`
+TUNED_FLOW = re.compile(r"(variants:\s*\[\s*)tuned(\s*[,\]])")  # `variants: [tuned, cublas]`
+
+
+def with_table(yaml, table, out):
+    """yaml itself where it has no bare `tuned`, else a copy in OUT/yaml/ whose `tuned` names table."""
+    with open(yaml) as f:
+        text = f.read()
+    entry = "{name: tuned, table: \"%s\"}" % table
+    new = TUNED_FLOW.sub(lambda m: m.group(1) + entry + m.group(2), TUNED_ITEM.sub(lambda m: m.group(1) + entry + m.group(2), text))
+    if new == text:  # (a `tuned` that names a table of its own keeps it: main's check of what ran says so)
+        return yaml
+    os.makedirs(os.path.join(out, "yaml"), exist_ok=True)
+    copy = os.path.join(out, "yaml", os.path.basename(yaml))
+    with open(copy, "w") as f:
+        f.write(new)
+    return copy
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -170,12 +221,25 @@ def main():
     ap.add_argument("--md", default=None)
     ap.add_argument("--devices", default=None, help="the runner's --devices: all, or GPU ordinals as 0,2")
     ap.add_argument("--resume", action="store_true", help="with --out: go on from the result files there")
+    ap.add_argument("--table", default="auto", help="tuned's table: auto (the one the runner carries for this GPU), "
+                    "default (the registry's), or tilelab:sgemm/NAME.table")
     args = ap.parse_args()
     if args.resume and not args.out:
         ap.error("--resume needs --out (the folder whose result files it goes on from)")
     out = args.out or tempfile.mkdtemp(prefix="tilelab-sgemm-")
     os.makedirs(out, exist_ok=True)
-    exp = lambda n: os.path.join(root, "experiments", n)
+    table = args.table
+    if table == "auto":
+        name = gpu_name(args.devices)
+        table = carried_table(root, name) if name else None
+        print("tuned's table: %s (%s)" % (table or "the registry's", "the one measured on this GPU, %s" % name if table
+              else "none carried for %s" % (name or "this GPU: nvidia-smi did not name it")))
+    elif table == "default":
+        table = None
+    elif not re.fullmatch(r"tilelab:sgemm/[\w.-]+\.table", table):
+        ap.error("--table: auto, default or tilelab:sgemm/NAME.table, not '%s'" % table)
+    exp = lambda n: with_table(os.path.join(root, "experiments", n), table, out) if table else \
+        os.path.join(root, "experiments", n)
     fails = []
     files = {}
     for name in ["sgemm_odd", "sgemm_ladder", "sgemm_layouts", "sgemm_shapes", "sgemm_random", "sgemm_tldg",
@@ -183,6 +247,10 @@ def main():
             ["sgemm_tune"] if args.tune else []):
         files[name] = run(args.runner, exp(name + ".yaml"), out, args.devices, args.resume)
         for c in cases(files[name]):
+            if table and c["variant"] == "tuned" and c["status"] == "ok" and \
+                    "(kernels/%s:" % table[len("tilelab:"):] not in c.get("dispatch", ""):
+                fails.append("%s: tuned %s %s ran %s, not a row of %s" % (name, c["sizes"], c["layouts"],
+                                                                       c.get("dispatch", "?"), table))
             if c["status"] != "ok" and not (name == "sgemm_tune" and c["status"] == "skipped") and not planned_skip(c):
                 fails.append("%s: %s %s %s %s: %s %s" % (name, c["variant"], c["params"], c["sizes"], c["layouts"],
                                                          c["status"], c["reason"][:160]))

@@ -1686,7 +1686,8 @@ static const reg_variant sgemm_variants[] = {
      .kind = REG_NVRTC, .source = "sgemm/25_cute_pipeline.cu", .entry = "sgemm_cute_pipeline", .params = p25,
      .nparams = NPARAMS(p25), .constraints = "as cute_threads_bk", .check = check24, .geometry = geometry24},
     {.name = "tuned", .summary = "dispatches: per problem, the rung and params that a table measured on the device "
-                                 "picks (runner/dispatch.h; `table:` names another), the fastest of the candidates it "
+                                 "picks (runner/dispatch.h; `table:` names another: a file of the experiment's folder, or one the "
+                                 "runner carries, tilelab:sgemm/tuned_h200.table), the fastest of the candidates it "
                                  "ranks first, timed on the problem (`trials:`, default 8; 1: the table's pick)",
      .kind = REG_NVRTC, .table = "sgemm/tuned_h100.table", .dtypes = ALL_DTYPES,
      .constraints = "those of the rung the table picks; a problem no rung of the table takes is skipped"},

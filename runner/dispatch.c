@@ -346,6 +346,16 @@ static int add_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, int
     return got + 1;
 }
 
+/* Problems p[0 .. n) (their first rows) by their distance d[p], nearest first; ties in table order. */
+static void sort_by_distance(int *p, int n, const double *d)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && (d[p[j]] < d[p[j - 1]] || (d[p[j]] == d[p[j - 1]] && p[j] < p[j - 1])); j--) {
+            int x = p[j];
+            p[j] = p[j - 1], p[j - 1] = x;
+        }
+}
+
 /* The k best candidates among the rows with use[i] (spec's dtype and maybe layouts), best first, as their
  * rows into out (each after the op's switches, no candidate twice): their count, 0 when no row's rung
  * takes spec. */
@@ -407,8 +417,31 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
         rk[nr++] = (ranked){DSP_REL_ABSENT + score[c] / wc, rd[c], row[c], c};
     }
     qsort(rk, (size_t)nr, sizeof *rk, by_rank);
-    int got = 0;
+    /* With trials (k >= 4), k / DSP_WINNERS_PER of the k places go to what won outright at the nearest measured problems
+     * (their fastest row whose rung takes spec, nearest first): a consensus over the neighbours can rank
+     * low a candidate that was far the fastest at the nearest of them (tf32x3 at 16384 x 24 x 2048, asked
+     * about 32768 x 24 x 2048, behind a dozen skinny rows that did well everywhere). */
+    int got = 0, winners = k >= 4 ? k / DSP_WINNERS_PER : 0;
+    for (int i = 0; i < nr && got < k - winners; i++) got = add_pick(t, op, s, rk[i].row, dmin, row, rd, out, got);
+    int *order = tl_xcalloc((size_t)nnear + 1, sizeof *order);
+    for (int j = 0; j < nnear; j++) order[j] = nearp[j];
+    sort_by_distance(order, nnear, d);
+    for (int j = 0; j < nnear && winners > 0 && got < k; j++) {
+        int best = -1;
+        for (int i = order[j]; i < n && t->rows[i].prob == order[j]; i++) {
+            char no[256];
+            const dsp_row *r = &t->rows[i];
+            if (use[i] && (!r->v->check || r->v->check(r->params, s, no, sizeof no)) &&
+                (best < 0 || r->rel < t->rows[best].rel))
+                best = i;
+        }
+        if (best < 0) continue;
+        int had = got;
+        got = add_pick(t, op, s, row[t->rows[best].cand], dmin, row, rd, out, got);
+        winners -= got > had;
+    }
     for (int i = 0; i < nr && got < k; i++) got = add_pick(t, op, s, rk[i].row, dmin, row, rd, out, got);
+    free(order);
     free(d), free(w), free(score), free(rd), free(row), free(here), free(nearp), free(nearj), free(has), free(rk);
     return got;
 }

@@ -63,6 +63,7 @@ int dsp_header_device(const char *text, size_t len, char *out, size_t n);
 #define DSP_NEAR 2.0       /* how much farther than the nearest a measured problem still counts */
 #define DSP_SCALE 0.5      /* the distance over which its weight falls by e */
 #define DSP_REL_ABSENT 2.0 /* a candidate's rel at a problem that has no row of it */
+#define DSP_WINNERS_PER 2  /* with trials k >= 4, k / 2 of them: the nearest problems' own fastest */
 /* A problem where a candidate has no row and the op's overhead model puts it at more than this many
  * times its overhead on the problem asked about is left out of its mean (tuned_h100.table, each problem
  * left out and predicted from the others: 1.047 -> 1.042 x the fastest, the 128 held-out problems

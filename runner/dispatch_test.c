@@ -183,6 +183,48 @@ static int check_consensus(void)
     return 9;
 }
 
+/* With trials (k >= 4), half the places go to the nearest measured problems' own fastest: naive, far
+ * the fastest at the nearest problem and too slow for a row at the two others as near, ranks last by the
+ * neighbours' vote but is tried; the first pick, and fewer than 4 trials, stay the vote's. */
+static const char *WINNERS =
+    "op sgemm\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 naive - rel=1\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 hopper - rel=1.3\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 warptile - rel=1.31\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 cute_pipeline - rel=1.32\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 packed - rel=1.33\n"
+    "m=3840,n=3840,k=4096 a=row,b=row f32 hopper - rel=1\n"
+    "m=3840,n=3840,k=4096 a=row,b=row f32 warptile - rel=1.01\n"
+    "m=3840,n=3840,k=4096 a=row,b=row f32 cute_pipeline - rel=1.02\n"
+    "m=3840,n=3840,k=4096 a=row,b=row f32 packed - rel=1.03\n"
+    "m=4160,n=4160,k=4096 a=row,b=row f32 hopper - rel=1\n"
+    "m=4160,n=4160,k=4096 a=row,b=row f32 warptile - rel=1.01\n"
+    "m=4160,n=4160,k=4096 a=row,b=row f32 cute_pipeline - rel=1.02\n"
+    "m=4160,n=4160,k=4096 a=row,b=row f32 packed - rel=1.03\n";
+
+static int check_winners(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(WINNERS, &t)) return 1;
+    reg_spec s = {.dims = {4000, 4000, 4096}, .layouts = {0, 0}, .dtype = 0};
+    int rows[8], got[9] = {0};
+    const char *names[9] = {0};
+    for (int k = 1; k <= 8; k++) {
+        int n = dsp_rank(&t, sgemm(), &s, k, rows, why, sizeof why);
+        got[k] = 0;
+        for (int i = 0; i < n; i++) got[k] |= !strcmp(t.rows[rows[i]].v->name, "naive");
+        names[k] = n > 0 ? t.rows[rows[0]].v->name : "(none)";
+        if (k == 4) CHECK(n == 4 && rows[2] == 0, "k 4: %d ranked, the third row %d (naive's: 0)", n, n > 2 ? rows[2] : -1);
+    }
+    CHECK(!strcmp(names[1], "hopper") && !got[1] && !got[2] && !got[3], "the vote: %s first; naive tried at 1 - 3: %d %d %d",
+          names[1], got[1], got[2], got[3]);
+    CHECK(got[4] && got[8] && !strcmp(names[4], "hopper"), "naive tried at 4 and 8: %d %d; first %s", got[4], got[8],
+          names[4]);
+    dsp_free(&t);
+    return 3;
+}
+
 /* A table's picks on another table's problems (runner table-check --against): each held-out problem gets
  * what the table picks for it, and that candidate's rel in the held-out table; 0 where the held-out
  * table has no row of it. */
@@ -847,6 +889,7 @@ int main(void)
     total += check_parse_errors();
     total += check_pick();
     total += check_consensus();
+    total += check_winners();
     total += check_against();
     total += check_rank();
     total += check_refused();

@@ -1,10 +1,22 @@
 #include "runner/compile.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+int compile_default_threads(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) cpus = CPU_COUNT(&set);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double by_memory = pages > 0 && page > 0 ? (double)pages * (double)page / COMPILE_BYTES_A_THREAD : (double)cpus;
+    double n = (double)cpus < by_memory ? (double)cpus : by_memory;
+    return n < 1 ? 1 : n > COMPILE_MAX_THREADS ? COMPILE_MAX_THREADS : (int)n;
+}
 
 /* Sizes do not change the code: a kernel is its variant, params, layouts, dtype and the op's hints of which
  * args are 0 (reg_arg.nonzero_macro: sgemm's beta), which may differ between experiments compiled together. */

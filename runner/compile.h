@@ -28,6 +28,14 @@ void compile_list_free(compile_list *l);
  * prints one "FAILED ..." paragraph per failure to log; returns how many failed. */
 int compile_run(const compile_list *l, int arch, int jobs, const char *cache, jit_memo *memo, FILE *log);
 
+/* How many threads compile ahead by default (run's --compile-jobs): the CPUs this process may use (its
+ * affinity: a Slurm task's share, not the node's), at most one a COMPILE_BYTES_A_THREAD of the machine's
+ * memory (NVRTC on a CuTe kernel takes some hundreds of MB) and COMPILE_MAX_THREADS; at least 1. A
+ * --devices run deals them over its workers. */
+#define COMPILE_BYTES_A_THREAD (2.0 * (1 << 30))
+#define COMPILE_MAX_THREADS 256
+int compile_default_threads(void);
+
 /* Compiling ahead, while the cases run: `threads` threads take the list's kernels in order and
  * compile them into memo (the cases then find them there, or wait for the one a thread is
  * compiling). A kernel that fails is left out: its case compiles it again and reports the error. The

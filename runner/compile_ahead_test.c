@@ -3,8 +3,10 @@
  * fresh compile makes.
  * usage (Bazel passes it): compile_ahead_test EXPERIMENT.yaml */
 #include <dirent.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner/compile.h"
 #include "runner/config.h"
@@ -109,6 +111,34 @@ static int failure_checks(const tl_experiment *x, const tl_plan *p)
     return total;
 }
 
+/* The default count of threads follows the CPUs this process may use (a Slurm task's share, not the
+ * node's): one CPU allowed, one thread; all of them, more where the machine has more than one. */
+static int check_default_threads(void)
+{
+    cpu_set_t all, one;
+    if (sched_getaffinity(0, sizeof all, &all) != 0) {
+        CHECK(0, "sched_getaffinity failed");
+        return 1;
+    }
+    int first = 0;
+    while (!CPU_ISSET(first, &all)) first++;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    int total = 0, n = compile_default_threads();
+    total++;
+    CHECK(n >= 1 && n <= CPU_COUNT(&all) && n <= COMPILE_MAX_THREADS, "%d threads for %d CPUs", n, CPU_COUNT(&all));
+    if (sched_setaffinity(0, sizeof one, &one) == 0) {
+        int pinned = compile_default_threads();
+        sched_setaffinity(0, sizeof all, &all);
+        total++;
+        CHECK(pinned == 1, "one CPU allowed: %d threads", pinned);
+        total++;
+        CHECK(CPU_COUNT(&all) == 1 || n > 1 || sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) < 2 * COMPILE_BYTES_A_THREAD,
+              "%d CPUs allowed: %d threads, as with one", CPU_COUNT(&all), n);
+    }
+    return total;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -119,7 +149,7 @@ int main(int argc, char **argv)
     tl_plan p = {0};
     tl_err e;
     plan_limits lim = {0};
-    int total = 0;
+    int total = check_default_threads();
     if (config_load(argv[1], &x, &e) || plan_expand(&x, &lim, &p, &e)) {
         fprintf(stderr, "%s\n", e.msg);
         return 1;

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runner/compile.h"
 #include "runner/h5in.h"
 #include "runner/h5out.h"
 #include "runner/merge.h"
@@ -408,11 +409,7 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
         for (int k = 0; k < nw; k++)
             fprintf(stderr, "  %s: %d cases, expected %.1f s\n", ws[k].label, ws[k].ncases, ws[k].cost);
     }
-    int jobs = o->compile_jobs;
-    if (jobs < 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = cpus < 1 ? 1 : cpus > 16 ? 16 : (int)cpus;
-    }
+    int jobs = o->compile_jobs < 0 ? compile_default_threads() : o->compile_jobs;
     int started = 0;
     for (int k = 0; k < nw; k++) {
         worker *w = &ws[k];

@@ -99,7 +99,8 @@ static const char usage[] =
     "                        the last case written; after a kernel fault that loses the CUDA\n"
     "                        context, the runner restarts itself this way\n"
     "  --compile-jobs N      threads that compile the run's kernels ahead while the first cases\n"
-    "                        run (default: the CPUs, at most 16; 0: each case compiles its own)\n"
+    "                        run (default: the CPUs it may use, one a 2 GiB of memory; with\n"
+    "                        --devices, dealt over the workers; 0: each case compiles its own)\n"
     "  --devices all|0,2,3   run on several GPUs of this machine at once: a worker process per GPU\n"
     "                        (each case on one GPU, a problem's cases together, shares balanced by\n"
     "                        expected time), their files in FILE.parts/ merged into FILE at the end;\n"
@@ -633,11 +634,7 @@ static int precompile(const run_opts *o, const tl_experiment *x, const tl_plan *
 static compile_ahead *start_ahead(const run_opts *o, const tl_experiment *x, const tl_plan *p, const run_share *sh,
                                   const env_info *env, exec_ctx *ex)
 {
-    int jobs = o->compile_jobs;
-    if (jobs < 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = cpus < 1 ? 1 : cpus > 16 ? 16 : (int)cpus;
-    }
+    int jobs = o->compile_jobs < 0 ? compile_default_threads() : o->compile_jobs;
     compile_list l = {0};
     compile_collect(x, p, sh->todo, 0, &l);
     return compile_ahead_start(&l, env->cc_major * 10 + env->cc_minor, ex->cache_dir, &ex->memo, jobs);

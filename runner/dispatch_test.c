@@ -767,6 +767,16 @@ static int check_config_errors(void)
     return n;
 }
 
+/* yaml parsed and planned into x and p, or a failed check: 0 when they were made. */
+static int parse_or_fail(const char *yaml, tl_experiment *x, tl_plan *p)
+{
+    tl_err e;
+    plan_limits lim = {0};
+    if (config_parse("t.yaml", yaml, strlen(yaml), x, &e) == 0 && plan_expand(x, &lim, p, &e) == 0) return 0;
+    CHECK(0, "%s", e.msg);
+    return -1;
+}
+
 /* The registry's own table (kernels/sgemm/tuned_h100.table) parses, and `tuned` without `table:`
  * uses it. */
 static int check_default_table(void)
@@ -774,12 +784,7 @@ static int check_default_table(void)
     static const char *yaml = "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\nvariants: [tuned]\n";
     tl_experiment x;
     tl_plan p;
-    tl_err e;
-    plan_limits lim = {0};
-    if (config_parse("t.yaml", yaml, strlen(yaml), &x, &e) || plan_expand(&x, &lim, &p, &e)) {
-        CHECK(0, "%s", e.msg);
-        return 1;
-    }
+    if (parse_or_fail(yaml, &x, &p)) return 1;
     CHECK(!p.cases[0].skipped && p.cases[0].run != p.cases[0].variant &&
               strstr(p.cases[0].dispatch, "(kernels/sgemm/tuned_h100.table:"),
           "4096^3: %s", p.cases[0].dispatch ? p.cases[0].dispatch : p.cases[0].reason);
@@ -846,12 +851,7 @@ static int check_table_device_note(void)
     static const char *yaml = "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\nvariants: [tuned, cublas]\n";
     tl_experiment x;
     tl_plan p;
-    tl_err e;
-    plan_limits lim = {0};
-    if (config_parse("t.yaml", yaml, strlen(yaml), &x, &e) || plan_expand(&x, &lim, &p, &e)) {
-        CHECK(0, "%s", e.msg);
-        return 1;
-    }
+    if (parse_or_fail(yaml, &x, &p)) return 1;
     static const struct {
         int have_gpu;
         const char *gpu, *want;

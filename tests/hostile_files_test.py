@@ -188,6 +188,9 @@ ROWS = [
     ("source_damaged", edit(lambda f: plant_source(f, b"__global__ void k() {}\n", "0" * 64)),
      "its bytes hash to"),
     ("source_missing", case_attr("sources", "experiment:kernels/k.cu " + "1" * 64), "is not in /sources"),
+    # /sources as a dataset of a million bytes: refused before its "names" are listed (analysis read them).
+    ("sources_not_a_group", edit(lambda f: f.create_dataset("sources", data=np.zeros(1 << 20, dtype=np.uint8))),
+     "/sources"),
     ("phase_negative", case_attr("t_timed_s", -1.0), "t_timed_s is not a number of seconds"),
     ("phase_text", case_attr("t_compile_s", "fast"), "t_compile_s is not a number of seconds"),
     ("cutlass_version_int", case_attr("cutlass_version", np.int64(4)), "cutlass_version is not a version string"),
@@ -208,7 +211,7 @@ ROWS = [
 ]
 TRUNCATIONS = (512, 2048, 0.5, -1024, -8)
 # Where analysis words it otherwise than the runner (the rows' third field).
-ANALYSIS_SAYS = {"source_damaged": "its bytes do not hash to its name"}
+ANALYSIS_SAYS = {"source_damaged": "its bytes do not hash to its name", "sources_not_a_group": "/sources is not a group"}
 
 
 class HostileFiles(unittest.TestCase):

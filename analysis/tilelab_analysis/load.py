@@ -186,6 +186,8 @@ def _check_summary(path, f, cases, names):
 def _check_sources(path, f, attrs, part=(0, 1)):
     """tilelab/1.2: /sources/<sha256> hold bytes that hash to their names; every case's files are there.
     attrs: the cases of this part of the file (_part), which also hashes its share of /sources."""
+    if "sources" in f and not isinstance(f["sources"], h5py.Group):
+        raise SchemaError("%s: /sources is not a group" % path)
     names = sorted(f["sources"]) if "sources" in f else []
     for sha in _part(names, part):
         d = f["sources"][sha]

@@ -493,8 +493,7 @@ static int load_table(cfg_ctx *c, yaml_node_t *node, const char *field, cfg_vari
     if (node && !strncmp(path, TILELAB_TABLE_PREFIX, strlen(TILELAB_TABLE_PREFIX))) {
         origin = SRC_TILELAB;
         path += strlen(TILELAB_TABLE_PREFIX);
-        size_t n = strlen(path), nop = strlen(x->op->name);
-        if (n < 6 || strcmp(path + n - 6, ".table") || strncmp(path, x->op->name, nop) || path[nop] != '/') {
+        if (!reg_is_table_of(path, x->op->name)) {
             char list[1024];
             reg_list_tables(x->op->name, list, sizeof list);
             return fail_at(c, node, f2, "'%s' names no table this runner carries for op %s (%s)", scalar(node),

@@ -54,14 +54,19 @@ const char *reg_target_name(reg_kind k)
     return k == REG_HOST ? "host" : "cuda";
 }
 
+int reg_is_table_of(const char *path, const char *op)
+{
+    size_t len = strlen(path), nop = strlen(op);
+    return len > nop + 7 && !strncmp(path, op, nop) && path[nop] == '/' && !strcmp(path + len - 6, ".table");
+}
+
 void reg_list_tables(const char *op, char *out, size_t n)
 {
-    size_t nop = strlen(op), used = 0;
+    size_t used = 0;
     out[0] = 0;
     for (int i = 0; i < reg_nsources && used + 1 < n; i++) {
         const char *p = reg_sources[i].path;
-        size_t len = strlen(p);
-        if (strncmp(p, op, nop) || p[nop] != '/' || len < 6 || strcmp(p + len - 6, ".table")) continue;
+        if (!reg_is_table_of(p, op)) continue;
         int w = snprintf(out + used, n - used, "%s" TILELAB_TABLE_PREFIX "%s", used ? ", " : "", p);
         used = w < 0 || (size_t)w >= n - used ? n - 1 : used + (size_t)w;
     }

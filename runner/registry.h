@@ -245,5 +245,7 @@ const reg_source *reg_find_source(const char *path);
 /* The tables this runner carries for op (kernels/OP/ *.table), as "tilelab:OP/A.table, tilelab:OP/B.table"
  * ("none" without), cut to fit n bytes. */
 void reg_list_tables(const char *op, char *out, size_t n);
+/* Whether path (under kernels/) is a table of op: OP/NAME.table. */
+int reg_is_table_of(const char *path, const char *op);
 
 #endif

@@ -137,13 +137,10 @@ static void report_table_device(FILE *f, const tl_experiment *x, const env_info 
         const dsp_table *t = x->variants[v].table;
         if (!t || !t->device[0] || !strcmp(t->device, env->gpu_name)) continue;
         const char *mine = NULL;
-        size_t nop = strlen(x->op->name);
         for (int i = 0; i < reg_nsources && !mine; i++) {
             const reg_source *r = &reg_sources[i];
-            size_t len = strlen(r->path);
             char device[256];
-            if (!strncmp(r->path, x->op->name, nop) && r->path[nop] == '/' && len > 6 &&
-                !strcmp(r->path + len - 6, ".table") && dsp_header_device(r->text, r->len, device, sizeof device) &&
+            if (reg_is_table_of(r->path, x->op->name) && dsp_header_device(r->text, r->len, device, sizeof device) &&
                 !strcmp(device, env->gpu_name))
                 mine = r->path;
         }

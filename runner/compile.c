@@ -1,4 +1,5 @@
 #include "runner/compile.h"
+#include "runner/jit_helper.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -94,6 +95,11 @@ int compile_run(const compile_list *l, int arch, int jobs, const char *cache, ji
 
 /* ---- ahead of the cases ----------------------------------------------------------------------- */
 
+typedef struct {
+    compile_ahead *pool;
+    jit_helper *helper; /* the process this thread's compiles run in; NULL: in this one */
+} ahead_thread;
+
 struct compile_ahead {
     compile_list list;
     int arch;
@@ -102,12 +108,14 @@ struct compile_ahead {
     pthread_mutex_t mu;
     int next, stop, done;
     pthread_t *threads;
+    ahead_thread *each;
     int nthreads;
 };
 
 static void *ahead_worker(void *arg)
 {
-    compile_ahead *a = arg;
+    ahead_thread *me = arg;
+    compile_ahead *a = me->pool;
     for (;;) {
         pthread_mutex_lock(&a->mu);
         int i = a->stop || a->next >= a->list.n ? -1 : a->next++;
@@ -117,7 +125,7 @@ static void *ahead_worker(void *arg)
         jit_cubin cb;
         tl_err e;
         jit_request_of_case(a->list.items[i].x, a->list.items[i].c, a->arch, &rq);
-        if (jit_compile(&rq, a->cache, a->memo, &cb, &e) == 0) {
+        if (jit_compile_in(&rq, a->cache, a->memo, me->helper, &cb, &e) == 0) {
             pthread_mutex_lock(&a->mu);
             a->done += !cb.cached;
             pthread_mutex_unlock(&a->mu);
@@ -126,7 +134,8 @@ static void *ahead_worker(void *arg)
     }
 }
 
-compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache, jit_memo *memo, int threads)
+compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache, jit_memo *memo, int threads,
+                                   int helpers)
 {
     if (threads < 1 || l->n == 0) {
         compile_list_free(l);
@@ -141,8 +150,16 @@ compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache,
     pthread_mutex_init(&a->mu, NULL);
     if (threads > a->list.n) threads = a->list.n;
     a->threads = tl_xcalloc((size_t)threads, sizeof *a->threads);
+    a->each = tl_xcalloc((size_t)threads, sizeof *a->each);
     for (int t = 0; t < threads; t++) {
-        if (pthread_create(&a->threads[a->nthreads], NULL, ahead_worker, a) != 0) break; /* fewer threads */
+        tl_err e;
+        ahead_thread *me = &a->each[a->nthreads];
+        me->pool = a;
+        me->helper = helpers ? jit_helper_start(&e) : NULL; /* (none: this thread compiles in the run's process) */
+        if (pthread_create(&a->threads[a->nthreads], NULL, ahead_worker, me) != 0) { /* fewer threads */
+            jit_helper_stop(me->helper);
+            break;
+        }
         a->nthreads++;
     }
     return a;
@@ -154,7 +171,10 @@ int compile_ahead_wait(compile_ahead *a)
     pthread_mutex_lock(&a->mu);
     a->stop = 1;
     pthread_mutex_unlock(&a->mu);
-    for (int t = 0; t < a->nthreads; t++) pthread_join(a->threads[t], NULL);
+    for (int t = 0; t < a->nthreads; t++) {
+        pthread_join(a->threads[t], NULL);
+        jit_helper_stop(a->each[t].helper);
+    }
     a->nthreads = 0; /* joined: a later wait or stop has none to join */
     return a->done;
 }
@@ -166,6 +186,7 @@ int compile_ahead_stop(compile_ahead *a)
     pthread_mutex_destroy(&a->mu);
     compile_list_free(&a->list);
     free(a->threads);
+    free(a->each);
     free(a->cache);
     free(a);
     return done;

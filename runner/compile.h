@@ -39,9 +39,13 @@ int compile_default_threads(void);
 /* Compiling ahead, while the cases run: `threads` threads take the list's kernels in order and
  * compile them into memo (the cases then find them there, or wait for the one a thread is
  * compiling). A kernel that fails is left out: its case compiles it again and reports the error. The
- * pool owns the list (l is emptied). NULL when there is nothing to compile or threads < 1. */
+ * pool owns the list (l is emptied). NULL when there is nothing to compile or threads < 1.
+ * helpers: each thread's NVRTC runs in a helper process of its own (jit_helper.h: in one process NVRTC
+ * compiles CuTe kernels one at a time); a thread whose helper cannot start, or ends, compiles in this
+ * process. Programs that pass it call jit_helper_main when started as JIT_HELPER_ARG. */
 typedef struct compile_ahead compile_ahead;
-compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache, jit_memo *memo, int threads);
+compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache, jit_memo *memo, int threads,
+                                   int helpers);
 /* Takes no more kernels and waits for those being compiled (a thread counts its compile only after its
  * cases may have read the cubin); how many NVRTC compiled in the threads. A case whose kernel a thread
  * compiled says it came from the cache: this count is what tells them apart. 0 for no pool. */

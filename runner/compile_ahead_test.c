@@ -4,13 +4,16 @@
  * usage (Bazel passes it): compile_ahead_test EXPERIMENT.yaml */
 #include <dirent.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "runner/compile.h"
 #include "runner/config.h"
 #include "runner/jit.h"
+#include "runner/jit_helper.h"
 #include "runner/plan.h"
 #include "runner/report.h"
 #include "runner/testutil.h"
@@ -111,6 +114,70 @@ static int failure_checks(const tl_experiment *x, const tl_plan *p)
     return total;
 }
 
+/* A helper process compiles what this process would, byte for byte, and fails as it would, with the same
+ * message; a helper that is gone (killed) leaves the compile to this process; a helper given no job, or a
+ * broken one, exits (0 and 1). */
+static int helper_checks(const tl_experiment *x, const tl_plan *p, const char *self)
+{
+    int total = 0;
+    const tl_case *c = NULL;
+    for (int i = 0; i < p->ncases && !c; i++)
+        if (p->cases[i].variant->kind == REG_NVRTC && !p->cases[i].skipped && !strcmp(p->cases[i].variant->name, "smem_tile"))
+            c = &p->cases[i];
+    total++;
+    CHECK(c != NULL, "the plan has no smem_tile case");
+    if (!c) return total;
+    jit_request rq;
+    jit_request_of_case(x, c, 90, &rq);
+    tl_err e;
+    jit_helper *h = jit_helper_start(&e);
+    total++;
+    CHECK(h != NULL && jit_helper_pid(h) > 0, "no helper: %s", e.msg);
+    jit_cubin here, there, after;
+    int rc1 = jit_compile(&rq, NULL, NULL, &here, &e), rc2 = jit_compile_in(&rq, NULL, NULL, h, &there, &e);
+    total += 2;
+    CHECK(rc1 == 0 && rc2 == 0 && here.cubin_len > 0, "compiles: here %d, in the helper %d: %s", rc1, rc2, e.msg);
+    CHECK(!strcmp(here.cubin_sha256, there.cubin_sha256) && !strcmp(here.options, there.options) && !there.cached,
+          "the helper's cubin differs from this process's");
+
+    long values[64];
+    int bs = -1;
+    for (int k = 0; k < rq.nparams && k < 64; k++) {
+        values[k] = rq.values[k];
+        if (!strcmp(rq.params[k].name, "BLOCKSIZE")) bs = k;
+    }
+    if (bs >= 0) {
+        values[bs] = 0;
+        jit_request bad = rq;
+        bad.values = values;
+        jit_cubin b1, b2;
+        tl_err e1, e2;
+        int f1 = jit_compile(&bad, NULL, NULL, &b1, &e1), f2 = jit_compile_in(&bad, NULL, NULL, h, &b2, &e2);
+        total++;
+        CHECK(f1 != 0 && f2 != 0 && !strcmp(e1.msg, e2.msg) && jit_helper_pid(h) > 0,
+              "a kernel that does not compile: here '%s', in the helper '%s'", e1.msg, e2.msg);
+    }
+    total++;
+    CHECK(bs >= 0, "smem_tile has no BLOCKSIZE");
+
+    if (h) kill(jit_helper_pid(h), SIGKILL);
+    int rc3 = jit_compile_in(&rq, NULL, NULL, h, &after, &e);
+    total += 2;
+    CHECK(rc3 == 0 && !strcmp(after.cubin_sha256, here.cubin_sha256), "after the helper was killed: %d %s", rc3, e.msg);
+    CHECK(jit_helper_pid(h) == 0, "a helper that is gone still has a process");
+    jit_helper_stop(h);
+    jit_cubin_free(&here), jit_cubin_free(&there), jit_cubin_free(&after);
+
+    char *none = tl_xasprintf("'%s' " JIT_HELPER_ARG " < /dev/null", self);
+    char *junk = tl_xasprintf("printf 'no job here' | '%s' " JIT_HELPER_ARG, self);
+    int st1 = system(none), st2 = system(junk);
+    total += 2;
+    CHECK(WIFEXITED(st1) && WEXITSTATUS(st1) == 0, "a helper given no job: status %d", st1);
+    CHECK(WIFEXITED(st2) && WEXITSTATUS(st2) == 1, "a helper given a broken job: status %d", st2);
+    free(none), free(junk);
+    return total;
+}
+
 /* The default count of threads follows the CPUs this process may use (a Slurm task's share, not the
  * node's): one CPU allowed, one thread; all of them, more where the machine has more than one. */
 static int check_default_threads(void)
@@ -141,6 +208,7 @@ static int check_default_threads(void)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], JIT_HELPER_ARG)) return jit_helper_main(); /* the pools' helpers */
     if (argc != 2) {
         fprintf(stderr, "usage: compile_ahead_test EXPERIMENT.yaml\n");
         return 2;
@@ -163,7 +231,7 @@ int main(int argc, char **argv)
     /* The cases, in plan order, ask while four threads compile: no disk cache, so every cubin comes
      * from NVRTC once, in a thread or here. */
     jit_memo memo = {0};
-    compile_ahead *a = compile_ahead_start(&l, 90, NULL, &memo, 4);
+    compile_ahead *a = compile_ahead_start(&l, 90, NULL, &memo, 4, 1);
     total++;
     CHECK(a != NULL && l.n == 0, "the pool takes the list");
     int asked = 0;
@@ -207,15 +275,16 @@ int main(int argc, char **argv)
     CHECK(memo.n == nkernels, "asking again added nothing (%d)", memo.n);
 
     total += failure_checks(&x, &p);
+    total += helper_checks(&x, &p, argv[0]);
 
     /* Stopping at once: threads finish what they hold and take nothing more; stopping no pool is fine. */
     jit_memo memo2 = {0};
     compile_collect(&x, &p, NULL, 0, &l);
-    a = compile_ahead_start(&l, 90, NULL, &memo2, 2);
+    a = compile_ahead_start(&l, 90, NULL, &memo2, 2, 1);
     compiled = compile_ahead_stop(a);
     total += 2;
     CHECK(compiled <= 2 && memo2.n == compiled, "stopped at once: %d compiled, memo %d", compiled, memo2.n);
-    CHECK(compile_ahead_stop(NULL) == 0 && compile_ahead_start(&l, 90, NULL, &memo2, 4) == NULL,
+    CHECK(compile_ahead_stop(NULL) == 0 && compile_ahead_start(&l, 90, NULL, &memo2, 4, 1) == NULL,
           "an empty list starts no pool");
     jit_memo_free(&memo2);
 
@@ -225,7 +294,7 @@ int main(int argc, char **argv)
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     jit_memo memo3 = {0};
     compile_collect(&x, &p, NULL, 0, &l);
-    a = compile_ahead_start(&l, 90, dir, &memo3, 3);
+    a = compile_ahead_start(&l, 90, dir, &memo3, 3, 0);
     int from_disk = 0, files = 0;
     for (int i = 0; i < p.ncases; i++) {
         const tl_case *c = &p.cases[i];

@@ -1,4 +1,5 @@
 #include "runner/jit.h"
+#include "runner/jit_helper.h"
 
 #include <ctype.h>
 #include <elf.h>
@@ -352,15 +353,15 @@ static void link_error(nvJitLinkHandle h, nvJitLinkResult r, const char *call, t
 
 /* NVRTC's LTO IR of a CuTe kernel linked into a cubin that keeps the entries and the globals the
  * runner binds, and drops the rest (build_options says why). */
-static int link_lto(const jit_request *rq, const char *ir, size_t len, jit_cubin *out, tl_err *e)
+static int link_lto(const jit_build_job *j, const char *ir, size_t len, jit_cubin *out, tl_err *e)
 {
     nvJitLinkHandle h = NULL;
     char *lopts[8];
     int n = 0;
-    lopts[n++] = tl_xasprintf("-arch=sm_%d%s", rq->arch, rq->arch_specific ? "a" : "");
+    lopts[n++] = tl_xasprintf("-arch=sm_%d%s", j->arch, j->arch_specific ? "a" : "");
     lopts[n++] = tl_xstrdup("-lto");
-    lopts[n++] = tl_xasprintf("-kernels-used=%s", rq->entry);
-    if (rq->entry2) lopts[n++] = tl_xasprintf("-kernels-used=%s", rq->entry2);
+    lopts[n++] = tl_xasprintf("-kernels-used=%s", j->entry);
+    if (j->entry2) lopts[n++] = tl_xasprintf("-kernels-used=%s", j->entry2);
     lopts[n++] = tl_xstrdup("-variables-used=" REG_WORKSPACE_SYMBOL);
     lopts[n++] = tl_xstrdup("-variables-used=" TMA_REQUESTS_SYMBOL);
     lopts[n++] = tl_xstrdup("-variables-used=" TMA_MAPS_SYMBOL);
@@ -378,47 +379,58 @@ fail:
     return rc;
 }
 
-static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, int nopts, jit_cubin *out, tl_err *e)
+int jit_build_run(const jit_build_job *j, jit_cubin *out, tl_err *e)
 {
     nvrtcProgram prog = NULL;
     size_t loglen = 0;
-    int nh = rq->src->n;
-    const char **texts = tl_xcalloc((size_t)nh, sizeof *texts);
-    for (int i = 0; i < nh; i++) texts[i] = rq->store->files[rq->src->files[i]].text;
-    NVRTC_CHECK(nvrtcCreateProgram(&prog, wrapper, CHECK_FILE ".cu", nh, texts, (const char *const *)rq->src->names));
-    nvrtcResult rc = nvrtcCompileProgram(prog, nopts, (const char *const *)opts);
+    NVRTC_CHECK(nvrtcCreateProgram(&prog, j->wrapper, CHECK_FILE ".cu", j->nh, j->texts, j->names));
+    nvrtcResult rc = nvrtcCompileProgram(prog, j->nopts, (const char *const *)j->opts);
     NVRTC_CHECK(nvrtcGetProgramLogSize(prog, &loglen));
     if (loglen > 1) {
         out->log = tl_xmalloc(loglen);
         NVRTC_CHECK(nvrtcGetProgramLog(prog, out->log));
     }
     if (rc != NVRTC_SUCCESS) {
-        compile_error(rq, out->log, rc, e);
-        goto fail;
+        nvrtcDestroyProgram(&prog);
+        return (int)rc;
     }
     int lto = 0;
-    for (int i = 0; i < nopts; i++) lto |= !strcmp(opts[i], "-dlto");
+    for (int i = 0; i < j->nopts; i++) lto |= !strcmp(j->opts[i], "-dlto");
     if (lto) {
         size_t len = 0;
         NVRTC_CHECK(nvrtcGetLTOIRSize(prog, &len));
         char *ir = tl_xmalloc(len);
         nvrtcResult got = nvrtcGetLTOIR(prog, ir);
         if (got != NVRTC_SUCCESS) tl_err_set(e, "NVRTC: nvrtcGetLTOIR: %s", nvrtcGetErrorString(got));
-        int bad = got != NVRTC_SUCCESS || link_lto(rq, ir, len, out, e);
+        int bad = got != NVRTC_SUCCESS || link_lto(j, ir, len, out, e);
         free(ir);
         if (bad) goto fail;
-    } else if (!rq->front_end_only) {
+    } else if (!j->front_end_only) {
         NVRTC_CHECK(nvrtcGetCUBINSize(prog, &out->cubin_len));
         out->cubin = tl_xmalloc(out->cubin_len);
         NVRTC_CHECK(nvrtcGetCUBIN(prog, out->cubin));
     }
     nvrtcDestroyProgram(&prog);
-    free(texts);
     return 0;
 fail:
     if (prog) nvrtcDestroyProgram(&prog);
-    free(texts);
     return -1;
+}
+
+/* rq compiled by NVRTC, in h's process when there is one that still runs (else in this one). */
+static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, int nopts, jit_helper *h,
+                       jit_cubin *out, tl_err *e)
+{
+    int nh = rq->src->n;
+    const char **texts = tl_xcalloc((size_t)nh, sizeof *texts);
+    for (int i = 0; i < nh; i++) texts[i] = rq->store->files[rq->src->files[i]].text;
+    jit_build_job j = {wrapper, opts, nopts, nh, texts, (const char *const *)rq->src->names, rq->arch,
+                       rq->arch_specific, rq->entry, rq->entry2, rq->front_end_only};
+    int rc = h ? jit_helper_build(h, &j, out, e) : JIT_HELPER_GONE;
+    if (rc == JIT_HELPER_GONE) rc = jit_build_run(&j, out, e); /* (a helper that is gone left out as it was) */
+    free(texts);
+    if (rc > 0) compile_error(rq, out->log, (nvrtcResult)rc, e);
+    return rc ? -1 : 0;
 }
 
 /* Both entries are extern "C" kernels of the cubin. */
@@ -537,6 +549,12 @@ static void memo_done(jit_memo *m, const char *key, const jit_cubin *c, const ch
 
 int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, jit_cubin *out, tl_err *e)
 {
+    return jit_compile_in(rq, cache_dir, memo, NULL, out, e);
+}
+
+int jit_compile_in(const jit_request *rq, const char *cache_dir, jit_memo *memo, jit_helper *h, jit_cubin *out,
+                   tl_err *e)
+{
     char *opts[JIT_MAX_OPTS], *key = NULL, *wrapper = NULL;
     int rc = -1;
     memset(out, 0, sizeof *out);
@@ -559,7 +577,7 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
     if (!claimed || (on_disk = cache_get(cache_dir, key, &out->cubin, &out->cubin_len) == 0)) {
         out->cached = 1;
     } else {
-        if (nvrtc_build(rq, wrapper, opts, nopts, out, e)) goto out;
+        if (nvrtc_build(rq, wrapper, opts, nopts, h, out, e)) goto out;
         on_disk = cache_put(cache_dir, key, out->cubin, out->cubin_len) == 0;
     }
     if (rq->front_end_only) {

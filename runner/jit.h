@@ -76,6 +76,11 @@ void jit_request_of_case(const tl_experiment *x, const tl_case *c, int arch, jit
  * as the user knows them ("experiments/x/kernels/my.cu(12): error: ..."). memo and cache_dir may
  * be NULL. */
 int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, jit_cubin *out, tl_err *e);
+/* As jit_compile, NVRTC running in helper h's process (jit_helper.h; in this one when h is NULL or has
+ * ended): how threads compile CuTe kernels side by side. */
+typedef struct jit_helper jit_helper;
+int jit_compile_in(const jit_request *rq, const char *cache_dir, jit_memo *memo, jit_helper *h, jit_cubin *out,
+                   tl_err *e);
 void jit_cubin_free(jit_cubin *c);
 void jit_memo_free(jit_memo *m);
 

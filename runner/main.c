@@ -23,6 +23,7 @@
 #include "runner/h5out.h"
 #include "runner/h5src.h"
 #include "runner/h5util.h"
+#include "runner/jit_helper.h"
 #include "runner/merge.h"
 #include "runner/submit.h"
 #include "runner/plan.h"
@@ -99,8 +100,10 @@ static const char usage[] =
     "                        the last case written; after a kernel fault that loses the CUDA\n"
     "                        context, the runner restarts itself this way\n"
     "  --compile-jobs N      threads that compile the run's kernels ahead while the first cases\n"
-    "                        run (default: the CPUs it may use, one a 2 GiB of memory; with\n"
-    "                        --devices, dealt over the workers; 0: each case compiles its own)\n"
+    "                        run, each through a helper process of its own: one process's NVRTC\n"
+    "                        compiles one CuTe kernel at a time (default: the CPUs it may use,\n"
+    "                        one a 2 GiB of memory; with --devices, dealt over the workers; 0:\n"
+    "                        each case compiles its own)\n"
     "  --devices all|0,2,3   run on several GPUs of this machine at once: a worker process per GPU\n"
     "                        (each case on one GPU, a problem's cases together, shares balanced by\n"
     "                        expected time), their files in FILE.parts/ merged into FILE at the end;\n"
@@ -637,7 +640,7 @@ static compile_ahead *start_ahead(const run_opts *o, const tl_experiment *x, con
     int jobs = o->compile_jobs < 0 ? compile_default_threads() : o->compile_jobs;
     compile_list l = {0};
     compile_collect(x, p, sh->todo, 0, &l);
-    return compile_ahead_start(&l, env->cc_major * 10 + env->cc_minor, ex->cache_dir, &ex->memo, jobs);
+    return compile_ahead_start(&l, env->cc_major * 10 + env->cc_minor, ex->cache_dir, &ex->memo, jobs, 1);
 }
 
 static int wants_counters(const tl_experiment *x)
@@ -1295,6 +1298,7 @@ static int dispatch(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], JIT_HELPER_ARG)) return jit_helper_main(); /* a run's compile helper */
     int rc = dispatch(argc, argv);
     if (h5_left_open() || h5_close_failed) {
         /* See h5util.h: skip HDF5's atexit clean-up, which would crash. */

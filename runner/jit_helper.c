@@ -1,0 +1,286 @@
+#include "runner/jit_helper.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runner/util.h"
+
+extern char **environ;
+
+/* A message is a count of fields, then each field as its length and its bytes (both counts
+ * little-endian as the machine has them: both ends are this program on this machine). A job is
+ * wrapper, arch, arch_specific, entry, entry2 ("" for none), front_end_only, nopts, the options, nh, and
+ * nh pairs of text and name; an answer is rc, whether there is a log, the log, the cubin, e's message. */
+#define MSG_MAX_FIELDS 100000
+#define MSG_MAX_FIELD ((uint64_t)1 << 31)
+#define JOB_FIXED 7
+#define ANSWER_FIELDS 5
+
+struct jit_helper {
+    pid_t pid; /* the helper process, 0 once it is gone */
+    int fd;    /* this end of its socket, -1 once it is gone */
+};
+
+typedef struct {
+    char *s;
+    size_t n, cap;
+} msg_buf;
+
+static void put_bytes(msg_buf *b, const void *p, size_t n)
+{
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2;
+        b->s = realloc(b->s, b->cap);
+        if (!b->s) abort();
+    }
+    if (n) memcpy(b->s + b->n, p, n);
+    b->n += n;
+}
+
+static void put_field(msg_buf *b, const void *p, size_t n)
+{
+    uint64_t len = n;
+    put_bytes(b, &len, sizeof len);
+    put_bytes(b, p, n);
+}
+
+static void put_str(msg_buf *b, const char *s)
+{
+    put_field(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+static void put_int(msg_buf *b, long v)
+{
+    char t[32];
+    snprintf(t, sizeof t, "%ld", v);
+    put_str(b, t);
+}
+
+/* A whole message: its field count first. */
+static msg_buf msg_start(uint32_t nfields)
+{
+    msg_buf b = {0};
+    put_bytes(&b, &nfields, sizeof nfields);
+    return b;
+}
+
+static int send_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        c += w, n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+    char *c = p;
+    while (n) {
+        ssize_t r = read(fd, c, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        c += r, n -= (size_t)r;
+    }
+    return 0;
+}
+
+typedef struct {
+    uint32_t n;
+    char **f;     /* each field, with a NUL after its bytes */
+    uint64_t *len;
+} msg_in;
+
+static void msg_free(msg_in *m)
+{
+    for (uint32_t i = 0; m->f && i < m->n; i++) free(m->f[i]);
+    free(m->f), free(m->len);
+    memset(m, 0, sizeof *m);
+}
+
+/* 0: m holds a message; 1: the other end closed before one began; -1: a broken or oversized one. */
+static int msg_read(int fd, msg_in *m)
+{
+    memset(m, 0, sizeof *m);
+    uint32_t n;
+    ssize_t r;
+    while ((r = read(fd, &n, 1)) < 0 && errno == EINTR) {}
+    if (r == 0) return 1;
+    if (r < 0 || read_all(fd, (char *)&n + 1, sizeof n - 1) || n > MSG_MAX_FIELDS) return -1;
+    m->f = tl_xcalloc(n ? n : 1, sizeof *m->f);
+    m->len = tl_xcalloc(n ? n : 1, sizeof *m->len);
+    for (m->n = 0; m->n < n; m->n++) {
+        uint64_t len;
+        if (read_all(fd, &len, sizeof len) || len > MSG_MAX_FIELD) return msg_free(m), -1;
+        m->f[m->n] = tl_xmalloc((size_t)len + 1);
+        m->len[m->n] = len;
+        if (read_all(fd, m->f[m->n], (size_t)len)) return free(m->f[m->n]), msg_free(m), -1;
+        m->f[m->n][len] = 0;
+    }
+    return 0;
+}
+
+/* ---- the run's side ------------------------------------------------------------------------------ */
+
+jit_helper *jit_helper_start(tl_err *e)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+        tl_err_set(e, "compile helper: socketpair: %s", strerror(errno));
+        return NULL;
+    }
+    posix_spawn_file_actions_t fa;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, sv[1], 0); /* its stdin, open across the exec */
+    char *argv[] = {"runner", JIT_HELPER_ARG, NULL};
+    pid_t pid = 0;
+    if (!rc) rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(sv[1]);
+    if (rc) {
+        close(sv[0]);
+        tl_err_set(e, "compile helper: starting /proc/self/exe: %s", strerror(rc));
+        return NULL;
+    }
+    jit_helper *h = tl_xcalloc(1, sizeof *h);
+    h->pid = pid;
+    h->fd = sv[0];
+    return h;
+}
+
+static void helper_end(jit_helper *h)
+{
+    if (h->pid > 0) {
+        kill(h->pid, SIGKILL);
+        while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR) {}
+    }
+    if (h->fd >= 0) close(h->fd);
+    h->pid = 0;
+    h->fd = -1;
+}
+
+int jit_helper_pid(const jit_helper *h)
+{
+    return h ? (int)h->pid : 0;
+}
+
+void jit_helper_stop(jit_helper *h)
+{
+    if (!h) return;
+    helper_end(h);
+    free(h);
+}
+
+int jit_helper_build(jit_helper *h, const jit_build_job *j, jit_cubin *out, tl_err *e)
+{
+    if (!h || h->fd < 0) return JIT_HELPER_GONE;
+    msg_buf b = msg_start((uint32_t)(JOB_FIXED + j->nopts + 1 + 2 * j->nh));
+    put_str(&b, j->wrapper);
+    put_int(&b, j->arch);
+    put_int(&b, j->arch_specific);
+    put_str(&b, j->entry);
+    put_str(&b, j->entry2);
+    put_int(&b, j->front_end_only);
+    put_int(&b, j->nopts);
+    for (int i = 0; i < j->nopts; i++) put_str(&b, j->opts[i]);
+    put_int(&b, j->nh);
+    for (int i = 0; i < j->nh; i++) put_str(&b, j->texts[i]), put_str(&b, j->names[i]);
+    int sent = send_all(h->fd, b.s, b.n);
+    free(b.s);
+    msg_in m;
+    if (sent || msg_read(h->fd, &m) != 0) {
+        helper_end(h);
+        return JIT_HELPER_GONE;
+    }
+    char *end = NULL;
+    long rc = m.n == ANSWER_FIELDS ? strtol(m.f[0], &end, 10) : 0;
+    if (m.n != ANSWER_FIELDS || !end || *end || rc < -1 || (rc == 0 && !j->front_end_only && m.len[3] == 0)) {
+        msg_free(&m);
+        helper_end(h);
+        return JIT_HELPER_GONE;
+    }
+    if (!strcmp(m.f[1], "1")) out->log = m.f[2], m.f[2] = NULL;
+    if (rc == 0 && m.len[3]) {
+        out->cubin = m.f[3], out->cubin_len = (size_t)m.len[3];
+        m.f[3] = NULL;
+    }
+    if (rc < 0) tl_err_set(e, "%s", m.f[4]);
+    msg_free(&m);
+    return (int)rc;
+}
+
+/* ---- the helper's side ----------------------------------------------------------------------------- */
+
+/* Only its socket (stdin) and stdout, stderr stay open: the run's other files (its result file's lock)
+ * are not the helper's to hold. */
+static void close_inherited(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return;
+    int keep = dirfd(d), fds[1024], n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < 1024) {
+        int fd = atoi(de->d_name);
+        if (de->d_name[0] != '.' && fd > 2 && fd != keep) fds[n++] = fd;
+    }
+    closedir(d);
+    for (int i = 0; i < n; i++) close(fds[i]);
+}
+
+/* The job m describes, run, answered on fd; -1 when m is no job or the answer cannot be sent. */
+static int answer(int fd, const msg_in *m)
+{
+    if (m->n < JOB_FIXED + 1) return -1;
+    long nopts = atol(m->f[6]);
+    if (nopts < 0 || (uint64_t)nopts + JOB_FIXED + 1 > m->n) return -1;
+    long nh = atol(m->f[JOB_FIXED + nopts]);
+    if (nh < 0 || (uint64_t)JOB_FIXED + (uint64_t)nopts + 1 + 2 * (uint64_t)nh != m->n) return -1;
+    const char **texts = tl_xcalloc((size_t)nh + 1, sizeof *texts), **names = tl_xcalloc((size_t)nh + 1, sizeof *names);
+    for (long i = 0; i < nh; i++) {
+        texts[i] = m->f[JOB_FIXED + nopts + 1 + 2 * i];
+        names[i] = m->f[JOB_FIXED + nopts + 2 + 2 * i];
+    }
+    jit_build_job j = {m->f[0], &m->f[JOB_FIXED], (int)nopts, (int)nh, texts, names, atoi(m->f[1]), atoi(m->f[2]),
+                       m->f[3], m->f[4][0] ? m->f[4] : NULL, atoi(m->f[5])};
+    jit_cubin out = {0};
+    tl_err e = {{0}};
+    int rc = jit_build_run(&j, &out, &e);
+    free(texts), free(names);
+    msg_buf b = msg_start(ANSWER_FIELDS);
+    put_int(&b, rc);
+    put_int(&b, out.log != NULL);
+    put_str(&b, out.log);
+    put_field(&b, out.cubin, rc == 0 ? out.cubin_len : 0);
+    put_str(&b, rc < 0 ? e.msg : "");
+    int bad = send_all(fd, b.s, b.n);
+    free(b.s);
+    jit_cubin_free(&out);
+    return bad ? -1 : 0;
+}
+
+int jit_helper_main(void)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a run that dies takes its helpers' compiles with it */
+    close_inherited();
+    for (;;) {
+        msg_in m;
+        int got = msg_read(0, &m);
+        if (got == 1) return 0; /* the run closed its end: done */
+        int bad = got != 0 || answer(0, &m);
+        if (got == 0) msg_free(&m);
+        if (bad) return 1;
+    }
+}

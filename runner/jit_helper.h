@@ -1,0 +1,47 @@
+/* jit_helper: NVRTC in helper processes. NVRTC is thread-safe, but a process compiles one CuTe kernel at a
+ * time: two threads compiling tf32x3 kernels take as long as the two compiles one after the other (NVRTC
+ * holds a lock through most of such a compile), where two processes take half of that. So each thread
+ * that compiles a run's kernels ahead hands them to a helper process of its own: the runner started again
+ * as `runner JIT_HELPER_ARG`, which reads build jobs on its standard input (a socket) and answers each
+ * with the cubin or NVRTC's verdict. Keys, the disk cache, the memo and the error messages stay in the
+ * run's process; a helper only compiles. */
+#ifndef TILELAB_JIT_HELPER_H
+#define TILELAB_JIT_HELPER_H
+
+#include "runner/jit.h"
+
+#define JIT_HELPER_ARG "--tilelab-nvrtc-helper"
+#define JIT_HELPER_GONE (-2) /* jit_helper_build: the helper is gone; compile in this process */
+
+/* One NVRTC compile (and, for -dlto, its nvJitLink link), as plain data a helper can be sent. */
+typedef struct {
+    const char *wrapper;       /* the translation unit compiled */
+    char **opts;               /* NVRTC's options */
+    int nopts;
+    int nh;                    /* sources given in memory: texts[i] is the file included as names[i] */
+    const char *const *texts;
+    const char *const *names;
+    int arch, arch_specific;   /* sm_<arch>, "a" when arch_specific: nvJitLink's target */
+    const char *entry, *entry2; /* the kernels the link keeps (entry2 may be NULL) */
+    int front_end_only;        /* --fdevice-syntax-only: no cubin */
+} jit_build_job;
+
+/* Runs j in this process: 0 with out->cubin (and out->log when NVRTC wrote one); > 0: NVRTC's
+ * nvrtcResult for a program that did not compile, out->log its log; -1: e says why (an NVRTC or
+ * nvJitLink call that failed). */
+int jit_build_run(const jit_build_job *j, jit_cubin *out, tl_err *e);
+
+/* A helper process (this program, /proc/self/exe, run as `JIT_HELPER_ARG`); NULL when it cannot be
+ * started (e says why). It dies with the thread that started it (PR_SET_PDEATHSIG). */
+jit_helper *jit_helper_start(tl_err *e);
+/* As jit_build_run, in h's process; JIT_HELPER_GONE (out untouched) when h has ended or does not answer
+ * in the protocol: h is then stopped, and later calls return JIT_HELPER_GONE at once. */
+int jit_helper_build(jit_helper *h, const jit_build_job *j, jit_cubin *out, tl_err *e);
+/* h's process id, 0 once it is gone (tests). */
+int jit_helper_pid(const jit_helper *h);
+/* Ends h's process (it holds nothing to keep) and frees h; NULL is none. */
+void jit_helper_stop(jit_helper *h);
+/* The helper's side: answers jobs on standard input until it closes; the process's exit status. */
+int jit_helper_main(void);
+
+#endif

@@ -152,10 +152,9 @@ compile_ahead *compile_ahead_start(compile_list *l, int arch, const char *cache,
     a->threads = tl_xcalloc((size_t)threads, sizeof *a->threads);
     a->each = tl_xcalloc((size_t)threads, sizeof *a->each);
     for (int t = 0; t < threads; t++) {
-        tl_err e;
         ahead_thread *me = &a->each[a->nthreads];
         me->pool = a;
-        me->helper = helpers ? jit_helper_start(&e) : NULL; /* (none: this thread compiles in the run's process) */
+        me->helper = helpers ? jit_helper_new() : NULL; /* (none: this thread compiles in the run's process) */
         if (pthread_create(&a->threads[a->nthreads], NULL, ahead_worker, me) != 0) { /* fewer threads */
             jit_helper_stop(me->helper);
             break;

@@ -130,12 +130,14 @@ static int helper_checks(const tl_experiment *x, const tl_plan *p, const char *s
     jit_request rq;
     jit_request_of_case(x, c, 90, &rq);
     tl_err e;
-    jit_helper *h = jit_helper_start(&e);
-    total++;
-    CHECK(h != NULL && jit_helper_pid(h) > 0, "no helper: %s", e.msg);
+    jit_helper *h = jit_helper_new();
     jit_cubin here, there, after;
-    int rc1 = jit_compile(&rq, NULL, NULL, &here, &e), rc2 = jit_compile_in(&rq, NULL, NULL, h, &there, &e);
-    total += 2;
+    int rc1 = jit_compile(&rq, NULL, NULL, &here, &e);
+    total++;
+    CHECK(jit_helper_pid(h) == 0, "a helper's process starts with its first job, not before");
+    int rc2 = jit_compile_in(&rq, NULL, NULL, h, &there, &e);
+    total += 3;
+    CHECK(jit_helper_pid(h) > 0, "the helper's process did not start");
     CHECK(rc1 == 0 && rc2 == 0 && here.cubin_len > 0, "compiles: here %d, in the helper %d: %s", rc1, rc2, e.msg);
     CHECK(!strcmp(here.cubin_sha256, there.cubin_sha256) && !strcmp(here.options, there.options) && !there.cached,
           "the helper's cubin differs from this process's");
@@ -160,7 +162,7 @@ static int helper_checks(const tl_experiment *x, const tl_plan *p, const char *s
     total++;
     CHECK(bs >= 0, "smem_tile has no BLOCKSIZE");
 
-    if (h) kill(jit_helper_pid(h), SIGKILL);
+    if (jit_helper_pid(h) > 0) kill(jit_helper_pid(h), SIGKILL); /* (not 0: that would be this process group) */
     int rc3 = jit_compile_in(&rq, NULL, NULL, h, &after, &e);
     total += 2;
     CHECK(rc3 == 0 && !strcmp(after.cubin_sha256, here.cubin_sha256), "after the helper was killed: %d %s", rc3, e.msg);

@@ -27,8 +27,9 @@ extern char **environ;
 #define ANSWER_FIELDS 5
 
 struct jit_helper {
-    pid_t pid; /* the helper process, 0 once it is gone */
-    int fd;    /* this end of its socket, -1 once it is gone */
+    pid_t pid; /* the helper process, 0 before it starts and once it is gone */
+    int fd;    /* this end of its socket, -1 likewise */
+    int gone;  /* 1: it could not start, or ended: this process compiles */
 };
 
 typedef struct {
@@ -135,13 +136,19 @@ static int msg_read(int fd, msg_in *m)
 
 /* ---- the run's side ------------------------------------------------------------------------------ */
 
-jit_helper *jit_helper_start(tl_err *e)
+jit_helper *jit_helper_new(void)
+{
+    jit_helper *h = tl_xcalloc(1, sizeof *h);
+    h->fd = -1;
+    return h;
+}
+
+/* 0: h's process runs, h->fd its socket; -1: it could not start (h is gone). */
+static int helper_spawn(jit_helper *h)
 {
     int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-        tl_err_set(e, "compile helper: socketpair: %s", strerror(errno));
-        return NULL;
-    }
+    h->gone = 1;
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) return -1;
     posix_spawn_file_actions_t fa;
     int rc = posix_spawn_file_actions_init(&fa);
     if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, sv[1], 0); /* its stdin, open across the exec */
@@ -152,13 +159,12 @@ jit_helper *jit_helper_start(tl_err *e)
     close(sv[1]);
     if (rc) {
         close(sv[0]);
-        tl_err_set(e, "compile helper: starting /proc/self/exe: %s", strerror(rc));
-        return NULL;
+        return -1;
     }
-    jit_helper *h = tl_xcalloc(1, sizeof *h);
     h->pid = pid;
     h->fd = sv[0];
-    return h;
+    h->gone = 0;
+    return 0;
 }
 
 static void helper_end(jit_helper *h)
@@ -170,6 +176,7 @@ static void helper_end(jit_helper *h)
     if (h->fd >= 0) close(h->fd);
     h->pid = 0;
     h->fd = -1;
+    h->gone = 1;
 }
 
 int jit_helper_pid(const jit_helper *h)
@@ -186,7 +193,7 @@ void jit_helper_stop(jit_helper *h)
 
 int jit_helper_build(jit_helper *h, const jit_build_job *j, jit_cubin *out, tl_err *e)
 {
-    if (!h || h->fd < 0) return JIT_HELPER_GONE;
+    if (!h || h->gone || (h->pid == 0 && helper_spawn(h))) return JIT_HELPER_GONE;
     msg_buf b = msg_start((uint32_t)(JOB_FIXED + j->nopts + 1 + 2 * j->nh));
     put_str(&b, j->wrapper);
     put_int(&b, j->arch);

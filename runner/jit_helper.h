@@ -31,13 +31,14 @@ typedef struct {
  * nvJitLink call that failed). */
 int jit_build_run(const jit_build_job *j, jit_cubin *out, tl_err *e);
 
-/* A helper process (this program, /proc/self/exe, run as `JIT_HELPER_ARG`); NULL when it cannot be
- * started (e says why). It dies with the thread that started it (PR_SET_PDEATHSIG). */
-jit_helper *jit_helper_start(tl_err *e);
-/* As jit_build_run, in h's process; JIT_HELPER_GONE (out untouched) when h has ended or does not answer
- * in the protocol: h is then stopped, and later calls return JIT_HELPER_GONE at once. */
+/* A helper: its process (this program, /proc/self/exe, run as `JIT_HELPER_ARG`) starts with its first
+ * job, in the thread that sends it, and dies with that thread (PR_SET_PDEATHSIG): a run whose kernels
+ * are all in the cache starts none. */
+jit_helper *jit_helper_new(void);
+/* As jit_build_run, in h's process; JIT_HELPER_GONE (out untouched) when that cannot start, has ended or
+ * does not answer in the protocol: h is then stopped, and later calls return JIT_HELPER_GONE at once. */
 int jit_helper_build(jit_helper *h, const jit_build_job *j, jit_cubin *out, tl_err *e);
-/* h's process id, 0 once it is gone (tests). */
+/* h's process id, 0 before its first job and once it is gone (tests). */
 int jit_helper_pid(const jit_helper *h);
 /* Ends h's process (it holds nothing to keep) and frees h; NULL is none. */
 void jit_helper_stop(jit_helper *h);

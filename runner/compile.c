@@ -58,8 +58,10 @@ void compile_list_free(compile_list *l)
     memset(l, 0, sizeof *l);
 }
 
-/* Worker w of nw compiles items w, w + nw, ...; returns the number that failed. */
-static int compile_share(const compile_list *l, int w, int nw, int arch, const char *cache, jit_memo *memo, FILE *log)
+/* Worker w of nw compiles items w, w + nw, ... (NVRTC in helper h's process when h is not NULL); returns
+ * the number that failed. */
+static int compile_share(const compile_list *l, int w, int nw, int arch, const char *cache, jit_memo *memo,
+                         jit_helper *h, FILE *log)
 {
     int bad = 0;
     for (int i = w; i < l->n; i += nw) {
@@ -68,7 +70,7 @@ static int compile_share(const compile_list *l, int w, int nw, int arch, const c
         jit_cubin cb;
         tl_err e;
         jit_request_of_case(l->items[i].x, c, arch, &rq);
-        if (jit_compile(&rq, cache, memo, &cb, &e)) {
+        if (jit_compile_in(&rq, cache, memo, h, &cb, &e)) {
             fprintf(log, "FAILED %s%s%s%s%s: %s\n", c->variant->name, c->params_text[0] ? " " : "", c->params_text,
                     c->layout_text[0] ? " " : "", c->layout_text, e.msg);
             fflush(log);
@@ -80,14 +82,53 @@ static int compile_share(const compile_list *l, int w, int nw, int arch, const c
     return bad;
 }
 
+typedef struct {
+    const compile_list *l;
+    int w, nw, arch;
+    const char *cache;
+    jit_memo *memo;
+    FILE *log;
+    int failed;
+} share_thread;
+
+static void *share_worker(void *arg)
+{
+    share_thread *s = arg;
+    jit_helper *h = jit_helper_new();
+    s->failed = compile_share(s->l, s->w, s->nw, s->arch, s->cache, s->memo, h, s->log);
+    jit_helper_stop(h);
+    return NULL;
+}
+
+/* The memo is this process's: `jobs` threads fill it, each with its NVRTC in a helper process. */
+static int compile_threads(const compile_list *l, int arch, int jobs, const char *cache, jit_memo *memo, FILE *log)
+{
+    share_thread *s = tl_xcalloc((size_t)jobs, sizeof *s);
+    pthread_t *t = tl_xcalloc((size_t)jobs, sizeof *t);
+    char *started = tl_xcalloc((size_t)jobs, 1);
+    int failed = 0;
+    for (int w = 0; w < jobs; w++) {
+        s[w] = (share_thread){l, w, jobs, arch, cache, memo, log, 0};
+        started[w] = pthread_create(&t[w], NULL, share_worker, &s[w]) == 0;
+    }
+    for (int w = 0; w < jobs; w++) {
+        if (started[w]) pthread_join(t[w], NULL);
+        else s[w].failed = compile_share(l, w, jobs, arch, cache, memo, NULL, log); /* no thread: here */
+        failed += s[w].failed;
+    }
+    free(s), free(t), free(started);
+    return failed;
+}
+
 int compile_run(const compile_list *l, int arch, int jobs, const char *cache, jit_memo *memo, FILE *log)
 {
-    if (memo || jobs < 1) jobs = 1;
+    if (jobs < 1) jobs = 1;
     if (jobs > l->n) jobs = l->n > 0 ? l->n : 1;
+    if (memo && jobs > 1) return compile_threads(l, arch, jobs, cache, memo, log);
     fflush(NULL);
     for (int w = 1; w < jobs; w++)
-        if (fork() == 0) _exit(compile_share(l, w, jobs, arch, cache, NULL, log) ? 1 : 0);
-    int failed = compile_share(l, 0, jobs, arch, cache, memo, log), status;
+        if (fork() == 0) _exit(compile_share(l, w, jobs, arch, cache, NULL, NULL, log) ? 1 : 0);
+    int failed = compile_share(l, 0, jobs, arch, cache, memo, NULL, log), status;
     if (jobs > 1)
         while (wait(&status) > 0) failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
     return failed;

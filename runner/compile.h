@@ -24,8 +24,11 @@ typedef struct {
 void compile_collect(const tl_experiment *x, const tl_plan *p, const unsigned char *mine, int only_declared,
                      compile_list *l);
 void compile_list_free(compile_list *l);
-/* Compiles the list for sm_<arch> in `jobs` processes (1 when memo is given: it keeps the cubins);
- * prints one "FAILED ..." paragraph per failure to log; returns how many failed. */
+/* Compiles the list for sm_<arch> in `jobs` processes, or, when memo is given (it keeps the cubins, in
+ * this process), in `jobs` threads each with its NVRTC in a helper process (compile_ahead_start says
+ * why; programs that pass a memo and jobs > 1 call jit_helper_main when started as JIT_HELPER_ARG);
+ * prints one "FAILED ..." paragraph per failure to log; returns how many failed (with processes, a
+ * process whose kernels failed counts one). */
 int compile_run(const compile_list *l, int arch, int jobs, const char *cache, jit_memo *memo, FILE *log);
 
 /* How many threads compile ahead by default (run's --compile-jobs): the CPUs this process may use (its

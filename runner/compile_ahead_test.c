@@ -277,6 +277,23 @@ int main(int argc, char **argv)
     CHECK(memo.n == nkernels, "asking again added nothing (%d)", memo.n);
 
     total += failure_checks(&x, &p);
+
+    /* compile_run with a memo (run's own variants, before the cases): threads, each NVRTC in a helper, fill
+     * this process's memo; the same bytes as in this process. */
+    jit_memo memo4 = {0};
+    compile_collect(&x, &p, NULL, 0, &l);
+    int failed4 = compile_run(&l, 90, 3, NULL, &memo4, stderr);
+    compile_list_free(&l);
+    total += 2;
+    CHECK(failed4 == 0 && memo4.n == nkernels && memo4.nbusy == 0, "compile_run in threads: %d failed, memo %d of %d",
+          failed4, memo4.n, nkernels);
+    int same = 0;
+    for (int k = 0; k < memo4.n; k++)
+        for (int j = 0; j < memo.n; j++)
+            same += !strcmp(memo4.keys[k], memo.keys[j]) && memo4.cubins[k].cubin_len == memo.cubins[j].cubin_len &&
+                    !memcmp(memo4.cubins[k].cubin, memo.cubins[j].cubin, memo.cubins[j].cubin_len);
+    CHECK(same == nkernels, "%d of %d cubins the same as the first pool's", same, nkernels);
+    jit_memo_free(&memo4);
     total += helper_checks(&x, &p, argv[0]);
 
     /* Stopping at once: threads finish what they hold and take nothing more; stopping no pool is fine. */

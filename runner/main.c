@@ -613,7 +613,7 @@ static int check_space(const char *path, const tl_plan *p, const run_share *sh, 
 
 /* The variants declared in the experiment are input like the YAML: each of their kernels that this
  * run needs is compiled before any GPU work, and one that does not compile is bad input (exit 2), with
- * no result file. The cubins stay in memo for the cases. */
+ * no result file. The cubins stay in memo for the cases; --compile-jobs threads compile them. */
 static int precompile(const run_opts *o, const tl_experiment *x, const tl_plan *p, const run_share *sh,
                       const env_info *env, const char *cache, jit_memo *memo)
 {
@@ -622,7 +622,8 @@ static int precompile(const run_opts *o, const tl_experiment *x, const tl_plan *
     if (l.n == 0) return 0;
     double t0 = tl_now_s();
     if (!o->quiet) fprintf(stderr, "tilelab: compiling %d kernel%s of the experiment's own variants\n", l.n, l.n > 1 ? "s" : "");
-    int failed = compile_run(&l, env->cc_major * 10 + env->cc_minor, 1, cache, memo, stderr);
+    int jobs = o->compile_jobs < 0 ? compile_default_threads() : o->compile_jobs;
+    int failed = compile_run(&l, env->cc_major * 10 + env->cc_minor, jobs, cache, memo, stderr);
     if (failed)
         fprintf(stderr, "runner: %s: %d kernel%s of the experiment do%s not compile (above); nothing was run\n",
                 o->yaml, failed, failed > 1 ? "s" : "", failed > 1 ? "" : "es");

@@ -400,6 +400,63 @@ class BadInput(unittest.TestCase):
         self.assertIn("validate", p.stdout)
         self.assertIn("exit codes", p.stdout)
 
+    def test_compile_helper(self):
+        """The runner started as a run's compile helper (runner/jit_helper.h) compiles a job sent on its
+        stdin, says why a program does not compile, and exits 0 when the run closes its end, 1 on junk."""
+        import socket
+        import struct
+
+        def message(fields):
+            out = struct.pack("=I", len(fields))
+            for f in fields:
+                b = f.encode() if isinstance(f, str) else f
+                out += struct.pack("=Q", len(b)) + b
+            return out
+
+        def answer(sock):
+            buf = b""
+            while True:
+                chunk = sock.recv(1 << 16)
+                if not chunk:
+                    break
+                buf += chunk
+            n, = struct.unpack_from("=I", buf, 0)
+            fields, at = [], 4
+            for _ in range(n):
+                ln, = struct.unpack_from("=Q", buf, at)
+                fields.append(buf[at + 8:at + 8 + ln])
+                at += 8 + ln
+            return fields
+
+        def job(source):
+            opts = ["--gpu-architecture=sm_90", "-std=c++17", "--no-source-include"]
+            return message([source, "90", "0", "k", "", "0", str(len(opts))] + opts + ["0"])
+
+        for source, compiles in (('extern "C" __global__ void k(float *x) { x[0] = 1.0f; }', True),
+                                 ('extern "C" __global__ void k(float *x) { x[0] = nope; }', False)):
+            mine, theirs = socket.socketpair()
+            p = subprocess.Popen([RUNNER, "--tilelab-nvrtc-helper"], stdin=theirs, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+            theirs.close()
+            mine.sendall(job(source))
+            mine.shutdown(socket.SHUT_WR)  # one job, then the run's end closes
+            rc, has_log, log, cubin, why = answer(mine)
+            mine.close()
+            self.assertEqual(p.wait(timeout=120), 0)
+            if compiles:
+                self.assertEqual(rc, b"0")
+                self.assertEqual(cubin[:4], b"\x7fELF")
+            else:
+                self.assertGreater(int(rc), 0)  # NVRTC's nvrtcResult; the run words the error from the log
+                self.assertEqual(has_log, b"1")
+                self.assertIn(b"nope", log)
+                self.assertEqual(cubin, b"")
+        for junk, status in ((b"", 0), (b"no job here", 1)):
+            p = subprocess.run([RUNNER, "--tilelab-nvrtc-helper"], input=junk, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+            self.assertEqual((p.returncode, p.stdout), (status, b""))
+        self.assertNotIn("nvrtc-helper", run("--help").stdout)  # a run's own, not a command
+
 
 if __name__ == "__main__":
     unittest.main()

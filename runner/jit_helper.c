@@ -32,35 +32,19 @@ struct jit_helper {
     int gone;  /* 1: it could not start, or ended: this process compiles */
 };
 
-typedef struct {
-    char *s;
-    size_t n, cap;
-} msg_buf;
-
-static void put_bytes(msg_buf *b, const void *p, size_t n)
-{
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2;
-        b->s = realloc(b->s, b->cap);
-        if (!b->s) abort();
-    }
-    if (n) memcpy(b->s + b->n, p, n);
-    b->n += n;
-}
-
-static void put_field(msg_buf *b, const void *p, size_t n)
+static void put_field(tl_buf *b, const void *p, size_t n)
 {
     uint64_t len = n;
-    put_bytes(b, &len, sizeof len);
-    put_bytes(b, p, n);
+    tl_buf_put(b, &len, sizeof len);
+    tl_buf_put(b, p, n);
 }
 
-static void put_str(msg_buf *b, const char *s)
+static void put_str(tl_buf *b, const char *s)
 {
     put_field(b, s ? s : "", s ? strlen(s) : 0);
 }
 
-static void put_int(msg_buf *b, long v)
+static void put_int(tl_buf *b, long v)
 {
     char t[32];
     snprintf(t, sizeof t, "%ld", v);
@@ -68,10 +52,10 @@ static void put_int(msg_buf *b, long v)
 }
 
 /* A whole message: its field count first. */
-static msg_buf msg_start(uint32_t nfields)
+static tl_buf msg_start(uint32_t nfields)
 {
-    msg_buf b = {0};
-    put_bytes(&b, &nfields, sizeof nfields);
+    tl_buf b = {0};
+    tl_buf_put(&b, &nfields, sizeof nfields);
     return b;
 }
 
@@ -194,7 +178,7 @@ void jit_helper_stop(jit_helper *h)
 int jit_helper_build(jit_helper *h, const jit_build_job *j, jit_cubin *out, tl_err *e)
 {
     if (!h || h->gone || (h->pid == 0 && helper_spawn(h))) return JIT_HELPER_GONE;
-    msg_buf b = msg_start((uint32_t)(JOB_FIXED + j->nopts + 1 + 2 * j->nh));
+    tl_buf b = msg_start((uint32_t)(JOB_FIXED + j->nopts + 1 + 2 * j->nh));
     put_str(&b, j->wrapper);
     put_int(&b, j->arch);
     put_int(&b, j->arch_specific);
@@ -205,8 +189,8 @@ int jit_helper_build(jit_helper *h, const jit_build_job *j, jit_cubin *out, tl_e
     for (int i = 0; i < j->nopts; i++) put_str(&b, j->opts[i]);
     put_int(&b, j->nh);
     for (int i = 0; i < j->nh; i++) put_str(&b, j->texts[i]), put_str(&b, j->names[i]);
-    int sent = send_all(h->fd, b.s, b.n);
-    free(b.s);
+    int sent = send_all(h->fd, b.s, b.len);
+    tl_buf_free(&b);
     msg_in m;
     if (sent || msg_read(h->fd, &m) != 0) {
         helper_end(h);
@@ -266,14 +250,14 @@ static int answer(int fd, const msg_in *m)
     tl_err e = {{0}};
     int rc = jit_build_run(&j, &out, &e);
     free(texts), free(names);
-    msg_buf b = msg_start(ANSWER_FIELDS);
+    tl_buf b = msg_start(ANSWER_FIELDS);
     put_int(&b, rc);
     put_int(&b, out.log != NULL);
     put_str(&b, out.log);
     put_field(&b, out.cubin, rc == 0 ? out.cubin_len : 0);
     put_str(&b, rc < 0 ? e.msg : "");
-    int bad = send_all(fd, b.s, b.n);
-    free(b.s);
+    int bad = send_all(fd, b.s, b.len);
+    tl_buf_free(&b);
     jit_cubin_free(&out);
     return bad ? -1 : 0;
 }

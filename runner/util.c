@@ -110,6 +110,14 @@ void tl_buf_puts(tl_buf *b, const char *s)
     b->len += n;
 }
 
+void tl_buf_put(tl_buf *b, const void *p, size_t n)
+{
+    buf_reserve(b, n);
+    if (n) memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
 void tl_buf_long(tl_buf *b, long long v)
 {
     char d[24], *e = d + sizeof d, *q = e;

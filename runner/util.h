@@ -33,6 +33,7 @@ typedef struct {
 
 void tl_buf_printf(tl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tl_buf_puts(tl_buf *b, const char *s); /* appends s */
+void tl_buf_put(tl_buf *b, const void *p, size_t n); /* appends n bytes (NULs among them), then the NUL */
 void tl_buf_long(tl_buf *b, long long v);   /* appends v in decimal, as %lld */
 void tl_buf_free(tl_buf *b);
 

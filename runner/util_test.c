@@ -47,6 +47,23 @@ static int check_growth(void)
     return n + 1;
 }
 
+/* Bytes with NULs among them (the compile helper's messages), across the first allocation's edge. */
+static int check_put(void)
+{
+    int n = 0;
+    for (size_t len = 0; len < 140; len += 13, n++) {
+        unsigned char piece[140];
+        for (size_t i = 0; i < len; i++) piece[i] = (unsigned char)(i % 3 ? i : 0);
+        tl_buf b = {0};
+        tl_buf_puts(&b, "ab");
+        tl_buf_put(&b, piece, len);
+        CHECK(b.len == len + 2 && !memcmp(b.s, "ab", 2) && !memcmp(b.s + 2, piece, len) && b.s[b.len] == '\0',
+              "%zu bytes: length %zu", len, b.len);
+        tl_buf_free(&b);
+    }
+    return n;
+}
+
 static int check_sha256(void)
 {
     char hex[65];
@@ -62,6 +79,7 @@ int main(void)
     int total = 0;
     total += check_long();
     total += check_growth();
+    total += check_put();
     total += check_sha256();
     return TEST_REPORT(total);
 }

@@ -221,14 +221,20 @@ static void close_inherited(void)
 {
     DIR *d = opendir("/proc/self/fd");
     if (!d) return;
-    int keep = dirfd(d), fds[1024], n = 0;
+    int keep = dirfd(d);
+    tl_buf fds = {0}; /* the fds to close, as ints: closed once the listing is done */
     struct dirent *de;
-    while ((de = readdir(d)) && n < 1024) {
+    while ((de = readdir(d))) {
         int fd = atoi(de->d_name);
-        if (de->d_name[0] != '.' && fd > 2 && fd != keep) fds[n++] = fd;
+        if (de->d_name[0] != '.' && fd > 2 && fd != keep) tl_buf_put(&fds, &fd, sizeof fd);
     }
     closedir(d);
-    for (int i = 0; i < n; i++) close(fds[i]);
+    for (size_t i = 0; i + sizeof(int) <= fds.len; i += sizeof(int)) {
+        int fd;
+        memcpy(&fd, fds.s + i, sizeof fd);
+        close(fd);
+    }
+    tl_buf_free(&fds);
 }
 
 /* The job m describes, run, answered on fd; -1 when m is no job or the answer cannot be sent. */

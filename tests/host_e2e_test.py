@@ -457,6 +457,40 @@ class BadInput(unittest.TestCase):
             self.assertEqual((p.returncode, p.stdout), (status, b""))
         self.assertNotIn("nvrtc-helper", run("--help").stdout)  # a run's own, not a command
 
+    def test_compile_helper_holds_no_file_of_the_run(self):
+        """A compile helper closes every file it inherits but its socket and output (the run's result
+        file and its lock are not the helper's to hold), however many the run had open."""
+        import resource
+        import socket
+        import time
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = 1100 if hard == resource.RLIM_INFINITY or hard >= 1300 else 40  # past 1024 where allowed
+        if soft != resource.RLIM_INFINITY and soft < want + 200:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want + 200, hard))
+        held = os.open(os.devnull, os.O_RDONLY)
+        extra = [os.dup(held) for _ in range(want)]
+        mine, theirs = socket.socketpair()
+        try:
+            p = subprocess.Popen([RUNNER, "--tilelab-nvrtc-helper"], stdin=theirs, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, pass_fds=extra)
+            theirs.close()
+            fds = None
+            for _ in range(200):  # it closes them as it starts, before it reads a job
+                try:
+                    fds = sorted(int(f) for f in os.listdir("/proc/%d/fd" % p.pid))
+                except FileNotFoundError:
+                    break
+                if fds == [0, 1, 2]:
+                    break
+                time.sleep(0.05)
+            self.assertEqual(fds, [0, 1, 2], "the helper kept %d inherited files" % (len(fds or []) - 3))
+            mine.close()
+            self.assertEqual(p.wait(timeout=60), 0)
+        finally:
+            for fd in extra + [held]:
+                os.close(fd)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -466,10 +466,12 @@ class BadInput(unittest.TestCase):
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         want = 1100 if hard == resource.RLIM_INFINITY or hard >= 1300 else 40  # past 1024 where allowed
         if soft != resource.RLIM_INFINITY and soft < want + 200:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (want + 200, hard))
+            resource.setrlimit(resource.RLIMIT_NOFILE,
+                               (want + 200 if hard == resource.RLIM_INFINITY else min(want + 200, hard), hard))
         held = os.open(os.devnull, os.O_RDONLY)
         extra = [os.dup(held) for _ in range(want)]
         mine, theirs = socket.socketpair()
+        p = None
         try:
             p = subprocess.Popen([RUNNER, "--tilelab-nvrtc-helper"], stdin=theirs, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, pass_fds=extra)
@@ -487,6 +489,10 @@ class BadInput(unittest.TestCase):
             mine.close()
             self.assertEqual(p.wait(timeout=60), 0)
         finally:
+            mine.close(), theirs.close()
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
             for fd in extra + [held]:
                 os.close(fd)
             resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -222,19 +222,12 @@ static void close_inherited(void)
     DIR *d = opendir("/proc/self/fd");
     if (!d) return;
     int keep = dirfd(d);
-    tl_buf fds = {0}; /* the fds to close, as ints: closed once the listing is done */
     struct dirent *de;
-    while ((de = readdir(d))) {
+    while ((de = readdir(d))) { /* closing as it lists: an fd closed before its entry is read is not listed */
         int fd = atoi(de->d_name);
-        if (de->d_name[0] != '.' && fd > 2 && fd != keep) tl_buf_put(&fds, &fd, sizeof fd);
+        if (de->d_name[0] != '.' && fd > 2 && fd != keep) close(fd);
     }
     closedir(d);
-    for (size_t i = 0; i + sizeof(int) <= fds.len; i += sizeof(int)) {
-        int fd;
-        memcpy(&fd, fds.s + i, sizeof fd);
-        close(fd);
-    }
-    tl_buf_free(&fds);
 }
 
 /* The job m describes, run, answered on fd; -1 when m is no job or the answer cannot be sent. */

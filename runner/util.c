@@ -102,20 +102,17 @@ void tl_buf_printf(tl_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void tl_buf_puts(tl_buf *b, const char *s)
-{
-    size_t n = strlen(s);
-    buf_reserve(b, n);
-    memcpy(b->s + b->len, s, n + 1);
-    b->len += n;
-}
-
 void tl_buf_put(tl_buf *b, const void *p, size_t n)
 {
     buf_reserve(b, n);
     if (n) memcpy(b->s + b->len, p, n);
     b->len += n;
     b->s[b->len] = 0;
+}
+
+void tl_buf_puts(tl_buf *b, const char *s)
+{
+    tl_buf_put(b, s, strlen(s));
 }
 
 void tl_buf_long(tl_buf *b, long long v)

@@ -260,7 +260,8 @@ static int check_chip(const check_opts *o, const tl_experiment *x, ctr_session *
     return check_counters(*s, x, e);
 }
 
-/* Loads and plans each file (xs[i], ps[i]); 1 when one of them is bad (its error printed). */
+/* Loads and plans each file (xs[i], ps[i]); 1 when one of them is bad (its error printed, its xs[i] and ps[i]
+ * left empty). */
 static int load_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, int print_validate)
 {
     int bad = 0;
@@ -272,6 +273,7 @@ static int load_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, int pri
         if (config_load(path, &xs[i], &e) || plan_expand(&xs[i], &lim, &ps[i], &e) ||
             check_chip(o, &xs[i], &chip, &e)) {
             fprintf(stderr, "%s\n", e.msg);
+            plan_free(&ps[i]), config_free(&xs[i]); /* op NULL: nothing of it is compiled */
             bad = 1;
         } else if (print_validate) {
             report_validate(stdout, o->files[i], &xs[i], &ps[i], o->picks);
@@ -313,7 +315,9 @@ static int cmd_check(const char *cmd, int argc, char **argv)
         xs = tl_xcalloc((size_t)o.nfiles, sizeof *xs);
         ps = tl_xcalloc((size_t)o.nfiles, sizeof *ps);
         bad = load_all(&o, xs, ps, !strcmp(cmd, "validate"));
-        if (compile) bad |= compile_all(&o, xs, ps, cmd);
+        int loaded = 0;
+        for (int i = 0; i < o.nfiles; i++) loaded += xs[i].op != NULL;
+        if (compile && loaded) bad |= compile_all(&o, xs, ps, cmd); /* no compile lines when none loaded */
         for (int i = 0; i < o.nfiles; i++) plan_free(&ps[i]), config_free(&xs[i]);
     }
     free(xs), free(ps), free(o.files);

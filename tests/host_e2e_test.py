@@ -334,6 +334,20 @@ class BadInput(unittest.TestCase):
         self.assertIn("my.table:2)", lines["m=4096,n=16384,k=4096"])
         self.assertNotIn("    m=", run("validate", exp).stdout)
 
+    def test_compile_of_files_that_do_not_load_says_only_why(self):
+        """A bad experiment gets its error and exit 2; the compile step is not reported as if it had run."""
+        exp = os.path.join(self.tmp, "bad.yaml")
+        with open(exp, "w") as f:
+            f.write("name: bad\nop: sgemm\nseed: 1\nsizes: [{mnk: 64}]\nvariants: [no_such_rung]\n")
+        for cmd in (("validate", exp, "--compile"), ("compile", exp)):
+            p = run(*cmd)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("no_such_rung", p.stderr)
+            self.assertNotIn("compil", p.stderr, cmd)
+        p = run("compile", exp, SMOKE)  # the good one still compiles (a host experiment: no kernels)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("compiling 0 kernels", p.stderr)
+
     def test_compile_rejects_an_incomplete_option(self):
         p = run("compile", SMOKE, "--arch")
         self.assertEqual(p.returncode, 2)

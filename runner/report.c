@@ -177,9 +177,11 @@ static double rate_of(const tl_result *r)
 void report_progress(FILE *f, int done, int total, const tl_result *r, double elapsed_s)
 {
     const tl_case *c = r->c;
-    fprintf(f, "[%*d/%d %6.1fs] %-15s %-14s %-22s%s%s %-13s", total >= 1000 ? 4 : 3, done, total, elapsed_s,
-            c->variant->name, c->params_text, c->sizes_text, c->op->ndtypes > 1 ? " " : "",
-            c->op->ndtypes > 1 ? c->dtype : "", r->status);
+    /* What tells the case apart, as the closing table does: its layouts too (a=row,b=col), where the op has some. */
+    fprintf(f, "[%*d/%d %6.1fs] %-15s %-14s %-22s%s%-*s%s%s %-13s", total >= 1000 ? 4 : 3, done, total, elapsed_s,
+            c->variant->name, c->params_text, c->sizes_text, c->layout_text[0] ? " " : "", c->layout_text[0] ? 11 : 0,
+            c->layout_text,
+            c->op->ndtypes > 1 ? " " : "", c->op->ndtypes > 1 ? c->dtype : "", r->status);
     if (r->samples.n)
         fprintf(f, " %10.4f ms %9.1f %s %4d reps", r->st.median_ms, rate_of(r), by_bytes(c->op) ? "GB/s" : "GFLOP/s",
                 r->samples.n);

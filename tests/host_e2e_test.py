@@ -33,6 +33,15 @@ class HostSmoke(unittest.TestCase):
         self.assertIn("host_ikj", self.proc.stdout)
         self.assertIn("results: " + self.path, self.proc.stdout)
 
+    def test_each_progress_line_tells_its_case_apart(self):
+        """The progress lines name what the closing table does: variant, size and layouts (host_smoke runs each
+        size with b row- and column-major, so without the layouts two lines would read the same)."""
+        lines = [l for l in self.proc.stderr.splitlines() if l.startswith("[")]
+        self.assertEqual(len(lines), 12, self.proc.stderr)
+        keys = [tuple(l.split("]", 1)[1].split()[:3]) for l in lines]
+        self.assertEqual(len(set(keys)), 12, keys)
+        self.assertEqual({k[2] for k in keys}, {"a=row,b=row", "a=row,b=col"})
+
     def test_root_provenance(self):
         with open(SMOKE, "rb") as f:
             raw = f.read()

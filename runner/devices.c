@@ -19,6 +19,7 @@
 #include "runner/h5in.h"
 #include "runner/h5out.h"
 #include "runner/merge.h"
+#include "runner/report.h"
 
 extern char **environ;
 
@@ -354,6 +355,57 @@ static int tally(const char *out, const tl_plan *p, const unsigned char *share, 
     return 0;
 }
 
+/* The closing table of a run without --devices, for the cases this run's workers ran (ran[i]), from OUT's
+ * /summary (the merge wrote it moments ago, in plan order); the cases of earlier sessions in one line. */
+static int print_table(const char *out, const tl_experiment *x, const tl_plan *p, const unsigned char *ran,
+                       const unsigned char *share, tl_err *e)
+{
+    const char *where = out;
+    hid_t f = -1, d = -1, type = -1, space = -1;
+    hsize_t n = 0;
+    h5_summary_row *rows = NULL;
+    tl_result *res = NULL;
+    plan_id *ids = NULL;
+    int rc = -1;
+    if ((f = h5_open_result(out, e)) < 0) return -1;
+    H5_CHECK(type = h5_summary_type());
+    H5_CHECK(d = H5Dopen2(f, "/summary", H5P_DEFAULT));
+    H5_CHECK(space = H5Dget_space(d));
+    H5_CHECK(H5Sget_simple_extent_dims(space, &n, NULL));
+    rows = tl_xcalloc((size_t)n + 1, sizeof *rows);
+    if (n) H5_CHECK(H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows));
+    res = tl_xcalloc((size_t)n + 1, sizeof *res);
+    ids = plan_ids(p);
+    int nres = 0, earlier = 0, failed_earlier = 0;
+    for (hsize_t k = 0; k < n; k++) {
+        int i = rows[k].case_id && rows[k].status ? plan_find(ids, p->ncases, rows[k].case_id) : -1;
+        if (i < 0 || !share[i]) continue;
+        int bad = !strcmp(rows[k].status, "error") || !strcmp(rows[k].status, "verify_failed");
+        if (!ran[i]) {
+            earlier++, failed_earlier += bad;
+            continue;
+        }
+        tl_result *r = &res[nres++];
+        r->c = &p->cases[i];
+        r->status = rows[k].status;
+        r->st.median_ms = rows[k].median_ms;
+        r->gflops = rows[k].gflops, r->gbs = rows[k].gbs;
+        r->samples.n = rows[k].reps;
+    }
+    if (nres) report_table(stdout, x, res, nres);
+    if (earlier)
+        printf("and %d cases from earlier sessions (%d failed)\n", earlier, failed_earlier);
+    rc = 0;
+fail:
+    if (rows && n && type >= 0 && space >= 0) H5Dvlen_reclaim(type, space, H5P_DEFAULT, rows);
+    free(rows), free(res), free(ids);
+    if (space >= 0) H5Sclose(space);
+    if (d >= 0) H5Dclose(d);
+    if (type >= 0) H5Tclose(type);
+    H5Fclose(f);
+    return rc;
+}
+
 int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const tl_plan *p, const unsigned char *share)
 {
     tl_err e;
@@ -473,6 +525,7 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
     if (remove_parts(parts))
         fprintf(stderr, "tilelab: warning: %s: cannot remove the workers' files (merged into %s)\n", parts, o->out);
     double t_end = tl_now_s(), age = tl_process_age_s();
+    if (print_table(o->out, x, p, todo, share, &e)) fprintf(stderr, "tilelab: warning: %s\n", e.msg);
     printf("results: %s: %d of the %d cases%s%s (%d failed), %.1f s on %d device%s; `bazel run //analysis:summary "
            "-- %s` shows them\n", o->out, have, nshare, o->shard_text[0] ? " of shard " : "", o->shard_text, failed,
            t_end - t0, nw, nw == 1 ? "" : "s", o->out);

@@ -39,6 +39,12 @@ SLOW = SWEEP.replace("[8, 16, 24, 32, 48, 64]", "[160, 168, 176, 184, 192, 200]"
 PROGRESS = re.compile(r"^sim\d \| \[\s*(\d+)/(\d+)")
 
 
+def table(stdout):
+    """The closing table's rows: variant, params, size, layout, dtype and status (the figures vary by run)."""
+    rows = [l.split() for l in stdout.splitlines() if l.startswith("host_")]
+    return [r[:5] + r[-1:] for r in rows]
+
+
 class Devices(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -152,6 +158,10 @@ class Devices(unittest.TestCase):
         p = self.run_([self.yaml, "--devices", "all", "-o", out, "-q"])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assert_complete(out, {0, 1, 2})
+        # The closing table of a run on one device: a row per case, in plan order, with its figures.
+        self.assertEqual(table(p.stdout), table(self.run_([self.yaml, "-q", "-o", self.out("one.h5")]).stdout))
+        self.assertEqual(len(table(p.stdout)), NCASES)
+        self.assertNotIn("earlier sessions", p.stdout)
 
     def test_a_worker_killed_mid_sweep_loses_nothing(self):
         out = self.out("crash.h5")
@@ -168,6 +178,9 @@ class Devices(unittest.TestCase):
         p = self.run_([self.yaml, "--devices", "all", "-o", out, "--resume", "-q"])
         self.assertEqual(p.returncode, 0, p.stderr)
         got = self.assert_complete(out, {0, 1, 2})
+        # Its table has the cases it ran; those of the first run are counted in a line.
+        self.assertEqual(len(table(p.stdout)), NCASES - len(kept), p.stdout)
+        self.assertIn("and %d cases from earlier sessions (0 failed)" % len(kept), p.stdout)
         for c in kept:  # the cases kept were not run again: they are still the first run's
             self.assertLess(got[c]["session"], first_sessions, c)
         self.assertTrue(any(a["session"] >= first_sessions for a in got.values()))

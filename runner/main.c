@@ -778,7 +778,10 @@ static int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **
     if (use_gpu) ahead = start_ahead(o, x, &p, &sh, &env, &ex);
     if (!o->quiet) {
         report_header(stderr, x, &p, &env, path);
-        if (o->shard_count)
+        if (o->worker_cases) /* a --devices worker: its share of the run's (of the shard's, with --shard) */
+            fprintf(stderr, "this device: %d of the %d cases%s%s\n", sh.nshare, p.ncases, o->shard_count ? ", shard " : "",
+                    o->shard_text);
+        else if (o->shard_count)
             fprintf(stderr, "shard %s: %d of the %d cases\n", o->shard_text, sh.nshare, p.ncases);
         if (o->resume && have.n)
             fprintf(stderr, "resuming: %d of these %d cases are already in %s, %d to run\n", sh.nearlier, sh.nshare,

@@ -120,6 +120,12 @@ class Devices(unittest.TestCase):
         self.assertEqual(set(cases(out)), set(cases(alone)))
         with h5py.File(out, "r") as f:
             self.assertEqual({text(s.attrs["shard"]) for s in f["sessions"].values()}, {"1/2"})
+        # Without -q each worker says what it runs: its cases, of the plan's, in the shard.
+        p = self.run_([self.yaml, "--devices", "all", "--shard", "1/2", "-o", self.out("shard-loud.h5")], devices=2)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        said = re.findall(r"^sim(\d) \| this device: (\d+) of the %d cases, shard 1/2$" % NCASES, p.stderr, re.M)
+        self.assertEqual(sorted(d for d, _ in said), ["0", "1"], p.stderr)
+        self.assertEqual(sum(int(n) for _, n in said), len(cases(alone)))
 
     def test_bad_device_lists_are_refused(self):
         for devices, want in (("5", "device 5 does not exist here (3 devices: 0 .. 2)"),

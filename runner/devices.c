@@ -529,6 +529,7 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
     printf("results: %s: %d of the %d cases%s%s (%d failed), %.1f s on %d device%s; `bazel run //analysis:summary "
            "-- %s` shows them\n", o->out, have, nshare, o->shard_text[0] ? " of shard " : "", o->shard_text, failed,
            t_end - t0, nw, nw == 1 ? "" : "s", o->out);
+    fflush(stdout);
     /* Where the command's own time went, beside the workers' sessions (their lines above). */
     fprintf(stderr, "tilelab: %.2f s from this runner's start to its workers' start, %.2f s of workers, %.2f s merging\n",
             age >= 0 ? age - (t_end - t_follow) : t_follow - t0, t_merge - t_follow, t_end - t_merge);

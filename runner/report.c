@@ -262,6 +262,7 @@ void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n)
                 r->status);
     }
     free(bases);
+    fflush(f); /* whole before what follows on stderr, where both go to one pipe (a table > 4 KB was cut there) */
 }
 
 int report_failures(const tl_result *res, int n)

@@ -104,6 +104,22 @@ class Devices(unittest.TestCase):
             for k in ("canonical", "params", "sizes", "layouts", "seed", "flop"):
                 self.assertEqual(a[k], one[c][k], (c, k))
 
+    def test_the_table_and_the_closing_lines_stay_whole_on_one_pipe(self):
+        """stdout and stderr into one pipe (a job's log): a table over stdio's 4 KB buffer came out cut by the
+        run's closing line on stderr."""
+        many = self.write("many.yaml", SWEEP.replace("[8, 16, 24, 32, 48, 64]", str(list(range(8, 128, 8)))))
+        env = dict(os.environ, TILELAB_TEST_DEVICES="2")
+        p = subprocess.run([RUNNER, "run", many, "--devices", "all", "-q", "-o", self.out("many.h5")],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        rows = [l for l in p.stdout.splitlines() if l.startswith("host_")]
+        self.assertGreater(sum(len(l) + 1 for l in rows), 4096)
+        self.assertEqual(len(rows), 64)
+        for l in rows:
+            self.assertEqual(l.split()[-1], "ok", l)
+        self.assertEqual(p.stdout.count("tilelab: "), len(re.findall(r"^(sim\d \| )?tilelab: ", p.stdout, re.M)),
+                         p.stdout)
+
     def test_a_device_list(self):
         out = self.out("list.h5")
         p = self.run_([self.yaml, "--devices", "0,2", "-o", out, "-q"])

@@ -235,13 +235,27 @@ static const tl_result *find_baseline(const tl_result *const *bases, int nb, con
     return lo < nb && problem_cmp(bases[lo], r) == 0 ? bases[lo] : NULL;
 }
 
+/* A column as wide as its widest text (at least its heading's). */
+static int column(int w, const char *text)
+{
+    int n = (int)strlen(text);
+    return n > w ? n : w;
+}
+
 void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n)
 {
     const reg_variant *base = baseline_of(x->op);
     char pct_head[32];
     snprintf(pct_head, sizeof pct_head, "%% %s", base ? base->name : "base");
-    fprintf(f, "\n%-16s %-16s %-24s %-12s %-6s %12s %10s %9s  %s\n", "variant", "params", "size", "layout", "dtype",
-            "median ms", by_bytes(x->op) ? "GB/s" : "GFLOP/s", pct_head, "status");
+    /* Widths from the rows (a rung's params run to 130 characters), so that the figures line up. */
+    int wv = 16, wp = 16, ws = 24, wl = 12, wd = 6;
+    for (int i = 0; i < n; i++) {
+        const tl_case *c = res[i].c;
+        wv = column(wv, c->variant->name), wp = column(wp, c->params_text), ws = column(ws, c->sizes_text);
+        wl = column(wl, c->layout_text), wd = column(wd, c->dtype);
+    }
+    fprintf(f, "\n%-*s %-*s %-*s %-*s %-*s %12s %10s %9s  %s\n", wv, "variant", wp, "params", ws, "size", wl, "layout", wd,
+            "dtype", "median ms", by_bytes(x->op) ? "GB/s" : "GFLOP/s", pct_head, "status");
     const tl_result **bases = tl_xcalloc((size_t)n + 1, sizeof *bases);
     int nb = 0;
     for (int i = 0; i < n; i++)
@@ -257,9 +271,9 @@ void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n)
             const tl_result *b = find_baseline(bases, nb, r);
             if (b) snprintf(pct, sizeof pct, "%.1f", 100.0 * b->st.median_ms / r->st.median_ms);
         }
-        fprintf(f, "%-16s %-16s %-24s %-12s %-6s %12s %10s %9s  %s\n", c->variant->name,
-                c->params_text[0] ? c->params_text : "-", c->sizes_text, c->layout_text, c->dtype, med, gf, pct,
-                r->status);
+        fprintf(f, "%-*s %-*s %-*s %-*s %-*s %12s %10s %9s  %s\n", wv, c->variant->name, wp,
+                c->params_text[0] ? c->params_text : "-", ws, c->sizes_text, wl, c->layout_text, wd, c->dtype, med, gf,
+                pct, r->status);
     }
     free(bases);
     fflush(f); /* whole before what follows on stderr, where both go to one pipe (a table > 4 KB was cut there) */

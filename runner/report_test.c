@@ -75,5 +75,29 @@ int main(void)
               want[i].layout, p ? p : "(no row)", want[i].want, buf);
     }
     free(buf);
+
+    /* Columns as wide as their widest text: with one row's params of 130 characters, every row's figures
+     * still begin where the heading's "median ms" column does. */
+    char long_params[131];
+    memset(long_params, 'P', 130), long_params[130] = '\0';
+    c[2].params_text = long_params;
+    f = open_memstream(&buf, &len);
+    report_table(f, &x, r, N);
+    fclose(f);
+    const char *head = strstr(buf, "median ms");
+    CHECK(head != NULL, "no heading\n%s", buf);
+    /* The table begins with an empty line, then the heading: where its "median ms" ends. */
+    size_t at = head ? (size_t)(head - (buf + 1)) + strlen("median ms") : 1;
+    int rows = 0;
+    char *copy = strdup(buf), *save = NULL;
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (strstr(line, "median ms")) continue;
+        rows++;
+        int figure_ends = strlen(line) > at && line[at] == ' ' && line[at - 1] && strchr("0123456789-", line[at - 1]);
+        CHECK(figure_ends, "a figure does not end at column %zu: %s\n%s", at, line, buf);
+    }
+    CHECK(rows == N, "%d rows, want %d\n%s", rows, N, buf);
+    total += 2;
+    free(copy), free(buf);
     return TEST_REPORT(total);
 }

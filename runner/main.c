@@ -1286,7 +1286,7 @@ static int cmd_merge(int argc, char **argv, int full_argc, char **full_argv)
     if (merge_files(out, inputs, n, &mo, &r, stderr, &e)) {
         fprintf(stderr, "runner merge: %s\n", e.msg);
     } else {
-        printf("merged %d files: %d cases", n, r.ncases);
+        printf("merged %d file%s: %d cases", n, n == 1 ? "" : "s", r.ncases);
         if (r.nplan) printf(" of the experiment's %d", r.nplan);
         printf(", %d failed -> %s\n", r.failed, out);
         if (r.missing)

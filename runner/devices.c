@@ -305,9 +305,10 @@ static int remove_parts(const char *parts)
     return rmdir(parts) < 0 ? -1 : rc;
 }
 
-/* The parts and OUT into OUT: merged into a new file beside it, which then replaces it. trusted: the
- * parts are this run's workers' alone, each closed by a worker that exited (merge.h). */
-static int merge_parts(const dev_opts *o, const char *parts, int trusted, merge_report *r, tl_err *e)
+/* The parts and OUT into OUT: merged into a new file beside it, which then replaces it, in the order of p (the
+ * run's plan of the experiment they hold). trusted: the parts are this run's workers' alone, each closed by a
+ * worker that exited (merge.h). */
+static int merge_parts(const dev_opts *o, const char *parts, const tl_plan *p, int trusted, merge_report *r, tl_err *e)
 {
     char **in;
     int n;
@@ -321,7 +322,7 @@ static int merge_parts(const dev_opts *o, const char *parts, int trusted, merge_
     char *tmp = tl_xasprintf("%s/.%s.devices-merge", dirname(d), basename(b));
     free(d), free(b);
     unlink(tmp); /* left by a run killed while merging */
-    merge_opts mo = {.first_wins = 1, .argv_text = o->argv_text, .trusted = trusted};
+    merge_opts mo = {.first_wins = 1, .argv_text = o->argv_text, .trusted = trusted, .plan = p};
     FILE *log = o->quiet ? fopen("/dev/null", "w") : NULL;
     int rc = merge_files(tmp, in, n, &mo, r, log ? log : stderr, e);
     if (log) fclose(log);
@@ -514,7 +515,7 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
     if (started < nw) worst = worst < TL_EXIT_FAILED ? TL_EXIT_FAILED : worst;
     int have = 0, failed = 0;
     merge_report r;
-    int merged = merge_parts(o, parts, trusted, &r, &e);
+    int merged = merge_parts(o, parts, p, trusted, &r, &e);
     if (merged == 0 && trusted) have = r.ncases, failed = r.failed; /* the merge's own count */
     else if (merged == 0) merged = tally(o->out, p, share, &have, &failed, &e);
     if (merged) {

@@ -336,34 +336,38 @@ int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merg
         all.v[kept++] = all.v[k];
     }
     all.n = kept;
-    /* Plan order, and what is missing, from the experiment the first input embeds. */
-    tl_err pe;
-    plan_limits lim = {0};
-    char *label = tl_xasprintf("%s:config_yaml", inputs[0]);
-    src_store store;
-    int nfiles;
-    if (h5src_load_store(ins[0].f, inputs[0], 0, &store, &nfiles, &pe) == 0 &&
-        config_parse_with(label, ins[0].yaml, strlen(ins[0].yaml), &store, &x, &pe) == 0 &&
-        plan_expand(&x, &lim, &plan, &pe) == 0)
-        planned = 1;
-    else
-        fprintf(log, "merge: warning: cannot plan the embedded experiment (%s); cases keep the inputs' order\n", pe.msg);
-    src_store_free(&store); /* what config_parse_with did not take over */
-    free(label);
-    plan_id *ids = planned ? plan_ids(&plan) : NULL;
+    /* Plan order, and what is missing, from the experiment the first input embeds (or the caller's plan of it). */
+    const tl_plan *pl = o->plan;
+    if (!pl) {
+        tl_err pe;
+        plan_limits lim = {0};
+        char *label = tl_xasprintf("%s:config_yaml", inputs[0]);
+        src_store store;
+        int nfiles;
+        if (h5src_load_store(ins[0].f, inputs[0], 0, &store, &nfiles, &pe) == 0 &&
+            config_parse_with(label, ins[0].yaml, strlen(ins[0].yaml), &store, &x, &pe) == 0 &&
+            plan_expand(&x, &lim, &plan, &pe) == 0)
+            planned = 1, pl = &plan;
+        else
+            fprintf(log, "merge: warning: cannot plan the embedded experiment (%s); cases keep the inputs' order\n",
+                    pe.msg);
+        src_store_free(&store); /* what config_parse_with did not take over */
+        free(label);
+    }
+    plan_id *ids = pl ? plan_ids(pl) : NULL;
     for (int k = 0; k < all.n; k++) {
-        long i = planned ? plan_find(ids, plan.ncases, all.v[k].id) : -1;
+        long i = pl ? plan_find(ids, pl->ncases, all.v[k].id) : -1;
         /* Outside the plan: after it, by input, then by id (the order an input lists its cases in). */
-        all.v[k].order = i >= 0 ? i : (long)(planned ? plan.ncases : 0) + (long)all.v[k].input * (all.n + 1) + k;
+        all.v[k].order = i >= 0 ? i : (long)(pl ? pl->ncases : 0) + (long)all.v[k].input * (all.n + 1) + k;
     }
     free(ids);
     qsort(all.v, (size_t)all.n, sizeof *all.v, by_order);
     r->ncases = all.n;
-    if (planned) {
-        r->nplan = plan.ncases;
+    if (pl) {
+        r->nplan = pl->ncases;
         int inside = 0;
-        for (int k = 0; k < all.n; k++) inside += all.v[k].order < plan.ncases;
-        r->missing = plan.ncases - inside;
+        for (int k = 0; k < all.n; k++) inside += all.v[k].order < pl->ncases;
+        r->missing = pl->ncases - inside;
         if (inside < all.n) fprintf(log, "merge: %d cases are not in the experiment's plan (kept)\n", all.n - inside);
     }
     for (int k = 0; k < all.n; k++) {

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "runner/plan.h"
 #include "runner/util.h"
 
 typedef struct {
@@ -16,6 +17,9 @@ typedef struct {
                               moments ago: opened without h5in.h's checks, which guard against files that
                               are damaged or crafted and read every case twice, and the output begins as a
                               copy of the first (needs first_wins) */
+    const tl_plan *plan;   /* the plan of the experiment the inputs embed, where the caller has it (a
+                              --devices run): the cases' order without parsing and expanding it again; NULL:
+                              planned from the first input */
 } merge_opts;
 
 typedef struct {

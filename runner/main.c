@@ -530,6 +530,7 @@ static void reexec_resume(int argc, char **argv, const char *path)
 typedef struct {
     int quiet, nearlier, nshare;
     double t0;
+    report_widths w;
 } progress_ctx;
 
 static void case_saved(void *ctx, int index, const tl_result *r)
@@ -537,7 +538,7 @@ static void case_saved(void *ctx, int index, const tl_result *r)
     const progress_ctx *pc = ctx;
     if (pc->quiet) return;
     flockfile(stderr); /* one whole line, whatever the main thread prints meanwhile */
-    report_progress(stderr, pc->nearlier + index + 1, pc->nshare, r, tl_now_s() - pc->t0);
+    report_progress(stderr, &pc->w, pc->nearlier + index + 1, pc->nshare, r, tl_now_s() - pc->t0);
     funlockfile(stderr);
 }
 
@@ -552,7 +553,7 @@ static int run_cases(const run_opts *o, const tl_plan *p, const run_share *sh, e
     out->write_s = 0;
     *nres = *lost = 0;
     static progress_ctx pc; /* lives as long as the writer thread (joined in h5out_finish or h5out_close) */
-    pc = (progress_ctx){o->quiet, sh->nearlier, sh->nshare, t0};
+    pc = (progress_ctx){o->quiet, sh->nearlier, sh->nshare, t0, report_progress_widths(p, sh->todo)};
     if (h5out_start_writer(out, case_saved, &pc, e)) return -1;
     for (int i = 0; i < p->ncases && !*lost; i++) {
         if (!sh->todo[i]) continue;

@@ -174,14 +174,33 @@ static double rate_of(const tl_result *r)
     return by_bytes(r->c->op) ? r->gbs : r->gflops;
 }
 
-void report_progress(FILE *f, int done, int total, const tl_result *r, double elapsed_s)
+/* A column as wide as its widest text (at least its heading's). */
+static int column(int w, const char *text)
+{
+    int n = (int)strlen(text);
+    return n > w ? n : w;
+}
+
+report_widths report_progress_widths(const tl_plan *p, const unsigned char *todo)
+{
+    report_widths w = {15, 14, 22, 0};
+    for (int i = 0; i < p->ncases; i++) {
+        const tl_case *c = &p->cases[i];
+        if (todo && !todo[i]) continue;
+        w.variant = column(w.variant, c->variant->name), w.params = column(w.params, c->params_text);
+        w.sizes = column(w.sizes, c->sizes_text), w.layout = column(w.layout, c->layout_text);
+    }
+    return w;
+}
+
+void report_progress(FILE *f, const report_widths *w, int done, int total, const tl_result *r, double elapsed_s)
 {
     const tl_case *c = r->c;
     /* What tells the case apart, as the closing table does: its layouts too (a=row,b=col), where the op has some. */
-    fprintf(f, "[%*d/%d %6.1fs] %-15s %-14s %-22s%s%-*s%s%s %-13s", total >= 1000 ? 4 : 3, done, total, elapsed_s,
-            c->variant->name, c->params_text, c->sizes_text, c->layout_text[0] ? " " : "", c->layout_text[0] ? 11 : 0,
-            c->layout_text,
-            c->op->ndtypes > 1 ? " " : "", c->op->ndtypes > 1 ? c->dtype : "", r->status);
+    fprintf(f, "[%*d/%d %6.1fs] %-*s %-*s %-*s%s%-*s%s%s %-13s", total >= 1000 ? 4 : 3, done, total, elapsed_s,
+            w->variant, c->variant->name, w->params, c->params_text[0] ? c->params_text : "-", w->sizes, c->sizes_text,
+            w->layout ? " " : "", w->layout, c->layout_text, c->op->ndtypes > 1 ? " " : "",
+            c->op->ndtypes > 1 ? c->dtype : "", r->status);
     if (r->samples.n)
         fprintf(f, " %10.4f ms %9.1f %s %4d reps", r->st.median_ms, rate_of(r), by_bytes(c->op) ? "GB/s" : "GFLOP/s",
                 r->samples.n);
@@ -233,13 +252,6 @@ static const tl_result *find_baseline(const tl_result *const *bases, int nb, con
         else hi = mid;
     }
     return lo < nb && problem_cmp(bases[lo], r) == 0 ? bases[lo] : NULL;
-}
-
-/* A column as wide as its widest text (at least its heading's). */
-static int column(int w, const char *text)
-{
-    int n = (int)strlen(text);
-    return n > w ? n : w;
 }
 
 void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n)

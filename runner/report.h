@@ -13,7 +13,13 @@ void report_list_op(FILE *f, const reg_op *op);
 /* picks: also each dispatched case's pick, a line each. */
 void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl_plan *p, int picks);
 void report_header(FILE *f, const tl_experiment *x, const tl_plan *p, const env_info *env, const char *out_path);
-void report_progress(FILE *f, int done, int total, const tl_result *r, double elapsed_s);
+/* The progress lines' columns, characters: as wide as the widest text among the cases a run will run (todo), so
+ * that their figures line up. */
+typedef struct {
+    int variant, params, sizes, layout;
+} report_widths;
+report_widths report_progress_widths(const tl_plan *p, const unsigned char *todo);
+void report_progress(FILE *f, const report_widths *w, int done, int total, const tl_result *r, double elapsed_s);
 /* variant, params, size, median ms, GFLOP/s, % of the op's library baseline, status. */
 void report_table(FILE *f, const tl_experiment *x, const tl_result *res, int n);
 /* Number of cases that failed verification or errored; prints their reasons to stderr. */

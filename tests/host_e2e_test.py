@@ -38,9 +38,12 @@ class HostSmoke(unittest.TestCase):
         size with b row- and column-major, so without the layouts two lines would read the same)."""
         lines = [l for l in self.proc.stderr.splitlines() if l.startswith("[")]
         self.assertEqual(len(lines), 12, self.proc.stderr)
-        keys = [tuple(l.split("]", 1)[1].split()[:3]) for l in lines]
+        keys = [tuple(l.split("]", 1)[1].split()[:4]) for l in lines]  # variant, params ("-": none), size, layout
         self.assertEqual(len(set(keys)), 12, keys)
-        self.assertEqual({k[2] for k in keys}, {"a=row,b=row", "a=row,b=col"})
+        self.assertEqual({k[1] for k in keys}, {"-"})
+        self.assertEqual({k[3] for k in keys}, {"a=row,b=row", "a=row,b=col"})
+        # Columns as wide as the run's widest text: the status begins at one place on every line.
+        self.assertEqual(len({l.index(" ok ") for l in lines}), 1, lines)
 
     def test_root_provenance(self):
         with open(SMOKE, "rb") as f:

@@ -3,6 +3,7 @@ merge makes one file whose cases equal a single run's, in plan order, with each 
 --resume skips what a file holds; skipped cases share a commit; mixed or overlapping inputs are refused
 with a clear error."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -257,6 +258,10 @@ class Sweep(unittest.TestCase):
         reported = [int(line.split("/39")[0].strip("[ ")) for line in p.stderr.splitlines()
                     if line.startswith("[") and "/39" in line]
         self.assertEqual(reported, list(range(1, 40)), p.stderr)  # each case once, in order
+        # The progress lines' columns are as wide as the run's widest text (skinny's params, host_naive's none):
+        # each status begins at one place.
+        at = {re.search(r" (ok|skipped) ", l).start() for l in p.stderr.splitlines() if l.startswith("[")}
+        self.assertEqual(len(at), 1, p.stderr)
 
     def test_a_burst_of_cases_in_one_commit(self):
         # Three host cases, each followed by 102 skipped ones: the writer takes each burst in one commit, and the

@@ -356,8 +356,8 @@ static int tally(const char *out, const tl_plan *p, const unsigned char *share, 
     return 0;
 }
 
-/* The closing table of a run without --devices, for the cases this run's workers ran (ran[i]), from OUT's
- * /summary (the merge wrote it moments ago, in plan order); the cases of earlier sessions in one line. */
+/* The closing table that a run on one GPU prints, for the cases this run's workers ran (ran[i]), from OUT's
+ * /summary (the merge wrote it moments ago, in plan order); the share's cases from earlier sessions in one line. */
 static int print_table(const char *out, const tl_experiment *x, const tl_plan *p, const unsigned char *ran,
                        const unsigned char *share, tl_err *e)
 {

@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <elf.h>
 #include <limits.h>
-#include <nvJitLink.h>
 #include <nvrtc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,10 +14,8 @@
 
 #include "runner/cache.h"
 #include "runner/cuda_check.h"
-#include "runner/tma.h"
 
 #define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + REG_MAX_ARGS + 8)
-#define CHECK_FILE "tilelab-signature-check" /* the wrapper's lines, as NVRTC's log names them */
 
 void jit_nvrtc_version(char out[16])
 {
@@ -219,7 +216,7 @@ static const char check_templates[] =
 static char *wrapper_text(const jit_request *rq)
 {
     tl_buf b = {0};
-    tl_buf_printf(&b, "#include \"%s\"\n#line 1 \"" CHECK_FILE "\"\n%s", rq->src->names[0], check_templates);
+    tl_buf_printf(&b, "#include \"%s\"\n#line 1 \"" JIT_CHECK_FILE "\"\n%s", rq->src->names[0], check_templates);
     signature_check(&b, rq->op, rq->entry);
     if (rq->entry2) signature_check(&b, rq->op, rq->entry2);
     return b.s;
@@ -287,7 +284,7 @@ static int only_check_errors(const char *log)
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
         char *l = tl_xasprintf("%.*s", (int)len, line);
         if (strstr(l, ": error") || strstr(l, ": catastrophic error")) {
-            if (strncmp(l, CHECK_FILE "(", strlen(CHECK_FILE) + 1)) any = -1;
+            if (strncmp(l, JIT_CHECK_FILE "(", strlen(JIT_CHECK_FILE) + 1)) any = -1;
             else if (!any) any = 1;
         }
         free(l);
@@ -301,7 +298,7 @@ static int only_check_errors(const char *log)
 static void compile_error(const jit_request *rq, const char *log, nvrtcResult rc, tl_err *e)
 {
     char *main_shown = src_display(rq->store, &rq->store->files[rq->src->files[0]]);
-    const char *check = log ? strstr(log, CHECK_FILE "(") : NULL;
+    const char *check = log ? strstr(log, JIT_CHECK_FILE "(") : NULL;
     const char *entries[2] = {rq->entry, rq->entry2};
     for (int i = 0; i < 2 && check && entries[i]; i++) {
         char undefined[160];
@@ -329,93 +326,6 @@ static void compile_error(const jit_request *rq, const char *log, nvrtcResult rc
 }
 
 /* ---- compile, cache ------------------------------------------------------------------------------ */
-
-#define NVJITLINK_CHECK(call)                                                                        \
-    do {                                                                                             \
-        nvJitLinkResult r_ = (call);                                                                 \
-        if (r_ != NVJITLINK_SUCCESS) {                                                               \
-            link_error(h, r_, #call, e);                                                             \
-            goto fail;                                                                               \
-        }                                                                                            \
-    } while (0)
-
-static void link_error(nvJitLinkHandle h, nvJitLinkResult r, const char *call, tl_err *e)
-{
-    size_t n = 0;
-    char *log = NULL;
-    if (h && nvJitLinkGetErrorLogSize(h, &n) == NVJITLINK_SUCCESS && n > 1) {
-        log = tl_xmalloc(n);
-        if (nvJitLinkGetErrorLog(h, log) != NVJITLINK_SUCCESS) log[0] = 0;
-    }
-    tl_err_set(e, "nvJitLink: %s failed (%d)%s%s", call, (int)r, log && *log ? ":\n" : "", log ? log : "");
-    free(log);
-}
-
-/* NVRTC's LTO IR of a CuTe kernel linked into a cubin that keeps the entries and the globals the
- * runner binds, and drops the rest (build_options says why). */
-static int link_lto(const jit_build_job *j, const char *ir, size_t len, jit_cubin *out, tl_err *e)
-{
-    nvJitLinkHandle h = NULL;
-    char *lopts[8];
-    int n = 0;
-    lopts[n++] = tl_xasprintf("-arch=sm_%d%s", j->arch, j->arch_specific ? "a" : "");
-    lopts[n++] = tl_xstrdup("-lto");
-    lopts[n++] = tl_xasprintf("-kernels-used=%s", j->entry);
-    if (j->entry2) lopts[n++] = tl_xasprintf("-kernels-used=%s", j->entry2);
-    lopts[n++] = tl_xstrdup("-variables-used=" REG_WORKSPACE_SYMBOL);
-    lopts[n++] = tl_xstrdup("-variables-used=" TMA_REQUESTS_SYMBOL);
-    lopts[n++] = tl_xstrdup("-variables-used=" TMA_MAPS_SYMBOL);
-    int rc = -1;
-    NVJITLINK_CHECK(nvJitLinkCreate(&h, (uint32_t)n, (const char **)lopts));
-    NVJITLINK_CHECK(nvJitLinkAddData(h, NVJITLINK_INPUT_LTOIR, ir, len, "kernel.ltoir"));
-    NVJITLINK_CHECK(nvJitLinkComplete(h));
-    NVJITLINK_CHECK(nvJitLinkGetLinkedCubinSize(h, &out->cubin_len));
-    out->cubin = tl_xmalloc(out->cubin_len);
-    NVJITLINK_CHECK(nvJitLinkGetLinkedCubin(h, out->cubin));
-    rc = 0;
-fail:
-    if (h) nvJitLinkDestroy(&h);
-    for (int i = 0; i < n; i++) free(lopts[i]);
-    return rc;
-}
-
-int jit_build_run(const jit_build_job *j, jit_cubin *out, tl_err *e)
-{
-    nvrtcProgram prog = NULL;
-    size_t loglen = 0;
-    NVRTC_CHECK(nvrtcCreateProgram(&prog, j->wrapper, CHECK_FILE ".cu", j->nh, j->texts, j->names));
-    nvrtcResult rc = nvrtcCompileProgram(prog, j->nopts, (const char *const *)j->opts);
-    NVRTC_CHECK(nvrtcGetProgramLogSize(prog, &loglen));
-    if (loglen > 1) {
-        out->log = tl_xmalloc(loglen);
-        NVRTC_CHECK(nvrtcGetProgramLog(prog, out->log));
-    }
-    if (rc != NVRTC_SUCCESS) {
-        nvrtcDestroyProgram(&prog);
-        return (int)rc;
-    }
-    int lto = 0;
-    for (int i = 0; i < j->nopts; i++) lto |= !strcmp(j->opts[i], "-dlto");
-    if (lto) {
-        size_t len = 0;
-        NVRTC_CHECK(nvrtcGetLTOIRSize(prog, &len));
-        char *ir = tl_xmalloc(len);
-        nvrtcResult got = nvrtcGetLTOIR(prog, ir);
-        if (got != NVRTC_SUCCESS) tl_err_set(e, "NVRTC: nvrtcGetLTOIR: %s", nvrtcGetErrorString(got));
-        int bad = got != NVRTC_SUCCESS || link_lto(j, ir, len, out, e);
-        free(ir);
-        if (bad) goto fail;
-    } else if (!j->front_end_only) {
-        NVRTC_CHECK(nvrtcGetCUBINSize(prog, &out->cubin_len));
-        out->cubin = tl_xmalloc(out->cubin_len);
-        NVRTC_CHECK(nvrtcGetCUBIN(prog, out->cubin));
-    }
-    nvrtcDestroyProgram(&prog);
-    return 0;
-fail:
-    if (prog) nvrtcDestroyProgram(&prog);
-    return -1;
-}
 
 /* rq compiled by NVRTC, in h's process when there is one that still runs (else in this one). */
 static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, int nopts, jit_helper *h,
@@ -593,14 +503,6 @@ out:
     free(key), free(wrapper);
     if (rc) jit_cubin_free(out);
     return rc;
-}
-
-void jit_cubin_free(jit_cubin *c)
-{
-    free(c->options);
-    free(c->cubin);
-    free(c->log);
-    memset(c, 0, sizeof *c);
 }
 
 void jit_memo_free(jit_memo *m)

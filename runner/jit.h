@@ -12,17 +12,8 @@
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
+#include "runner/jit_build.h"
 #include "runner/plan.h"
-
-typedef struct {
-    char *options;         /* NVRTC options, space-separated, as stored in the result file */
-    void *cubin;           /* compiled code */
-    size_t cubin_len;      /* bytes */
-    char cubin_sha256[65]; /* of the cubin */
-    int cached;            /* 1: from the disk cache (or this run's memory of it) */
-    char *log;             /* NVRTC's log (warnings), or NULL */
-    char cutlass_version[32]; /* the CUTLASS headers' version when the sources include them, else "" */
-} jit_cubin;
 
 /* Cubins this run compiled, by cache key: a kernel compiled ahead (to find errors before any GPU
  * work, or by the compile threads while the first cases run) is not compiled again when its cases
@@ -81,7 +72,6 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
 typedef struct jit_helper jit_helper;
 int jit_compile_in(const jit_request *rq, const char *cache_dir, jit_memo *memo, jit_helper *h, jit_cubin *out,
                    tl_err *e);
-void jit_cubin_free(jit_cubin *c);
 void jit_memo_free(jit_memo *m);
 
 /* 1 when the cubin has an extern "C" kernel named entry; 0 when not (kernels gets the names of

@@ -8,28 +8,12 @@
 #ifndef TILELAB_JIT_HELPER_H
 #define TILELAB_JIT_HELPER_H
 
-#include "runner/jit.h"
+#include "runner/jit_build.h"
 
 #define JIT_HELPER_ARG "--tilelab-nvrtc-helper"
 #define JIT_HELPER_GONE (-2) /* jit_helper_build: the helper is gone; compile in this process */
 
-/* One NVRTC compile (and, for -dlto, its nvJitLink link), as plain data a helper can be sent. */
-typedef struct {
-    const char *wrapper;       /* the translation unit compiled */
-    char **opts;               /* NVRTC's options */
-    int nopts;
-    int nh;                    /* sources given in memory: texts[i] is the file included as names[i] */
-    const char *const *texts;
-    const char *const *names;
-    int arch, arch_specific;   /* sm_<arch>, "a" when arch_specific: nvJitLink's target */
-    const char *entry, *entry2; /* the kernels the link keeps (entry2 may be NULL) */
-    int front_end_only;        /* --fdevice-syntax-only: no cubin */
-} jit_build_job;
-
-/* Runs j in this process: 0 with out->cubin (and out->log when NVRTC wrote one); > 0: NVRTC's
- * nvrtcResult for a program that did not compile, out->log its log; -1: e says why (an NVRTC or
- * nvJitLink call that failed). */
-int jit_build_run(const jit_build_job *j, jit_cubin *out, tl_err *e);
+typedef struct jit_helper jit_helper;
 
 /* A helper: its process (this program, /proc/self/exe, run as `JIT_HELPER_ARG`) starts with its first
  * job, in the thread that sends it, and dies with that thread (PR_SET_PDEATHSIG): a run whose kernels

@@ -70,7 +70,7 @@ static void check_lto_cubin(const char *path, const tl_case *c, const jit_reques
         if (entries[i])
             CHECK(jit_cubin_has_kernel(cb->cubin, cb->cubin_len, entries[i], kernels, sizeof kernels) == 1,
                   "%s: %s: no kernel %s (it has %s)", path, c->variant->name, entries[i], kernels);
-    const char *syms[] = {REG_WORKSPACE_SYMBOL, TMA_REQUESTS_SYMBOL, TMA_MAPS_SYMBOL};
+    const char *syms[] = {REG_WORKSPACE_SYMBOL, REG_TMA_REQUESTS_SYMBOL, REG_TMA_MAPS_SYMBOL};
     for (int i = 0; i < 3; i++)
         if (sources_name(rq, syms[i]))
             CHECK(jit_cubin_has_global(cb->cubin, cb->cubin_len, syms[i], NULL) == 1, "%s: %s: the link dropped %s",

@@ -15,6 +15,9 @@
 #define REG_DISPATCH_SWITCHES 3
 #define REG_MAX_DTYPES 4
 #define REG_WORKSPACE_SYMBOL "tilelab_workspace" /* see reg_variant.workspace */
+/* The globals of a kernel that asks for TMA tensor maps (runner/tma.h): the runner binds them by name. */
+#define REG_TMA_REQUESTS_SYMBOL "tilelab_tensor_map_requests"
+#define REG_TMA_MAPS_SYMBOL "tilelab_tensor_maps"
 
 enum { REG_ROW = 0, REG_COL = 1 };
 

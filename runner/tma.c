@@ -98,7 +98,7 @@ int tma_bind(const reg_op *op, const jit_cubin *cb, const jit_kernel *k, const r
 {
     uint64_t rq_bytes = 0, map_bytes = 0;
     summary[0] = '\0';
-    int has = jit_cubin_has_global(cb->cubin, cb->cubin_len, TMA_REQUESTS_SYMBOL, &rq_bytes);
+    int has = jit_cubin_has_global(cb->cubin, cb->cubin_len, REG_TMA_REQUESTS_SYMBOL, &rq_bytes);
     if (has < 0) {
         tl_err_set(e, "the compiled kernel is not a readable cubin");
         return -1;
@@ -106,13 +106,13 @@ int tma_bind(const reg_op *op, const jit_cubin *cb, const jit_kernel *k, const r
     if (!has) return 0;
     int nreq = (int)(rq_bytes / sizeof(tma_request));
     if (rq_bytes % sizeof(tma_request) || nreq < 1 || nreq > TMA_MAX_MAPS) {
-        tl_err_set(e, "the kernel's %s has %llu bytes: 1 .. %d requests of five 32-bit integers", TMA_REQUESTS_SYMBOL,
+        tl_err_set(e, "the kernel's %s has %llu bytes: 1 .. %d requests of five 32-bit integers", REG_TMA_REQUESTS_SYMBOL,
                    (unsigned long long)rq_bytes, TMA_MAX_MAPS);
         return -1;
     }
-    if (jit_cubin_has_global(cb->cubin, cb->cubin_len, TMA_MAPS_SYMBOL, &map_bytes) != 1 ||
+    if (jit_cubin_has_global(cb->cubin, cb->cubin_len, REG_TMA_MAPS_SYMBOL, &map_bytes) != 1 ||
         map_bytes < (uint64_t)nreq * TMA_MAP_BYTES) {
-        tl_err_set(e, "the kernel declares %d tensor map requests but no %s of %d x %d bytes", nreq, TMA_MAPS_SYMBOL,
+        tl_err_set(e, "the kernel declares %d tensor map requests but no %s of %d x %d bytes", nreq, REG_TMA_MAPS_SYMBOL,
                    nreq, TMA_MAP_BYTES);
         return -1;
     }
@@ -121,11 +121,11 @@ int tma_bind(const reg_op *op, const jit_cubin *cb, const jit_kernel *k, const r
     void *drq = NULL, *dmaps = NULL;
     size_t bytes = 0;
     memset(maps, 0, sizeof maps);
-    CUDA_CHECK(cudaLibraryGetGlobal(&drq, &bytes, k->lib, TMA_REQUESTS_SYMBOL));
+    CUDA_CHECK(cudaLibraryGetGlobal(&drq, &bytes, k->lib, REG_TMA_REQUESTS_SYMBOL));
     CUDA_CHECK(cudaMemcpy(rq, drq, (size_t)nreq * sizeof *rq, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaLibraryGetGlobal(&dmaps, &bytes, k->lib, TMA_MAPS_SYMBOL));
+    CUDA_CHECK(cudaLibraryGetGlobal(&dmaps, &bytes, k->lib, REG_TMA_MAPS_SYMBOL));
     if ((uintptr_t)dmaps % 64) {
-        tl_err_set(e, "the kernel's %s is not 64-byte aligned (declare it alignas(64))", TMA_MAPS_SYMBOL);
+        tl_err_set(e, "the kernel's %s is not 64-byte aligned (declare it alignas(64))", REG_TMA_MAPS_SYMBOL);
         return -1;
     }
     size_t used = 0;

@@ -25,8 +25,6 @@
 #include "runner/jit.h"
 #include "runner/registry.h"
 
-#define TMA_REQUESTS_SYMBOL "tilelab_tensor_map_requests"
-#define TMA_MAPS_SYMBOL "tilelab_tensor_maps"
 #define TMA_MAP_BYTES 128
 #define TMA_MAX_MAPS 16
 

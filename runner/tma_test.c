@@ -109,17 +109,17 @@ static void test_cubin_globals(void)
     uint64_t size = 0;
     char names[256];
     total += 5;
-    CHECK(jit_cubin_has_global(cubin, len, TMA_REQUESTS_SYMBOL, &size) == 1 && size == 2 * sizeof(tma_request),
+    CHECK(jit_cubin_has_global(cubin, len, REG_TMA_REQUESTS_SYMBOL, &size) == 1 && size == 2 * sizeof(tma_request),
           "requests: %llu bytes", (unsigned long long)size);
-    CHECK(jit_cubin_has_global(cubin, len, TMA_MAPS_SYMBOL, &size) == 1 && size == 2 * TMA_MAP_BYTES,
+    CHECK(jit_cubin_has_global(cubin, len, REG_TMA_MAPS_SYMBOL, &size) == 1 && size == 2 * TMA_MAP_BYTES,
           "maps: %llu bytes", (unsigned long long)size);
     CHECK(jit_cubin_has_global(cubin, len, "tilelab_tensor_map", NULL) == 0, "a prefix is not the name");
     CHECK(jit_cubin_has_global(cubin, len, "plain", NULL) == 0, "a kernel is no global variable");
     CHECK(jit_cubin_has_kernel(cubin, len, "uses_maps", names, sizeof names) == 1 &&
-              jit_cubin_has_kernel(cubin, len, TMA_MAPS_SYMBOL, names, sizeof names) == 0 && strstr(names, "plain"),
+              jit_cubin_has_kernel(cubin, len, REG_TMA_MAPS_SYMBOL, names, sizeof names) == 0 && strstr(names, "plain"),
           "kernels: %s", names);
     total++;
-    CHECK(jit_cubin_has_global("not an elf file", 16, TMA_MAPS_SYMBOL, NULL) == -1, "garbage is not a cubin");
+    CHECK(jit_cubin_has_global("not an elf file", 16, REG_TMA_MAPS_SYMBOL, NULL) == -1, "garbage is not a cubin");
     free(cubin);
     nvrtcDestroyProgram(&prog);
 }

@@ -15,6 +15,8 @@ import h5py
 import numpy as np
 import pandas as pd
 
+from .metrics import add_metrics
+
 SUPPORTED_MAJOR = 1
 
 
@@ -494,8 +496,6 @@ def load(paths, meta=None, progress=None, parts=None):
     NVML), reps, median_ms, mean_ms, q1_ms, q3_ms, iqr_ms, min_ms, max_ms, gflops, gbs (from the median),
     counters (metric name -> value, {} without; tilelab/1.3), counter_units, counters_status, and the
     metrics of metrics.add_metrics (with the figures derived from the counters, counters.DERIVED)."""
-    from .metrics import add_metrics
-
     envs = {}
     rows = read_rows(paths, meta, progress, parts, envs)
     df = pd.DataFrame(rows)

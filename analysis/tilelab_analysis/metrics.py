@@ -3,7 +3,6 @@ device's peak."""
 import numpy as np
 
 from .counters import add_derived
-from .load import load_meta
 
 # The library variant each op is measured against (the first library variant of its registry).
 REFERENCE = {"sgemm": "cublas", "reduce": "cub", "copy": "memcpy", "transpose": "cublas_geam"}
@@ -22,12 +21,12 @@ def _match_key(df):
     return list(zip(df["file"], df["op"], df["sizes"], df["layouts"], df["dtype"]))
 
 
-def add_metrics(df, envs=None):
+def add_metrics(df, envs):
     """Adds rate (GFLOP/s or GB/s, by op), rate_name, pct_ref (% of the reference variant's speed:
     its median time over this case's, same file, op, sizes, layouts and dtype) and pct_peak (% of
     the device's FP32 or DRAM peak from /env; NaN on the host), and the figures derived from the
-    cases' hardware counters (counters.DERIVED). envs: each file's /env as load read it (a file not
-    in it is read again)."""
+    cases' hardware counters (counters.DERIVED). envs: each file's /env as load read it, by path (the
+    package's add_metrics reads those it lacks)."""
     df = df.copy()
     df["rate_name"] = [rate_name(op) for op in df["op"]]
     df["rate"] = np.where(df["rate_name"] == "GB/s", df["gbs"], df["gflops"])
@@ -40,7 +39,7 @@ def add_metrics(df, envs=None):
                      for k, m in zip(keys, df["median_ms"])]
     peaks = {}
     for f in df["file"].unique():
-        env = envs[f] if envs and f in envs else load_meta(f)[1]
+        env = envs[f]
         peaks[f] = (float(env.get("peak_fp32_gflops", np.nan) or np.nan), float(env.get("peak_dram_gbs", np.nan) or np.nan))
     df["pct_peak"] = [100.0 * r / (peaks[f][1] if rn == "GB/s" else peaks[f][0])
                       for r, rn, f in zip(df["rate"], df["rate_name"], df["file"])]

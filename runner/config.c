@@ -1130,3 +1130,11 @@ void config_free(tl_experiment *x)
     src_store_free(&x->store);
     memset(x, 0, sizeof *x);
 }
+
+int config_check_counters(ctr_session *s, const tl_experiment *x, tl_err *e)
+{
+    if (ctr_check(s, &x->counters, x->path, e)) return -1;
+    for (int v = 0; v < x->nvariants; v++)
+        if (ctr_check(s, &x->variants[v].counters, x->path, e)) return -1;
+    return 0;
+}

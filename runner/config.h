@@ -75,6 +75,9 @@ extern const char *const cfg_verify_names[]; /* indexed by cfg_verify */
 /* Loads and validates path; kernel sources of declared variants are read from path's folder.
  * Returns 0, or -1 with e naming file:line:col (and x zeroed: config_free of it is harmless). */
 int config_load(const char *path, tl_experiment *x, tl_err *e);
+/* Every counter name x asks for, the experiment's and its variants', against the session's chip: -1 with e
+ * naming x's file:line:column. */
+int config_check_counters(ctr_session *s, const tl_experiment *x, tl_err *e);
 /* Same, from text in memory (path names it in messages, and its folder holds the sources). */
 int config_parse(const char *path, const char *text, size_t len, tl_experiment *x, tl_err *e);
 /* Same, with the kernel sources from store (e.g. preloaded from a result file), which x takes over

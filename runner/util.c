@@ -282,3 +282,11 @@ void tl_utc_stamp(char out[32], int iso)
     gmtime_r(&t, &tm);
     strftime(out, 32, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y%m%dT%H%M%SZ", &tm);
 }
+
+char *tl_join_words(int n, char *const *argv)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "%s", "");
+    for (int i = 0; i < n; i++) tl_buf_printf(&b, "%s%s", i ? " " : "", argv[i]);
+    return b.s;
+}

@@ -48,6 +48,8 @@ int tl_write_file_atomic(const char *path, const void *data, size_t n, tl_err *e
 int tl_mkdir_p(const char *path, tl_err *e);
 /* Resolves a user-given path against the directory the user ran `bazel run` from. */
 char *tl_user_path(const char *path);
+/* argv's n words joined by single spaces (a command line as recorded). */
+char *tl_join_words(int n, char *const *argv);
 
 /* Overflow-checked size arithmetic: 0 on overflow. */
 int tl_mul_u64(uint64_t a, uint64_t b, uint64_t *out);

@@ -426,6 +426,40 @@ class BadInput(unittest.TestCase):
         self.assertIn("validate", p.stdout)
         self.assertIn("exit codes", p.stdout)
 
+    def commands(self):
+        """The commands `runner --help` lists, a line each under "commands:"."""
+        out = run("--help").stdout.split("\ncommands:\n", 1)[1].split("\n\n", 1)[0]
+        return [line.split()[0] for line in out.splitlines()]
+
+    def test_each_command_prints_its_own_help(self):
+        """`runner CMD --help` (and -h, and `runner help CMD`) prints that command's usage and options, none
+        of another command's, and exits 0 without running anything."""
+        names = self.commands()
+        self.assertEqual(set(names), {"run", "rerun", "extract", "merge", "submit", "validate", "compile",
+                                      "table-check", "list", "cache"})
+        for name in names:
+            for args in ((name, "--help"), (name, "-h"), ("help", name), (name, SMOKE, "--help")):
+                p = run(*args)
+                self.assertEqual(p.returncode, 0, (args, p.stderr))
+                self.assertTrue(p.stdout.startswith("usage: runner %s" % name), (args, p.stdout[:200]))
+                self.assertEqual(p.stdout.count("usage: runner "), 1, args)
+                self.assertEqual(p.stderr, "", args)
+                self.assertGreater(len(p.stdout.splitlines()), 4, args)  # the options or what it does, not one line
+        self.assertIn("--local-sources", run("rerun", "--help").stdout)
+        self.assertNotIn("--local-sources", run("run", "--help").stdout)
+        self.assertIn("--chip", run("validate", "--help").stdout)
+        self.assertNotIn("--chip", run("compile", "--help").stdout)
+        self.assertTrue(run(SMOKE, "--help").stdout.startswith("usage: runner run "))
+
+    def test_an_unknown_word_is_an_error_that_names_the_commands(self):
+        for word in ("frobnicate", "experiments/host_smoke", "--resume"):
+            p = run(word, SMOKE)
+            self.assertEqual(p.returncode, 2, word)
+            self.assertIn("'%s' is not a command" % word, p.stderr)
+            for name in self.commands():
+                self.assertIn(name, p.stderr)
+            self.assertEqual(p.stdout, "")
+
     def test_compile_helper(self):
         """The runner started as a run's compile helper (runner/jit_helper.h) compiles a job sent on its
         stdin, says why a program does not compile, and exits 0 when the run closes its end, 1 on junk."""

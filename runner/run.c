@@ -1,0 +1,554 @@
+#include "runner/run.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "runner/cache.h"
+#include "runner/compile.h"
+#include "runner/devices.h"
+#include "runner/env.h"
+#include "runner/execute.h"
+#include "runner/expr.h"
+#include "runner/h5out.h"
+#include "runner/plan.h"
+#include "runner/report.h"
+
+/* What this run does of the plan: its shard, less the cases the file already holds. */
+typedef struct {
+    unsigned char *todo; /* per plan case: 1 = run it here */
+    int ntodo;
+    int nshare;          /* cases of the shard (all of them without --shard) */
+    int nearlier;        /* of which the file already holds */
+    int failed_earlier;  /* of those, verify_failed or error */
+} run_share;
+
+/* One run, from its plan to its closing table; everything a phase makes, the later phases and
+ * run_state_free find here. */
+typedef struct {
+    const run_opts *o;
+    tl_experiment *x;
+    int argc;
+    char **argv;              /* the whole command line */
+    const char *rerun_of;     /* rerun: the file it runs again, else NULL */
+    tl_plan p;
+    env_info env;
+    int use_gpu;              /* a case of the plan runs on the GPU */
+    int64_t device[EXPR_NDEVICE]; /* the device's facts, for declared variants' expressions */
+    run_share sh;
+    char *cache;              /* the trusted kernel cache, until exec takes it */
+    jit_memo memo;            /* the experiment's own kernels, compiled before any GPU work */
+    ctr_session *ctr;         /* hardware counters' session, or NULL */
+    char *path;               /* the result file */
+    char *argv_text;          /* the command line as recorded */
+    exec_ctx ex;
+    int have_exec;
+    h5out out;
+    int have_out;
+    h5out_existing have;      /* --resume: the cases the file holds */
+    compile_ahead *ahead;     /* threads compiling the run's kernels */
+    tl_result *res;           /* this session's cases, in run order */
+    int nres;
+    int lost;                 /* a kernel fault lost the CUDA context: the rest is a new process's */
+    double start_cuda_s;      /* the CUDA context's creation, s */
+    double start_libs_s;      /* the GPU set-up (cuBLAS, streams, buffers, NVML), s */
+} run_state;
+
+/* Whether a case of the plan runs on the GPU: one the plan skipped for a reason of its own (not of the
+ * device's) is written down without one. */
+static int needs_gpu(const tl_plan *p)
+{
+    for (int i = 0; i < p->ncases; i++)
+        if (p->cases[i].variant->kind != REG_HOST && (!p->cases[i].skipped || p->cases[i].device_skip)) return 1;
+    return 0;
+}
+
+/* The output path: -o as given, else RESULTS_DIR/<name>-<utc>.h5 (created if missing). */
+static char *output_path(const run_opts *o, const tl_experiment *x, tl_err *e)
+{
+    if (o->output) return tl_user_path(o->output);
+    char stamp[32];
+    tl_utc_stamp(stamp, 0);
+    char *dir = tl_user_path(o->results_dir);
+    if (tl_mkdir_p(dir, e)) {
+        free(dir);
+        return NULL;
+    }
+    char *path = tl_xasprintf("%s/%s-%s.h5", dir, x->name, stamp);
+    struct stat st;
+    for (int n = 2; stat(path, &st) == 0; n++) {
+        free(path);
+        path = tl_xasprintf("%s/%s-%s-%d.h5", dir, x->name, stamp, n);
+    }
+    free(dir);
+    return path;
+}
+
+/* A --devices worker's cases: those of the shard whose ids its file lists. */
+static int worker_share(const char *path, const tl_plan *p, unsigned char *todo, tl_err *e)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        tl_err_set(e, "%s: cannot read the worker's cases: %s", path, strerror(errno));
+        return -1;
+    }
+    unsigned char *listed = tl_xcalloc((size_t)p->ncases + 1, 1);
+    plan_id *ids = plan_ids(p);
+    char line[64];
+    int rc = 0, lineno = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\n")] = '\0';
+        int found = plan_find(ids, p->ncases, line);
+        if (found < 0 || !todo[found]) {
+            tl_err_set(e, "%s:%d: '%s' is no case of this run's share of the experiment", path, lineno, line);
+            rc = -1;
+        } else {
+            listed[found] = 1;
+        }
+    }
+    fclose(f);
+    for (int i = 0; i < p->ncases; i++) todo[i] = todo[i] && listed[i];
+    free(listed), free(ids);
+    return rc;
+}
+
+/* The shard's cases (all of them without --shard); a worker's, of those, when it is one. */
+static int select_share(const run_opts *o, const tl_plan *p, run_share *sh, tl_err *e)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->todo = tl_xcalloc((size_t)p->ncases + 1, 1);
+    if (o->shard_count) {
+        if (plan_shard(p, o->shard_index, o->shard_count, sh->todo)) {
+            tl_err_set(e, "--shard %s: not a shard", o->shard_text);
+            return -1;
+        }
+    } else {
+        memset(sh->todo, 1, (size_t)p->ncases);
+    }
+    if (o->worker_cases && worker_share(o->worker_cases, p, sh->todo, e)) return -1;
+    for (int i = 0; i < p->ncases; i++) sh->nshare += sh->todo[i];
+    sh->ntodo = sh->nshare;
+    return 0;
+}
+
+/* --resume: drops the cases the file already holds from the share, counting the failed ones. */
+static void skip_held(const tl_plan *p, const h5out_existing *have, run_share *sh)
+{
+    plan_id *ids = plan_ids(p);
+    for (int k = 0; k < have->n; k++) {
+        int i = plan_find(ids, p->ncases, have->ids[k]);
+        if (i < 0 || !sh->todo[i]) continue;
+        sh->todo[i] = 0;
+        sh->ntodo--;
+        sh->nearlier++;
+        sh->failed_earlier += !strcmp(have->status[k], "error") || !strcmp(have->status[k], "verify_failed");
+    }
+    free(ids);
+}
+
+/* After a kernel fault the CUDA context is lost for good: the case is in the file as an error, and
+ * the runner starts again as a new process (a new context) that resumes the file. */
+#define MAX_REEXEC 64
+
+static void reexec_resume(int argc, char **argv, const char *path)
+{
+    const char *depth = getenv("TILELAB_REEXEC_DEPTH");
+    int d = depth ? atoi(depth) : 0;
+    if (d >= MAX_REEXEC) {
+        fprintf(stderr, "runner: the CUDA context was lost %d times; stopping (continue with --resume -o %s)\n", d, path);
+        return;
+    }
+    char **nv = tl_xcalloc((size_t)argc + 4, sizeof *nv), num[16];
+    int n = 0;
+    nv[n++] = argv[0]; /* as the user called it; the binary is /proc/self/exe */
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--resume")) continue;
+        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
+            i++;
+            continue;
+        }
+        nv[n++] = argv[i];
+    }
+    nv[n++] = "-o";
+    nv[n++] = (char *)path;
+    nv[n++] = "--resume";
+    snprintf(num, sizeof num, "%d", d + 1);
+    setenv("TILELAB_REEXEC_DEPTH", num, 1);
+    fprintf(stderr, "runner: the CUDA context is lost; starting again with --resume (%d)\n", d + 1);
+    fflush(NULL);
+    execv("/proc/self/exe", nv);
+    fprintf(stderr, "runner: cannot re-execute itself: %s; continue with --resume -o %s\n", strerror(errno), path);
+    free(nv);
+}
+
+/* Free space for the result file: its two copies, at the protocol's largest sample counts. */
+static int check_space(const char *path, const tl_plan *p, const run_share *sh, tl_err *e)
+{
+    char *d = tl_xstrdup(path);
+    struct statvfs fs;
+    int rc = statvfs(dirname(d), &fs);
+    free(d);
+    if (rc < 0) return 0; /* unknown: the writes will say */
+    double need = 256 * 1024;
+    for (int i = 0; i < p->ncases; i++)
+        if (sh->todo[i]) need += 8192 + 48.0 * p->cases[i].protocol.max_reps;
+    need *= 2;
+    double avail = (double)fs.f_bavail * (double)fs.f_frsize;
+    if (avail < need) {
+        tl_err_set(e, "%s: %.1f MB free there, the result file and its working copy may need %.1f MB; free space "
+                      "or choose another -o", path, avail / 1e6, need / 1e6);
+        return -1;
+    }
+    return 0;
+}
+
+static int compile_jobs(const run_opts *o)
+{
+    return o->compile_jobs < 0 ? compile_default_threads() : o->compile_jobs;
+}
+
+/* The variants declared in the experiment are input like the YAML: each of their kernels that this
+ * run needs is compiled before any GPU work, and one that does not compile is bad input (exit 2), with
+ * no result file. The cubins stay in memo for the cases; --compile-jobs threads compile them. */
+static int precompile(run_state *s)
+{
+    compile_list l = {0};
+    compile_collect(s->x, &s->p, s->sh.todo, 1, &l);
+    if (l.n == 0) return 0;
+    double t0 = tl_now_s();
+    if (!s->o->quiet)
+        fprintf(stderr, "tilelab: compiling %d kernel%s of the experiment's own variants\n", l.n, l.n > 1 ? "s" : "");
+    int failed = compile_run(&l, s->env.cc_major * 10 + s->env.cc_minor, compile_jobs(s->o), s->cache, &s->memo, stderr);
+    if (failed)
+        fprintf(stderr, "runner: %s: %d kernel%s of the experiment do%s not compile (above); nothing was run\n",
+                s->o->yaml, failed, failed > 1 ? "s" : "", failed > 1 ? "" : "es");
+    else if (!s->o->quiet)
+        fprintf(stderr, "tilelab: compiled in %.1f s\n", tl_now_s() - t0);
+    compile_list_free(&l);
+    return failed ? -1 : 0;
+}
+
+static int wants_counters(const tl_experiment *x)
+{
+    for (int v = 0; v < x->nvariants; v++)
+        if (x->variants[v].counters.n) return 1;
+    return 0;
+}
+
+/* The counter session of a run on env's GPU: metric names this chip lacks are bad input (exit 2, before
+ * any GPU work); a session that cannot collect is said once, and the run measures without counters. */
+static int open_counters(const tl_experiment *x, const env_info *env, ctr_session **s)
+{
+    tl_err e;
+    *s = ctr_open(env->device, NULL);
+    if (ctr_session_why(*s)) {
+        fprintf(stderr, "tilelab: counters: not collected: %s; the cases are measured without them\n",
+                ctr_session_why(*s));
+        return 0;
+    }
+    if (config_check_counters(*s, x, &e)) {
+        fprintf(stderr, "%s\n", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* A --devices run that was stopped left its workers' files beside path: only such a run may go on. */
+static int parts_left(const char *path)
+{
+    struct stat st;
+    char *parts = dev_parts_dir(path);
+    int left = stat(parts, &st) == 0;
+    if (left)
+        fprintf(stderr, "runner: %s holds the workers' files of a --devices run into %s that was stopped; continue it "
+                        "with --devices and --resume -o %s\n", parts, path, path);
+    free(parts);
+    return left;
+}
+
+/* ---- the phases ----------------------------------------------------------------------------------- */
+
+/* The plan, made again with the device's facts and memory once the GPU is up. */
+static int run_plan(run_state *s)
+{
+    tl_err e;
+    env_host(&s->env);
+    plan_limits lim = {0, s->env.host_mem_bytes / 2, NULL};
+    if (plan_expand(s->x, &lim, &s->p, &e)) {
+        fprintf(stderr, "%s\n", e.msg);
+        return -1;
+    }
+    s->use_gpu = needs_gpu(&s->p);
+    if (!s->use_gpu) return 0;
+    double t = tl_now_s();
+    int failed = env_gpu(&s->env, &e);
+    s->start_cuda_s = tl_now_s() - t;
+    if (failed) {
+        if (s->rerun_of)
+            fprintf(stderr, "runner rerun: %s: %s; `runner extract %s DIR` writes its experiment out\n", s->o->yaml,
+                    e.msg, s->o->yaml);
+        else
+            fprintf(stderr, "runner: %s: %s; try experiments/host_smoke.yaml (host target) or `runner validate "
+                            "%s`\n", s->o->yaml, e.msg, s->o->yaml);
+        return -1;
+    }
+    plan_free(&s->p);
+    s->device[EXPR_SMS] = s->env.sms;
+    s->device[EXPR_SMEM_OPTIN] = (int64_t)s->env.smem_per_block_optin;
+    s->device[EXPR_WARP] = 32;
+    lim.device = s->device;
+    lim.device_bytes = (uint64_t)(s->env.free_mem * 0.9) - 2 * (uint64_t)s->env.l2_bytes;
+    if (plan_expand(s->x, &lim, &s->p, &e)) {
+        fprintf(stderr, "%s\n", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* What is checked before any GPU work: counter names, this run's share, the experiment's own kernels,
+ * where the file goes. */
+static int run_prepare(run_state *s)
+{
+    tl_err e;
+    char why[512];
+    if (s->use_gpu && wants_counters(s->x) && open_counters(s->x, &s->env, &s->ctr)) return -1;
+    if (s->use_gpu && !(s->cache = cache_dir(why, sizeof why)) && why[0])
+        fprintf(stderr, "tilelab: kernel cache not used: %s; compiling every kernel\n", why);
+    if (select_share(s->o, &s->p, &s->sh, &e)) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        return -1;
+    }
+    if (precompile(s)) return -1;
+    if (!(s->path = output_path(s->o, s->x, &e))) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        return -1;
+    }
+    if (!s->o->worker_cases && parts_left(s->path)) return -1;
+    return 0;
+}
+
+/* The GPU set-up, then the result file (with --resume, the cases it holds leave the share), the threads
+ * that compile ahead, the header. */
+static int run_open(run_state *s)
+{
+    const run_opts *o = s->o;
+    tl_err e;
+    double t = tl_now_s();
+    if (exec_init(&s->ex, s->x, &s->env, s->use_gpu, &e)) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        return -1;
+    }
+    s->start_libs_s = tl_now_s() - t;
+    s->have_exec = 1;
+    s->ex.memo = s->memo; /* the cubins compiled ahead */
+    memset(&s->memo, 0, sizeof s->memo);
+    s->ex.cache_dir = s->cache;
+    s->cache = NULL;
+    s->ex.ctr = s->ctr;
+    snprintf(s->env.nvml, sizeof s->env.nvml, "%s", nvml_status(s->ex.gpu));
+    s->argv_text = tl_join_words(s->argc, s->argv);
+    /* The space check counts the whole share: what a resume skips is not known before the file is open. */
+    if (check_space(s->path, &s->p, &s->sh, &e)) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        return -1;
+    }
+    h5out_session ses = {s->argv_text, o->shard_text, s->rerun_of};
+    if (h5out_open(&s->out, s->path, s->x, &s->env, &ses, o->resume, &s->have, &e)) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        return -1;
+    }
+    s->have_out = 1;
+    skip_held(&s->p, &s->have, &s->sh);
+    if (s->use_gpu) {
+        compile_list l = {0};
+        compile_collect(s->x, &s->p, s->sh.todo, 0, &l);
+        s->ahead = compile_ahead_start(&l, s->env.cc_major * 10 + s->env.cc_minor, s->ex.cache_dir, &s->ex.memo,
+                                       compile_jobs(o), 1);
+    }
+    if (!o->quiet) {
+        report_header(stderr, s->x, &s->p, &s->env, s->path);
+        if (o->worker_cases) /* a --devices worker: its share of the run's (of the shard's, with --shard) */
+            fprintf(stderr, "this device: %d of the %d cases%s%s\n", s->sh.nshare, s->p.ncases,
+                    o->shard_count ? ", shard " : "", o->shard_text);
+        else if (o->shard_count)
+            fprintf(stderr, "shard %s: %d of the %d cases\n", o->shard_text, s->sh.nshare, s->p.ncases);
+        if (o->resume && s->have.n)
+            fprintf(stderr, "resuming: %d of these %d cases are already in %s, %d to run\n", s->sh.nearlier,
+                    s->sh.nshare, s->path, s->sh.ntodo);
+    }
+    return 0;
+}
+
+/* The progress line of a case, once the writer thread has it in the file. */
+typedef struct {
+    int quiet, nearlier, nshare;
+    double t0;
+    report_widths w;
+} progress_ctx;
+
+static void case_saved(void *ctx, int index, const tl_result *r)
+{
+    const progress_ctx *pc = ctx;
+    if (pc->quiet) return;
+    flockfile(stderr); /* one whole line, whatever the main thread prints meanwhile */
+    report_progress(stderr, &pc->w, pc->nearlier + index + 1, pc->nshare, r, tl_now_s() - pc->t0);
+    funlockfile(stderr);
+}
+
+/* Where the run's time went, after its last case is in the file. */
+static void report_overhead(run_state *s, double wall, double timed)
+{
+    h5out *out = &s->out;
+    fprintf(stderr, "tilelab: overhead: %.2f s wall for %.2f s inside timed regions (%.1f%%)\n", wall, timed,
+            wall > 0 ? 100.0 * timed / wall : 0.0);
+    /* Every case has its kernel: the threads compiling ahead have nothing left but to say how many they did. */
+    int compiled_ahead = compile_ahead_wait(s->ahead);
+    report_phases(stderr, out->phase_s, out->write_s, wall, s->res, s->nres, compiled_ahead);
+    if (s->ex.mods.loads)
+        fprintf(stderr, "tilelab: modules: %d loaded, %d times one an earlier case loaded was taken again\n",
+                s->ex.mods.loads, s->ex.mods.hits);
+    if (out->start_s >= 0 && out->start_cuda_s > 0)
+        fprintf(stderr, "tilelab: before the first case: %.2f s from the runner's start (CUDA context %.2f, GPU set-up "
+                        "%.2f: cuBLAS, streams, buffers, NVML)\n", out->start_s, out->start_cuda_s, out->start_libs_s);
+    else if (out->start_s >= 0)
+        fprintf(stderr, "tilelab: before the first case: %.2f s from the runner's start\n", out->start_s);
+}
+
+/* Runs this run's cases; s->lost when a kernel fault lost the CUDA context (the rest is left to a new
+ * process). Each case is committed by the writer thread while the next one runs. */
+static int run_cases(run_state *s, tl_err *e)
+{
+    const run_opts *o = s->o;
+    h5out *out = &s->out;
+    double t0 = tl_now_s(), timed = 0;
+    int said = 0;
+    s->res = tl_xcalloc((size_t)s->sh.ntodo + 1, sizeof *s->res);
+    /* The device each case names: this run's GPU; a --devices worker's device even for host cases. */
+    int device = s->env.have_gpu ? s->env.device : -1;
+    if (!s->env.have_gpu && o->worker_cases && getenv("TILELAB_DEVICE")) device = atoi(getenv("TILELAB_DEVICE"));
+    out->start_s = tl_process_age_s();
+    out->start_cuda_s = s->start_cuda_s;
+    out->start_libs_s = s->start_libs_s;
+    memset(out->phase_s, 0, sizeof out->phase_s);
+    out->write_s = 0;
+    static progress_ctx pc; /* lives as long as the writer thread (joined in h5out_finish or h5out_close) */
+    pc = (progress_ctx){o->quiet, s->sh.nearlier, s->sh.nshare, t0, report_progress_widths(&s->p, s->sh.todo)};
+    if (h5out_start_writer(out, case_saved, &pc, e)) return -1;
+    for (int i = 0; i < s->p.ncases && !s->lost; i++) {
+        if (!s->sh.todo[i]) continue;
+        tl_result *r = &s->res[s->nres++];
+        if (exec_case(&s->ex, &s->p.cases[i], r, e)) return -1;
+        r->device = device;
+        /* A session that could not start was said once already (open_counters). */
+        if (!said && r->counters.status && !strcmp(r->counters.status, "not_permitted") && s->ex.ctr &&
+            !ctr_session_why(s->ex.ctr)) {
+            fprintf(stderr, "tilelab: counters: %s; the cases are measured without them\n", r->counters.reason);
+            said = 1;
+        }
+        if (!strcmp(r->status, "error") && exec_context_lost(&s->ex, r)) s->lost = 1;
+        double tw = tl_now_s();
+        if (h5out_write_case(out, r, e)) return -1;
+        out->write_s += tl_now_s() - tw;
+        for (int k = 0; k < PH_N; k++) out->phase_s[k] += r->phase_s[k];
+        timed += r->samples.timed_s;
+    }
+    /* The wall time ends when the last case is in the file. */
+    double tw = tl_now_s();
+    if (h5out_drain(out, e)) return -1;
+    out->write_s += tl_now_s() - tw;
+    double wall = tl_now_s() - t0;
+    if (h5out_finish(out, wall, timed, e)) return -1;
+    report_overhead(s, wall, timed);
+    return 0;
+}
+
+/* The cases, then the closing table (or the re-exec after a lost context); the exit code. */
+static int run_all(run_state *s)
+{
+    const run_opts *o = s->o;
+    tl_err e;
+    if (run_cases(s, &e)) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        fprintf(stderr, "runner: continue with: runner run %s -o %s --resume%s%s\n", o->yaml, s->path,
+                o->shard_count ? " --shard " : "", o->shard_text);
+        return TL_EXIT_FAILED;
+    }
+    if (s->lost) {
+        h5out_close(&s->out);
+        s->have_out = 0;
+        reexec_resume(s->argc, s->argv, s->path); /* returns only when it cannot */
+        return TL_EXIT_FAILED;
+    }
+    if (!o->worker_cases) { /* a worker's run says it through the run that started it */
+        if (s->nres) report_table(stdout, s->x, s->res, s->nres);
+        if (s->sh.nearlier)
+            printf("and %d cases from earlier sessions (%d failed); `bazel run //analysis:summary -- %s` shows all\n",
+                   s->sh.nearlier, s->sh.failed_earlier, s->path);
+        printf("results: %s\n", s->path);
+    }
+    return report_failures(s->res, s->nres) || s->sh.failed_earlier ? TL_EXIT_FAILED : TL_EXIT_OK;
+}
+
+static void run_state_free(run_state *s)
+{
+    compile_ahead_stop(s->ahead); /* before the memo it fills goes */
+    if (s->have_out) h5out_close(&s->out);
+    h5out_existing_free(&s->have);
+    for (int i = 0; s->res && i < s->nres; i++) result_free(&s->res[i]);
+    free(s->res);
+    free(s->sh.todo);
+    if (s->have_exec) exec_free(&s->ex);
+    ctr_close(s->ctr);
+    jit_memo_free(&s->memo);
+    free(s->cache);
+    plan_free(&s->p);
+    free(s->path), free(s->argv_text);
+}
+
+int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv, const char *rerun_of)
+{
+    run_state s = {.o = o, .x = x, .argc = argc, .argv = argv, .rerun_of = rerun_of,
+                   .out = {.lock_fd = -1, .fapl = -1}};
+    int rc = TL_EXIT_BAD_INPUT;
+    if (run_plan(&s) == 0 && run_prepare(&s) == 0 && run_open(&s) == 0) rc = run_all(&s);
+    run_state_free(&s);
+    return rc;
+}
+
+int run_on_devices(const run_opts *o, tl_experiment *x, int argc, char **argv)
+{
+    tl_plan p = {0};
+    env_info env = {0};
+    run_share sh = {0};
+    dev_list d;
+    tl_err e;
+    char *path = NULL, *argv_text = NULL;
+    int rc = TL_EXIT_BAD_INPUT;
+    env_host(&env);
+    plan_limits lim = {0, env.host_mem_bytes / 2, NULL};
+    if (plan_expand(x, &lim, &p, &e) || select_share(o, &p, &sh, &e) || dev_parse(o->devices, &d, &e) ||
+        !(path = output_path(o, x, &e))) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        goto out;
+    }
+    if (d.simulated && needs_gpu(&p)) {
+        fprintf(stderr, "runner: TILELAB_TEST_DEVICES simulates devices for host-target cases only; %s has GPU "
+                        "variants\n", o->yaml);
+        goto out;
+    }
+    argv_text = tl_join_words(argc, argv);
+    dev_opts dopt = {"/proc/self/exe", argv[0], o->yaml, path, o->shard_text, argv_text, o->resume, o->quiet,
+                     o->compile_jobs};
+    rc = dev_run(&dopt, &d, x, &p, sh.todo);
+out:
+    free(sh.todo);
+    plan_free(&p);
+    free(path), free(argv_text);
+    return rc;
+}

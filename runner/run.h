@@ -1,0 +1,37 @@
+/* run: one experiment run, from its plan to its result file (the commands run and rerun), or spread over
+ * the GPUs of this machine (run --devices, runner/devices.h).
+ *
+ * A run on one GPU (or the host) is one run_state, taken through its phases in order: plan (again with the
+ * device's facts once there is one), prepare (counters, the kernel cache, this run's share of the cases, the
+ * experiment's own kernels compiled: an error until here is bad input and writes nothing), open (the GPU
+ * set-up, the result file, the cases it already holds), the cases (each committed as it ends, a kernel
+ * fault that loses the CUDA context re-executing the runner to resume), the closing table. */
+#ifndef TILELAB_RUN_H
+#define TILELAB_RUN_H
+
+#include "runner/config.h"
+
+typedef struct {
+    const char *yaml;          /* the experiment file (rerun: the result file) as given */
+    const char *output;        /* -o FILE, or NULL: RESULTS_DIR/<name>-<utc>.h5 */
+    const char *results_dir;
+    int quiet;                 /* no progress line per case */
+    int resume;                /* continue -o FILE: skip the cases it holds */
+    int shard_index, shard_count; /* --shard i/N (count 0: every case) */
+    char shard_text[32];       /* "i/N", or "" */
+    int local_sources;         /* rerun: this runner's kernels, not the file's */
+    int compile_jobs;          /* threads compiling ahead; -1: the default */
+    const char *devices;       /* --devices: "all" or "0,2,3"; NULL: one device */
+    const char *worker_cases;  /* a --devices worker: the file of the case ids it runs */
+} run_opts;
+
+/* Plans x, runs this run's share of its cases and writes the file; argc and argv: the whole command line
+ * (recorded in the session, and how the runner starts again after a lost context); rerun_of: what a rerun
+ * names as its source, else NULL. The exit code. */
+int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv, const char *rerun_of);
+
+/* run --devices: a worker process a GPU (runner/devices.h); this process plans (without device facts, as
+ * shards do), hands out the cases and merges, and uses no GPU. The exit code. */
+int run_on_devices(const run_opts *o, tl_experiment *x, int argc, char **argv);
+
+#endif

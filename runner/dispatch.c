@@ -126,7 +126,7 @@ static int parse_row(const reg_op *op, const char *name, int line, char *s, dsp_
         return line_err(e, name, line, "params: %s%s", why, "");
     reg_spec spec = row_spec(r);
     char no[256] = "";
-    if (r->v->check && !r->v->check(r->params, &spec, no, sizeof no))
+    if (!reg_check(r->v, r->params, &spec, no, sizeof no))
         return line_err(e, name, line, "the row's rung does not take its own problem: %s%s", no, "");
     r->line = line;
     return 0;
@@ -285,21 +285,21 @@ static double distance(const reg_op *op, const dsp_row *r, const reg_spec *s)
 /* The op's overhead for row r's candidate on spec (1 without a model). */
 static double overhead(const dsp_table *t, const reg_op *op, const dsp_row *r, const reg_spec *s)
 {
-    if (!op->dispatch_overhead) return 1.0;
-    double f = op->dispatch_overhead(r->v, r->params, s, t->sms);
+    if (!op->dispatch || !op->dispatch->overhead) return 1.0;
+    double f = op->dispatch->overhead(r->v, r->params, s, t->sms);
     return f >= 1.0 && f < 1e6 ? f : 1.0;
 }
 
-/* The pick with the op's switch w (reg_op.dispatch_switch) set as the op says for spec (a problem the
+/* The pick with the op's switch w (dsp_model.switches) set as the op says for spec (a problem the
  * table did not measure), where the table has the picked candidate's twin (the same rung and params but
  * that one, on where the pick has it off or the other way) among the candidates of these rows (row[c],
  * rd[c]: as in rank_among) and the twin takes spec. */
 static int switched(const dsp_table *t, const reg_op *op, int w, const reg_spec *s, int best, const int *row,
                     const double *rd)
 {
-    if (best < 0 || !op->dispatch_switch[w].param || !op->dispatch_switch[w].on) return best;
+    if (best < 0 || !op->dispatch || !op->dispatch->switches[w].param || !op->dispatch->switches[w].on) return best;
     const dsp_row *b = &t->rows[best];
-    int pi = reg_find_param(b->v, op->dispatch_switch[w].param);
+    int pi = reg_find_param(b->v, op->dispatch->switches[w].param);
     if (pi < 0) return best;
     for (int c = 0; c < t->n; c++) {
         if (rd[c] == HUGE_VAL || c == b->cand) continue;
@@ -309,11 +309,11 @@ static int switched(const dsp_table *t, const reg_op *op, int w, const reg_spec 
         for (int k = 0; k < b->v->nparams && same; k++) same = k == pi || o->params[k] == b->params[k];
         if (!same) continue;
         const dsp_row *on = b->params[pi] ? b : o, *off = on == b ? o : b;
-        int want_on = op->dispatch_switch[w].on(b->v, on->params, s);
+        int want_on = op->dispatch->switches[w].on(b->v, on->params, s);
         if (want_on < 0) return best;
         const dsp_row *want = want_on ? on : off;
         char no[256];
-        if (want == b || (want->v->check && !want->v->check(want->params, s, no, sizeof no))) return best;
+        if (want == b || !reg_check(want->v, want->params, s, no, sizeof no)) return best;
         return row[c];
     }
     return best;
@@ -338,7 +338,7 @@ static int by_rank(const void *a, const void *b)
 static int add_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, int pick, double dmin, const int *row,
                     const double *rd, int *out, int got)
 {
-    for (int sw = 0; sw < REG_DISPATCH_SWITCHES && dmin > 0; sw++) /* measured: as measured */
+    for (int sw = 0; sw < DSP_SWITCHES && dmin > 0; sw++) /* measured: as measured */
         pick = switched(t, op, sw, s, pick, row, rd);
     for (int j = 0; j < got; j++)
         if (t->rows[out[j]].cand == t->rows[pick].cand) return got;
@@ -401,13 +401,13 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
         if (rd[c] == HUGE_VAL) continue; /* not a candidate of these rows */
         const dsp_row *r = &t->rows[c];
         char no[256];
-        if (r->v->check && !r->v->check(r->params, s, no, sizeof no)) continue;
+        if (!reg_check(r->v, r->params, s, no, sizeof no)) continue;
         /* The weight of the near problems c could run on: one its rung refuses (skinny's small side
          * over its SMAX) says nothing about it, where one it ran too slowly for a row counts as absent. */
         double wc = 0;
         for (int j = 0; j < nnear; j++) {
             reg_spec at = row_spec(&t->rows[nearp[j]]);
-            if (r->v->check && !r->v->check(r->params, &at, no, sizeof no)) continue;
+            if (!reg_check(r->v, r->params, &at, no, sizeof no)) continue;
             /* Nor does one where c has no row and its shape would cost it far more than here does
              * (a 128-row tile at m = 48): the tuning kept only the rows within reach of the fastest. */
             if (!has[(size_t)j * n + c] && overhead(t, op, r, &at) > DSP_ABSENT_WASTE * here[c]) continue;
@@ -431,7 +431,7 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
         for (int i = order[j]; i < n && t->rows[i].prob == order[j]; i++) {
             char no[256];
             const dsp_row *r = &t->rows[i];
-            if (use[i] && (!r->v->check || r->v->check(r->params, s, no, sizeof no)) &&
+            if (use[i] && reg_check(r->v, r->params, s, no, sizeof no) &&
                 (best < 0 || r->rel < t->rows[best].rel))
                 best = i;
         }

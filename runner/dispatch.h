@@ -16,20 +16,45 @@
  * plus 3 per axis whose size is a multiple of 4 in one and not the other) and those at most DSP_NEAR
  * farther, each weighted by exp(-(its distance - the nearest's) / DSP_SCALE); each candidate whose
  * rung takes the problem scores the weighted mean of its rel there, each scaled by the op's
- * dispatch_overhead on the problem over that on the measured one (blocks over the SMs, padded tiles), and
+ * overhead (dsp_model) on the problem over that on the measured one (blocks over the SMs, padded tiles), and
  * DSP_REL_ABSENT where a problem has no row of it (a problem its rung refuses, e.g. skinny's small side
  * over its SMAX, is left out of its mean: that says nothing of its speed; so is one without a row of it
  * where its overhead is over DSP_ABSENT_WASTE times its overhead on the problem: the shape, not the
  * candidate, kept it out of the rows there); the lowest score wins, ties to the candidate with
  * the nearer row, then the earlier. A problem the table measured (distance 0) counts alone. Rows of
  * other layouts only when no candidate of the problem's layouts takes it. Then, for a problem the table
- * did not measure, the op's switches (reg_op.dispatch_switch, sgemm's SK, ODD and AIN): where the table has
+ * did not measure, the op's switches (dsp_model.switches, sgemm's SK, ODD and AIN): where the table has
  * the winner's twin with that param on instead of off (or off instead of on) and all else equal, the op
  * says which of the two runs the problem. */
 #ifndef TILELAB_DISPATCH_H
 #define TILELAB_DISPATCH_H
 
 #include "runner/registry.h"
+
+/* What an op gives its dispatch tables (reg_op.dispatch): a model of how a candidate's time carries from one
+ * problem to another, and what the table's rows cannot tell. */
+#define DSP_SWITCHES 3
+typedef struct dsp_model {
+    /* How much longer than its work alone compiled variant v with params takes on spec, on a device of sms
+     * SMs (0: unknown): the SMs idle while the last blocks run, the tiles past the matrix; >= 1. NULL: a
+     * time measured on one problem carries over to another as it is. */
+    double (*overhead)(const reg_variant *v, const long *params, const reg_spec *s, int sms);
+    /* Params that the pick switches on or off (nonzero or 0), one after the other, where the table has the
+     * picked rung with both, all else equal, as `on` says for the problem (given the params with it on): 1 to
+     * run it on, 0 off, -1 as picked. For a param that helps some problems and costs others by what it does
+     * to a launch or a loop, not by what the nearest measured problems can tell (sgemm's SK: whether it cuts
+     * the last wave of a problem of under two waves; hopper's ODD: whether K leaves a partial k tile, which
+     * sends every block of ODD 0 through its checked loop; tf32x3's AIN: whether A lies 16-byte aligned, else
+     * AIN copies it all the same). */
+    struct {
+        const char *param;
+        int (*on)(const reg_variant *v, const long *params, const reg_spec *s);
+    } switches[DSP_SWITCHES];
+    /* For a dispatching variant's trials: a twin of candidate v with params worth timing beside it on spec, a
+     * param the table did not measure and the problem's shape can make pay (sgemm's EDGE): 1 with twin
+     * (REG_MAX_PARAMS, registry order) filled, else 0. NULL: none. */
+    int (*trial_twin)(const reg_variant *v, const long *params, const reg_spec *s, long *twin);
+} dsp_model;
 
 typedef struct {
     int64_t dims[REG_MAX_AXES];

@@ -29,7 +29,7 @@ void jit_request_of_case(const tl_experiment *x, const tl_case *c, int arch, jit
     const reg_variant *v = c->run; /* a dispatching variant's: the rung its table picked */
     *rq = (jit_request){.op = c->op, .store = &x->store, .src = c->run_src, .entry = v->entry, .entry2 = v->entry2,
                         .params = v->params, .nparams = v->nparams, .values = c->run_params, .spec = &c->spec,
-                        .arch = arch, .arch_specific = v->arch_specific};
+                        .variant = v->rules ? v : NULL, .arch = arch, .arch_specific = v->arch_specific};
 }
 
 /* ---- the CUTLASS headers ---------------------------------------------------------------------- */
@@ -213,9 +213,25 @@ static const char check_templates[] =
     "  template <int I> struct at { enum { kind = tl_nth<I, A...>::kind }; };\n"
     "};\n";
 
+/* The variant's rules as the preprocessor reads them, on the -D values of its params: the registry's words
+ * when one fails (the plan skips such params, so only a compile outside it gets there). */
+static void rule_checks(tl_buf *b, const reg_variant *v, const long *values)
+{
+    tl_buf_printf(b, "#line 1 \"" JIT_RULES_FILE "\"\n");
+    for (int r = 0; v->rules && v->rules[r].expr; r++) {
+        char why[256];
+        reg_rule_why(v, &v->rules[r], values, why, sizeof why);
+        for (char *c = why; *c; c++)
+            if (*c == '"' || *c == '\\') *c = '\'';
+        tl_buf_printf(b, "#if !(%s)\n#error \"tilelab: %s: %s\"\n#endif\n", v->rules[r].expr, v->name, why);
+    }
+}
+
 static char *wrapper_text(const jit_request *rq)
 {
     tl_buf b = {0};
+    tl_buf_printf(&b, "%s", "");
+    if (rq->variant) rule_checks(&b, rq->variant, rq->values);
     tl_buf_printf(&b, "#include \"%s\"\n#line 1 \"" JIT_CHECK_FILE "\"\n%s", rq->src->names[0], check_templates);
     signature_check(&b, rq->op, rq->entry);
     if (rq->entry2) signature_check(&b, rq->op, rq->entry2);
@@ -284,7 +300,9 @@ static int only_check_errors(const char *log)
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
         char *l = tl_xasprintf("%.*s", (int)len, line);
         if (strstr(l, ": error") || strstr(l, ": catastrophic error")) {
-            if (strncmp(l, JIT_CHECK_FILE "(", strlen(JIT_CHECK_FILE) + 1)) any = -1;
+            if (strncmp(l, JIT_CHECK_FILE "(", strlen(JIT_CHECK_FILE) + 1) &&
+                strncmp(l, JIT_RULES_FILE "(", strlen(JIT_RULES_FILE) + 1))
+                any = -1;
             else if (!any) any = 1;
         }
         free(l);

@@ -44,6 +44,7 @@ typedef struct {
     int nparams;
     const long *values;    /* per param */
     const reg_spec *spec;  /* layouts, dtype and the args that name a nonzero_macro (-D macros) */
+    const reg_variant *variant; /* a registered rung: its rules become the compile's #if / #error lines; else NULL */
     int arch;              /* 90 for sm_90 */
     int arch_specific;     /* 1: sm_90a rather than sm_90 */
     int front_end_only;    /* tests: NVRTC's front end only (--fdevice-syntax-only: the C++, its templates,

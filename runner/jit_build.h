@@ -9,6 +9,7 @@
 #include "runner/util.h"
 
 #define JIT_CHECK_FILE "tilelab-signature-check" /* the wrapper's lines, as NVRTC's log names them */
+#define JIT_RULES_FILE "tilelab-rules"           /* its lines of the variant's rules (reg_rule) */
 
 typedef struct {
     char *options;         /* NVRTC options, space-separated, as stored in the result file */

@@ -189,8 +189,8 @@ static int compile_registry_for(const reg_op *op, const reg_variant *v, const lo
     int rc = src_resolve(&st, SRC_TILELAB, v->source, &set, e);
     if (rc == 0) {
         jit_request rq = {.op = op, .store = &st, .src = &set, .entry = v->entry, .entry2 = v->entry2,
-                          .params = v->params, .nparams = v->nparams, .values = params, .spec = s, .arch = arch,
-                          .arch_specific = v->arch_specific, .front_end_only = front_end_only};
+                          .params = v->params, .nparams = v->nparams, .values = params, .spec = s, .variant = v,
+                          .arch = arch, .arch_specific = v->arch_specific, .front_end_only = front_end_only};
         if (cute) *cute = set.cutlass != NULL;
         rc = jit_compile(&rq, cache, NULL, cb, e);
         src_set_free(&set);
@@ -214,14 +214,14 @@ static int compile_smem_tile(long blocksize, int front_end_only, jit_cubin *cb, 
     return compile_registry_for(op, reg_find_variant(op, "smem_tile"), params, &s, ARCH, front_end_only, NULL, cb, e, NULL);
 }
 
-/* Bypassing the registry's check, a bad BLOCKSIZE hits the kernel's #error. */
+/* Bypassing the plan's check, a bad BLOCKSIZE hits the registry's rule in the compile (reg_rule's #error). */
 static int check_kernel_rejects_bad_shape(void)
 {
     jit_cubin cb;
     tl_err e;
     int rc = compile_smem_tile(33, 0, &cb, &e);
     CHECK(rc != 0, "BLOCKSIZE=33 compiled");
-    CHECK(strstr(e.msg, "BLOCKSIZE must be 1 .. 32") != NULL, "got: %s", e.msg);
+    CHECK(rc != 0 && strstr(e.msg, "smem_tile: BLOCKSIZE = 33 is not 1 .. 32") != NULL, "got: %s", rc ? e.msg : "");
     if (rc == 0) jit_cubin_free(&cb);
     return 1;
 }
@@ -324,7 +324,8 @@ static int check_front_end_only(void)
         jit_cubin_free(&cb);
     }
     rc = compile_smem_tile(33, 1, &cb, &e);
-    CHECK(rc != 0 && strstr(e.msg, "BLOCKSIZE must be 1 .. 32"), "BLOCKSIZE=33, front end only: %s", rc ? e.msg : "compiled");
+    CHECK(rc != 0 && strstr(e.msg, "smem_tile: BLOCKSIZE = 33 is not 1 .. 32"), "BLOCKSIZE=33, front end only: %s",
+          rc ? e.msg : "compiled");
     if (rc == 0) jit_cubin_free(&cb);
     /* A static_assert of a template that only its instantiation reaches. */
     static const char tmpl[] = "template <int N> __device__ float f(float x) { static_assert(N < 4, \"N past 3\"); return x * N; }\n"

@@ -118,7 +118,7 @@ static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
         c->reason = tl_xstrdup("size arithmetic overflows 64 bits");
     } else if (v->decl) {
         if (check_declared(c, lim, e)) return -1;
-    } else if (v->check && !v->check(c->run_params, &c->spec, why, sizeof why)) {
+    } else if (!reg_check(v, c->run_params, &c->spec, why, sizeof why)) {
         c->reason = tl_xstrdup(why[0] ? why : "constraint failed");
     } else if (v->kind == REG_NVRTC) {
         v->geometry(c->run_params, &c->spec, &c->launch[0]);
@@ -154,12 +154,13 @@ static void trial_from(const tl_case *c, tl_case *t)
     t->nlaunch = 0;
 }
 
-/* Trial t, which runs row r of cv's table, as the op's twin of it (reg_op.trial_twin) into *w, when the op
+/* Trial t, which runs row r of cv's table, as the op's twin of it (dsp_model.trial_twin) into *w, when the op
  * has one for t's problem: 1, else 0. Its dispatch names the row and what the twin changes. */
 static int twin_of(const tl_case *t, const cfg_variant *cv, int r, tl_case *w)
 {
     long twin[REG_MAX_PARAMS];
-    if (!t->op->trial_twin || !t->op->trial_twin(t->run, t->run_params, &t->spec, twin)) return 0;
+    const dsp_model *m = t->op->dispatch;
+    if (!m || !m->trial_twin || !m->trial_twin(t->run, t->run_params, &t->spec, twin)) return 0;
     trial_from(t, w);
     memcpy(w->run_params, twin, sizeof w->run_params);
     tl_buf b = {0}, d = {0};
@@ -176,7 +177,7 @@ static int twin_of(const tl_case *t, const cfg_variant *cv, int r, tl_case *w)
 }
 
 /* c's trials: the candidates rows[0 .. nr) (the first c's pick) that pass check_case on c's problem, when
- * more than one does and the pick does; then the op's twins (reg_op.trial_twin) of the first half of the
+ * more than one does and the pick does; then the op's twins (dsp_model.trial_twin) of the first half of the
  * `trials:` asked for, those that pass, CFG_MAX_TRIALS candidates in all at most. Before c's identity,
  * which names them (add_case then gives it to them). */
 static int add_trials(tl_case *c, const tl_experiment *x, const cfg_variant *cv, const int *rows, int nr,

@@ -4,7 +4,7 @@
  * dispatch, the planner) must not change one. Each experiment of experiments/ is expanded twice, without
  * device facts (as `validate` and shards do) and with an H200's (as a run on one does), under fixed memory
  * limits, and each case gives a line: its id, whether it runs, is skipped or waits for the device, its
- * reason, its canonical text. The pin holds, per experiment and pass, the count and the SHA-256 of all those
+ * reason, its launches (grid/block/dynamic shared memory of each kernel) and workspace, its canonical text. The pin holds, per experiment and pass, the count and the SHA-256 of all those
  * lines, and some of the lines themselves, so that a change names a case it moved: up to KEEP_LINES of the
  * first pass, spread evenly over its cases, and of the second those that differ from the first.
  *
@@ -42,6 +42,14 @@ static void case_line(tl_buf *b, const tl_case *c)
     tl_buf_puts(b, c->reason ? c->reason : "-");
     for (size_t i = at; i < b->len; i++)
         if (b->s[i] == '\t' || b->s[i] == '\n') b->s[i] = ' ';
+    tl_buf_puts(b, "\t");
+    for (int k = 0; k < c->nlaunch; k++) {
+        const reg_launch *l = &c->launch[k];
+        tl_buf_printf(b, "%s%ux%ux%u/%ux%ux%u/%zu", k ? "+" : "", l->grid[0], l->grid[1], l->grid[2], l->block[0],
+                      l->block[1], l->block[2], l->smem);
+    }
+    if (c->nlaunch == 0) tl_buf_puts(b, "-");
+    if (c->nlaunch && c->run->workspace) tl_buf_printf(b, " ws=%llu", (unsigned long long)c->run->workspace(c->run_params, &c->spec));
     tl_buf_puts(b, "\t"), tl_buf_puts(b, c->canonical), tl_buf_puts(b, "\n");
 }
 

@@ -12,7 +12,6 @@
 #define REG_MAX_PARAMS 24
 #define REG_MAX_OPERANDS 4
 #define REG_MAX_ARGS 4
-#define REG_DISPATCH_SWITCHES 3
 #define REG_MAX_DTYPES 4
 #define REG_WORKSPACE_SYMBOL "tilelab_workspace" /* see reg_variant.workspace */
 /* The globals of a kernel that asks for TMA tensor maps (runner/tma.h): the runner binds them by name. */
@@ -87,6 +86,27 @@ typedef struct {
     const char *doc;  /* one line for `list` */
 } reg_param;
 
+/* A param list is written once, as a macro LIST(X, P) that calls X(P, NAME, default, "doc") for each param
+ * in order; it gives the list's rows and the index of each param by name, so no code reads a param by its
+ * position:
+ *     #define COPY_PLAIN(X, P) X(P, BLOCK, 256, "threads per block") X(P, GRID, 0, "blocks; 0: enough")
+ *     enum { COPY_PLAIN(REG_PARAM_INDEX, PLAIN) PLAIN_N };        PLAIN_BLOCK = 0, PLAIN_GRID = 1, PLAIN_N = 2
+ *     static const reg_param plain_params[] = {COPY_PLAIN(REG_PARAM_ROW, PLAIN)};
+ *     ... p[PLAIN_GRID] ... */
+#define REG_PARAM_INDEX(P, name, def, doc) P##_##name,
+#define REG_PARAM_ROW(P, name, def, doc) {#name, def, doc},
+
+/* A rule a compiled variant's params must keep, written once: `expr` (runner/expr.h's language, naming the
+ * variant's params only) is true for params it takes. The plan evaluates it (reg_check: a case that breaks
+ * it is skipped with `why`, where {NAME} stands for the param's value), `list` prints it, and the compile
+ * of the variant gets it as an `#if !(expr)` / `#error` (runner/jit.c), so a kernel built for params the
+ * registry refuses fails to compile with the same words. */
+typedef struct {
+    const char *expr;
+    const char *why;
+} reg_rule;
+#define REG_RULES_END {NULL, NULL} /* the last of a variant's rules */
+
 struct decl_variant; /* runner/decl.h */
 
 typedef struct {
@@ -100,8 +120,11 @@ typedef struct {
     int nid_params; /* 0: every param is in a case's params text (and so its id); else the params from
                      * this one on, added after the variant had cases, are there only when not at their
                      * default, so that those cases keep their ids */
-    const char *constraints; /* human text for `list` */
-    /* 1 if the combination is valid, else 0 and a reason. May be NULL (always valid). */
+    /* Its params' rules, in order, ended by one whose expr is NULL: the first broken one is the skip reason
+     * (NULL: none). */
+    const reg_rule *rules;
+    const char *constraints; /* what else it takes, as text for `list`: what check tests beyond the rules */
+    /* After the rules: 1 if the params and the problem go together, else 0 and a reason. May be NULL. */
     int (*check)(const long *params, const reg_spec *s, char *why, size_t whylen);
     /* REG_NVRTC: grid, block and dynamic shared memory. */
     void (*geometry)(const long *params, const reg_spec *s, reg_launch *l);
@@ -194,26 +217,8 @@ typedef struct {
     /* Operand i (in `operands` order) as the device holds it; -1 when there is none such. NULL: the
      * op's kernels cannot ask for tensor maps. */
     int (*operand_tensor)(const reg_problem *p, int i, reg_tensor *t);
-    /* Optional, for dispatch tables (runner/dispatch.h): how much longer than its work alone compiled
-     * variant v with params takes on spec, on a device of sms SMs (0: unknown): the SMs idle while the
-     * last blocks run, the tiles past the matrix; >= 1. NULL: a time measured on one problem carries
-     * over to another as it is. */
-    double (*dispatch_overhead)(const reg_variant *v, const long *params, const reg_spec *s, int sms);
-    /* Optional, for dispatch tables: params that the pick switches on or off (nonzero or 0), one after
-     * the other, where the table has the picked rung with both, all else equal, as `on` says for the
-     * problem (given the params with it on): 1 to run it on, 0 off, -1 as picked. For a param that helps
-     * some problems and costs others by what it does to a launch or a loop, not by what the nearest
-     * measured problems can tell (sgemm's SK: whether it cuts the last wave of a problem of under two
-     * waves; hopper's ODD: whether K leaves a partial k tile, which sends every block of ODD 0 through
-     * its checked loop; tf32x3's AIN: whether A lies 16-byte aligned, else AIN copies it all the same). */
-    struct {
-        const char *param;
-        int (*on)(const reg_variant *v, const long *params, const reg_spec *s);
-    } dispatch_switch[REG_DISPATCH_SWITCHES];
-    /* Optional, for a dispatching variant's trials: a twin of candidate v with params worth timing beside
-     * it on spec, a param the table did not measure and the problem's shape can make pay (sgemm's EDGE):
-     * 1 with twin (REG_MAX_PARAMS, registry order) filled, else 0. */
-    int (*trial_twin)(const reg_variant *v, const long *params, const reg_spec *s, long *twin);
+    /* Optional: what a dispatching variant's table (runner/dispatch.h) asks of the op, or NULL. */
+    const struct dsp_model *dispatch;
 } reg_op;
 
 extern const reg_op *const reg_ops[];
@@ -226,6 +231,13 @@ int reg_find_axis(const reg_op *op, const char *name);
 
 /* 1 when v takes the op's dtype d. */
 int reg_variant_takes(const reg_variant *v, int d);
+
+/* How many rules v has. */
+int reg_nrules(const reg_variant *v);
+/* Whether v takes params on problem s: its rules, in order, then its check. 1, or 0 with the first reason. */
+int reg_check(const reg_variant *v, const long *params, const reg_spec *s, char *why, size_t n);
+/* Rule r's `why` for params (of v): {NAME} replaced by the param's value. */
+void reg_rule_why(const reg_variant *v, const reg_rule *r, const long *params, char *why, size_t n);
 
 const char *reg_kind_name(reg_kind k);
 /* "host" for REG_HOST variants, "cuda" for the rest. */

@@ -57,7 +57,8 @@ void report_list_op(FILE *f, const reg_op *op)
         if (v->table) fprintf(f, "      table: kernels/%s (the rung and params it runs, per problem)\n", v->table);
         for (int k = 0; k < v->nparams; k++)
             fprintf(f, "      param %-10s default %-6ld %s\n", v->params[k].name, v->params[k].def, v->params[k].doc);
-        if (v->constraints) fprintf(f, "      constraints: %s\n", v->constraints);
+        for (int r = 0; v->rules && v->rules[r].expr; r++) fprintf(f, "      rule: %s\n", v->rules[r].expr);
+        if (v->constraints) fprintf(f, "      %s: %s\n", v->rules ? "and" : "constraints", v->constraints);
         if (op->ndtypes > 1) {
             fprintf(f, "      dtypes:");
             for (int d = 0; d < op->ndtypes; d++)

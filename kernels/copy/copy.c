@@ -41,15 +41,23 @@ static uint64_t copy_mem_bytes(const reg_spec *s, int on_device)
 
 /* ---- params, constraints, geometry ------------------------------------------------------ */
 
-#define BLOCK_P {"BLOCK", 256, "threads per block"}
-#define GRID_P {"GRID", 0, "blocks; 0 = enough for one step of the loop per thread"}
-
-static const reg_param plain_params[] = {BLOCK_P, GRID_P};
-static const reg_param strided_params[] = {
-    {"S", 2, "floats between the elements of neighbouring lanes"}, BLOCK_P,
-    {"GRID", 1056, "blocks (1056: one full wave on an H100); each thread's loop divides once"}};
-static const reg_param offset_params[] = {{"O", 1, "floats past the 128-byte alignment"}, BLOCK_P, GRID_P};
-static const reg_param vec4_params[] = {BLOCK_P, GRID_P, {"UNROLL", 4, "float4 loads in flight per thread"}};
+/* Each variant's params, written once (runner/registry.h): their rows and their indices by name. */
+#define BLOCK_P(X, P) X(P, BLOCK, 256, "threads per block")
+#define GRID_P(X, P) X(P, GRID, 0, "blocks; 0 = enough for one step of the loop per thread")
+#define COPY_PLAIN(X, P) BLOCK_P(X, P) GRID_P(X, P)
+#define COPY_STRIDED(X, P)                                                                                  \
+    X(P, S, 2, "floats between the elements of neighbouring lanes") BLOCK_P(X, P)                         \
+    X(P, GRID, 1056, "blocks (1056: one full wave on an H100); each thread's loop divides once")
+#define COPY_OFFSET(X, P) X(P, O, 1, "floats past the 128-byte alignment") BLOCK_P(X, P) GRID_P(X, P)
+#define COPY_VEC4(X, P) BLOCK_P(X, P) GRID_P(X, P) X(P, UNROLL, 4, "float4 loads in flight per thread")
+enum { COPY_PLAIN(REG_PARAM_INDEX, PL) PL_N };
+enum { COPY_STRIDED(REG_PARAM_INDEX, ST) ST_N };
+enum { COPY_OFFSET(REG_PARAM_INDEX, OF) OF_N };
+enum { COPY_VEC4(REG_PARAM_INDEX, V4) V4_N };
+static const reg_param plain_params[] = {COPY_PLAIN(REG_PARAM_ROW, PL)};
+static const reg_param strided_params[] = {COPY_STRIDED(REG_PARAM_ROW, ST)};
+static const reg_param offset_params[] = {COPY_OFFSET(REG_PARAM_ROW, OF)};
+static const reg_param vec4_params[] = {COPY_VEC4(REG_PARAM_ROW, V4)};
 
 /* Blocks for `work` steps of BLOCK threads each (GRID = 0), or GRID. */
 static long long blocks_for(long long work, long block, long grid)
@@ -70,26 +78,27 @@ static int shape_ok(long block, long grid, long long work, char *why, size_t n)
 
 static int plain_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    return shape_ok(p[0], p[1], s->dims[N_], why, n);
+    return shape_ok(p[PL_BLOCK], p[PL_GRID], s->dims[N_], why, n);
 }
 
 static int strided_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    if (p[0] < 1 || p[0] > 1048576) return snprintf(why, n, "S = %ld is not 1 .. 2^20", p[0]), 0;
-    return shape_ok(p[1], p[2], (s->dims[N_] + p[0] - 1) / p[0] * p[0], why, n);
+    long stride = p[ST_S];
+    if (stride < 1 || stride > 1048576) return snprintf(why, n, "S = %ld is not 1 .. 2^20", stride), 0;
+    return shape_ok(p[ST_BLOCK], p[ST_GRID], (s->dims[N_] + stride - 1) / stride * stride, why, n);
 }
 
 static int offset_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    if (p[0] < 0 || p[0] >= s->dims[N_])
-        return snprintf(why, n, "O = %ld is not 0 .. n - 1", p[0]), 0;
-    return shape_ok(p[1], p[2], s->dims[N_], why, n);
+    if (p[OF_O] < 0 || p[OF_O] >= s->dims[N_])
+        return snprintf(why, n, "O = %ld is not 0 .. n - 1", p[OF_O]), 0;
+    return shape_ok(p[OF_BLOCK], p[OF_GRID], s->dims[N_], why, n);
 }
 
 static int vec4_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    if (p[2] < 1 || p[2] > 16) return snprintf(why, n, "UNROLL = %ld is not 1 .. 16", p[2]), 0;
-    return shape_ok(p[0], p[1], s->dims[N_] / 4 / p[2], why, n);
+    if (p[V4_UNROLL] < 1 || p[V4_UNROLL] > 16) return snprintf(why, n, "UNROLL = %ld is not 1 .. 16", p[V4_UNROLL]), 0;
+    return shape_ok(p[V4_BLOCK], p[V4_GRID], s->dims[N_] / 4 / p[V4_UNROLL], why, n);
 }
 
 static void launch(long long work, long block, long grid, reg_launch *l)
@@ -99,32 +108,32 @@ static void launch(long long work, long block, long grid, reg_launch *l)
 
 static void plain_geometry(const long *p, const reg_spec *s, reg_launch *l)
 {
-    launch(s->dims[N_], p[0], p[1], l);
+    launch(s->dims[N_], p[PL_BLOCK], p[PL_GRID], l);
 }
 
 static void strided_geometry(const long *p, const reg_spec *s, reg_launch *l)
 {
-    launch((s->dims[N_] + p[0] - 1) / p[0] * p[0], p[1], p[2], l);
+    launch((s->dims[N_] + p[ST_S] - 1) / p[ST_S] * p[ST_S], p[ST_BLOCK], p[ST_GRID], l);
 }
 
 static void offset_geometry(const long *p, const reg_spec *s, reg_launch *l)
 {
-    launch(s->dims[N_], p[1], p[2], l);
+    launch(s->dims[N_], p[OF_BLOCK], p[OF_GRID], l);
 }
 
 static void vec2_geometry(const long *p, const reg_spec *s, reg_launch *l)
 {
-    launch(s->dims[N_] / 2, p[0], p[1], l);
+    launch(s->dims[N_] / 2, p[PL_BLOCK], p[PL_GRID], l);
 }
 
 static void misvec_geometry(const long *p, const reg_spec *s, reg_launch *l)
 {
-    launch((s->dims[N_] + 1) / 2, p[0], p[1], l);
+    launch((s->dims[N_] + 1) / 2, p[PL_BLOCK], p[PL_GRID], l);
 }
 
 static void vec4_geometry(const long *p, const reg_spec *s, reg_launch *l)
 {
-    launch(s->dims[N_] / 4 / p[2], p[0], p[1], l);
+    launch(s->dims[N_] / 4 / p[V4_UNROLL], p[V4_BLOCK], p[V4_GRID], l);
 }
 
 /* ---- library and host variants ---------------------------------------------------------- */
@@ -231,25 +240,25 @@ fail:
 static const reg_variant copy_variants[] = {
     {.name = "coalesced", .summary = "grid-stride, consecutive threads on consecutive floats",
      .kind = REG_NVRTC, .source = "copy/01_coalesced.cu", .entry = "copy_coalesced", .params = plain_params,
-     .nparams = 2, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check, .geometry = plain_geometry},
+     .nparams = PL_N, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check, .geometry = plain_geometry},
     {.name = "strided", .summary = "lanes S floats apart: a sector per lane once S >= 8",
      .kind = REG_NVRTC, .source = "copy/02_strided.cu", .entry = "copy_strided", .params = strided_params,
-     .nparams = 3, .constraints = "S 1 .. 2^20; BLOCK a multiple of 32, <= 1024", .check = strided_check,
+     .nparams = ST_N, .constraints = "S 1 .. 2^20; BLOCK a multiple of 32, <= 1024", .check = strided_check,
      .geometry = strided_geometry},
     {.name = "offset", .summary = "coalesced, O floats past the 128-byte alignment",
      .kind = REG_NVRTC, .source = "copy/03_offset.cu", .entry = "copy_offset", .params = offset_params,
-     .nparams = 3, .constraints = "0 <= O < n; BLOCK a multiple of 32, <= 1024", .check = offset_check,
+     .nparams = OF_N, .constraints = "0 <= O < n; BLOCK a multiple of 32, <= 1024", .check = offset_check,
      .geometry = offset_geometry},
     {.name = "vec2", .summary = "float2 loads and stores, consecutive threads on consecutive pairs",
-     .kind = REG_NVRTC, .source = "copy/04_vec2.cu", .entry = "copy_vec2", .params = plain_params, .nparams = 2,
+     .kind = REG_NVRTC, .source = "copy/04_vec2.cu", .entry = "copy_vec2", .params = plain_params, .nparams = PL_N,
      .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check, .geometry = vec2_geometry},
     {.name = "vec4", .summary = "float4 loads and stores, UNROLL in flight per thread",
-     .kind = REG_NVRTC, .source = "copy/05_vec4.cu", .entry = "copy_vec4", .params = vec4_params, .nparams = 3,
+     .kind = REG_NVRTC, .source = "copy/05_vec4.cu", .entry = "copy_vec4", .params = vec4_params, .nparams = V4_N,
      .constraints = "BLOCK a multiple of 32, <= 1024; UNROLL 1 .. 16", .check = vec4_check,
      .geometry = vec4_geometry},
     {.name = "misvectorized", .summary = "thread t copies floats 2t and 2t+1: half-used sectors per instruction",
      .kind = REG_NVRTC, .source = "copy/06_misvectorized.cu", .entry = "copy_misvectorized",
-     .params = plain_params, .nparams = 2, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check,
+     .params = plain_params, .nparams = PL_N, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check,
      .geometry = misvec_geometry},
     {.name = "memcpy", .summary = "cudaMemcpyAsync device to device: the bar", .kind = REG_LIBRARY,
      .run = memcpy_run},
@@ -258,7 +267,7 @@ static const reg_variant copy_variants[] = {
      .kind = REG_HOST, .run = host_skip_last_run, .test_only = 1},
     {.name = "fault_for_tests", .summary = "stores to an illegal address: the CUDA context is lost (fault tests)",
      .kind = REG_NVRTC, .source = "copy/99_fault_for_tests.cu", .entry = "copy_fault_for_tests",
-     .params = plain_params, .nparams = 2, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check,
+     .params = plain_params, .nparams = PL_N, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check,
      .geometry = plain_geometry, .test_only = 1},
 };
 

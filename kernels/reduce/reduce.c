@@ -80,14 +80,18 @@ static int pow2(long v)
 
 /* ---- params, constraints, geometry ------------------------------------------------------ */
 
-static const reg_param block_params[] = {{"BLOCK", 256, "threads per block"}};
-static const reg_param warp_params[] = {{"BLOCK", 256, "threads per block"},
-                                        {"ITEMS", 4, "elements each thread adds before the block reduction"}};
-static const reg_param vec_params[] = {
-    {"BLOCK", 256, "threads per block"},
-    {"GRID", 1056, "blocks of the grid-stride loop (1056: 8 per SM of an H100)"},
-    {"UNROLL", 4, "16-byte loads in flight per thread"},
-};
+/* Each variant's params, written once (runner/registry.h): their rows and their indices by name. */
+#define REDUCE_BLOCK(X, P) X(P, BLOCK, 256, "threads per block")
+#define REDUCE_WARP(X, P) REDUCE_BLOCK(X, P) X(P, ITEMS, 4, "elements each thread adds before the block reduction")
+#define REDUCE_VEC(X, P)                                                                                    \
+    REDUCE_BLOCK(X, P) X(P, GRID, 1056, "blocks of the grid-stride loop (1056: 8 per SM of an H100)")     \
+    X(P, UNROLL, 4, "16-byte loads in flight per thread")
+enum { REDUCE_BLOCK(REG_PARAM_INDEX, BL) BL_N };
+enum { REDUCE_WARP(REG_PARAM_INDEX, WP) WP_N };
+enum { REDUCE_VEC(REG_PARAM_INDEX, VC) VC_N };
+static const reg_param block_params[] = {REDUCE_BLOCK(REG_PARAM_ROW, BL)};
+static const reg_param warp_params[] = {REDUCE_WARP(REG_PARAM_ROW, WP)};
+static const reg_param vec_params[] = {REDUCE_VEC(REG_PARAM_ROW, VC)};
 
 static int grid_fits(long long blocks, char *why, size_t n)
 {
@@ -97,16 +101,19 @@ static int grid_fits(long long blocks, char *why, size_t n)
 
 static int atomic_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    if (p[0] < 32 || p[0] > 1024 || p[0] % 32) return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", p[0]), 0;
-    return grid_fits((s->dims[N_] + p[0] - 1) / p[0], why, n);
+    long block = p[BL_BLOCK];
+    if (block < 32 || block > 1024 || block % 32)
+        return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", block), 0;
+    return grid_fits((s->dims[N_] + block - 1) / block, why, n);
 }
 
 /* The shared-memory trees halve BLOCK elements: a power of two; lo: the smallest BLOCK they handle. */
 static int tree_check_lo(const long *p, const reg_spec *s, long lo, long per_thread, char *why, size_t n)
 {
-    if (!pow2(p[0]) || p[0] < lo || p[0] > 1024)
-        return snprintf(why, n, "BLOCK = %ld is not a power of two in %ld .. 1024", p[0], lo), 0;
-    return grid_fits((s->dims[N_] + p[0] * per_thread - 1) / (p[0] * per_thread), why, n);
+    long block = p[BL_BLOCK];
+    if (!pow2(block) || block < lo || block > 1024)
+        return snprintf(why, n, "BLOCK = %ld is not a power of two in %ld .. 1024", block, lo), 0;
+    return grid_fits((s->dims[N_] + block * per_thread - 1) / (block * per_thread), why, n);
 }
 
 static int tree1_check(const long *p, const reg_spec *s, char *why, size_t n)
@@ -121,17 +128,21 @@ static int tree2_check(const long *p, const reg_spec *s, char *why, size_t n)
 
 static int warp_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    if (p[0] < 32 || p[0] > 1024 || p[0] % 32) return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", p[0]), 0;
-    if (p[1] < 1 || p[1] > 64) return snprintf(why, n, "ITEMS = %ld is not 1 .. 64", p[1]), 0;
-    return grid_fits((s->dims[N_] + p[0] * p[1] - 1) / (p[0] * p[1]), why, n);
+    long block = p[WP_BLOCK], items = p[WP_ITEMS];
+    if (block < 32 || block > 1024 || block % 32)
+        return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", block), 0;
+    if (items < 1 || items > 64) return snprintf(why, n, "ITEMS = %ld is not 1 .. 64", items), 0;
+    return grid_fits((s->dims[N_] + block * items - 1) / (block * items), why, n);
 }
 
 static int vec_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
     (void)s;
-    if (p[0] < 32 || p[0] > 1024 || p[0] % 32) return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", p[0]), 0;
-    if (p[1] < 1 || p[1] > MAX_GRID) return snprintf(why, n, "GRID = %ld is not 1 .. %ld", p[1], MAX_GRID), 0;
-    if (p[2] < 1 || p[2] > 16) return snprintf(why, n, "UNROLL = %ld is not 1 .. 16", p[2]), 0;
+    long block = p[VC_BLOCK], grid = p[VC_GRID], unroll = p[VC_UNROLL];
+    if (block < 32 || block > 1024 || block % 32)
+        return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", block), 0;
+    if (grid < 1 || grid > MAX_GRID) return snprintf(why, n, "GRID = %ld is not 1 .. %ld", grid, MAX_GRID), 0;
+    if (unroll < 1 || unroll > 16) return snprintf(why, n, "UNROLL = %ld is not 1 .. 16", unroll), 0;
     return 1;
 }
 
@@ -142,27 +153,27 @@ static void per_thread_geometry(const reg_spec *s, long block, long per_thread, 
 
 static void one_geometry(const long *p, const reg_spec *s, reg_launch *l)
 {
-    per_thread_geometry(s, p[0], 1, l);
+    per_thread_geometry(s, p[BL_BLOCK], 1, l);
 }
 
 static void two_geometry(const long *p, const reg_spec *s, reg_launch *l)
 {
-    per_thread_geometry(s, p[0], 2, l);
+    per_thread_geometry(s, p[BL_BLOCK], 2, l);
 }
 
 static void items_geometry(const long *p, const reg_spec *s, reg_launch *l)
 {
-    per_thread_geometry(s, p[0], p[1], l);
+    per_thread_geometry(s, p[WP_BLOCK], p[WP_ITEMS], l);
 }
 
 /* As REDUCE_PARTS in 08_vec4.cu: no more blocks than the 16-byte packs need. */
 static void vec_geometry(const long *p, const reg_spec *s, reg_launch *l)
 {
     long long packs = s->dims[N_] / (16 / (long long)elem_bytes(s));
-    long long blocks = (packs + p[0] - 1) / p[0];
+    long long blocks = (packs + p[VC_BLOCK] - 1) / p[VC_BLOCK];
     if (blocks < 1) blocks = 1;
-    if (blocks > p[1]) blocks = p[1];
-    *l = (reg_launch){{(unsigned)blocks, 1, 1}, {(unsigned)p[0], 1, 1}, 0};
+    if (blocks > p[VC_GRID]) blocks = p[VC_GRID];
+    *l = (reg_launch){{(unsigned)blocks, 1, 1}, {(unsigned)p[VC_BLOCK], 1, 1}, 0};
 }
 
 static void finish_geometry(const long *p, const reg_spec *s, reg_launch *l)
@@ -324,38 +335,38 @@ fail:
 static const reg_variant reduce_variants[] = {
     {.name = "atomic", .summary = "atomicAdd of every element into the result: serialised in L2",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/01_atomic.cu", .entry = "reduce_atomic", .params = block_params,
-     .nparams = 1, .constraints = "BLOCK a multiple of 32, <= 1024", .check = atomic_check, .geometry = one_geometry},
+     .nparams = BL_N, .constraints = "BLOCK a multiple of 32, <= 1024", .check = atomic_check, .geometry = one_geometry},
     {.name = "interleaved", .summary = "shared-memory tree, interleaved addressing (divergent warps)",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/02_interleaved.cu", .entry = "reduce_interleaved", .params = block_params,
-     .nparams = 1, .constraints = "BLOCK a power of two, 32 .. 1024; two passes", .check = tree1_check,
+     .nparams = BL_N, .constraints = "BLOCK a power of two, 32 .. 1024; two passes", .check = tree1_check,
      .geometry = one_geometry, TWO_PASS},
     {.name = "sequential", .summary = "shared-memory tree, sequential addressing (contiguous active threads)",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/03_sequential.cu", .entry = "reduce_sequential", .params = block_params,
-     .nparams = 1, .constraints = "BLOCK a power of two, 32 .. 1024; two passes", .check = tree1_check,
+     .nparams = BL_N, .constraints = "BLOCK a power of two, 32 .. 1024; two passes", .check = tree1_check,
      .geometry = one_geometry, TWO_PASS},
     {.name = "first_add", .summary = "two elements per thread, added during the load",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/04_first_add.cu", .entry = "reduce_first_add", .params = block_params,
-     .nparams = 1, .constraints = "BLOCK a power of two, 64 .. 1024; two passes", .check = tree2_check,
+     .nparams = BL_N, .constraints = "BLOCK a power of two, 64 .. 1024; two passes", .check = tree2_check,
      .geometry = two_geometry, TWO_PASS},
     {.name = "unroll_last_warp", .summary = "the last warp's steps unrolled, without barriers",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/05_unroll_last_warp.cu", .entry = "reduce_unroll_last_warp",
-     .params = block_params, .nparams = 1, .constraints = "BLOCK a power of two, 64 .. 1024; two passes",
+     .params = block_params, .nparams = BL_N, .constraints = "BLOCK a power of two, 64 .. 1024; two passes",
      .check = tree2_check, .geometry = two_geometry, TWO_PASS},
     {.name = "warp_shuffle", .summary = "the last warp's steps with __shfl_down_sync",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/06_warp_shuffle.cu", .entry = "reduce_warp_shuffle", .params = block_params,
-     .nparams = 1, .constraints = "BLOCK a power of two, 64 .. 1024; two passes", .check = tree2_check,
+     .nparams = BL_N, .constraints = "BLOCK a power of two, 64 .. 1024; two passes", .check = tree2_check,
      .geometry = two_geometry, TWO_PASS},
     {.name = "block_warp_reduce", .summary = "block sum from warp sums only; ITEMS elements per thread",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/07_block_warp_reduce.cu", .entry = "reduce_block_warp_reduce",
-     .params = warp_params, .nparams = 2, .constraints = "BLOCK a multiple of 32, <= 1024; ITEMS 1 .. 64; two passes",
+     .params = warp_params, .nparams = WP_N, .constraints = "BLOCK a multiple of 32, <= 1024; ITEMS 1 .. 64; two passes",
      .check = warp_check, .geometry = items_geometry, TWO_PASS},
     {.name = "vec4", .summary = "16-byte grid-stride loads, UNROLL in flight; finished by a one-block kernel",
-     .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/08_vec4.cu", .entry = "reduce_vec4", .params = vec_params, .nparams = 3,
+     .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/08_vec4.cu", .entry = "reduce_vec4", .params = vec_params, .nparams = VC_N,
      .constraints = "BLOCK a multiple of 32, <= 1024; GRID <= 65535; UNROLL 1 .. 16; two passes",
      .check = vec_check, .geometry = vec_geometry, TWO_PASS},
     {.name = "vec4_atomic", .summary = "vec4, finished by one atomicAdd per block",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/08_vec4.cu", .entry = "reduce_vec4_atomic", .params = vec_params,
-     .nparams = 3, .constraints = "as vec4; one pass", .check = vec_check, .geometry = vec_geometry},
+     .nparams = VC_N, .constraints = "as vec4; one pass", .check = vec_check, .geometry = vec_geometry},
     {.name = "cub", .summary = "cub::DeviceReduce (Sum; Reduce with a float accumulator for f16): the bar",
      .kind = REG_LIBRARY, .dtypes = F32_F16, .run = cub_run},
     {.name = "host_sum", .summary = "a C loop, left to right, float accumulator (host target)",

@@ -9,9 +9,6 @@
 #ifndef BLOCKSIZE
 #define BLOCKSIZE 32
 #endif
-#if BLOCKSIZE < 1 || BLOCKSIZE > 32
-#error "02_gmem_coalesced: BLOCKSIZE must be 1 .. 32 (BLOCKSIZE^2 threads per block)"
-#endif
 
 extern "C" __global__ void __launch_bounds__(BLOCKSIZE * BLOCKSIZE)
 sgemm_gmem_coalesced(int M, int N, int K, float alpha, const float *__restrict__ A,

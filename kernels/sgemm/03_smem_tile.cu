@@ -13,9 +13,6 @@
 #ifndef BLOCKSIZE
 #define BLOCKSIZE 32
 #endif
-#if BLOCKSIZE < 1 || BLOCKSIZE > 32
-#error "03_smem_tile: BLOCKSIZE must be 1 .. 32 (BLOCKSIZE^2 threads per block)"
-#endif
 
 extern "C" __global__ void __launch_bounds__(BLOCKSIZE * BLOCKSIZE)
 sgemm_smem_tile(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B,

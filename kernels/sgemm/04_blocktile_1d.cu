@@ -20,9 +20,6 @@
 #define TM 8
 #endif
 #define NT (BM * BN / TM)
-#if BM % TM != 0 || NT > 1024 || NT < 32
-#error "04_blocktile_1d: BM must be a multiple of TM, and BM * BN / TM must be 32 .. 1024 threads"
-#endif
 
 extern "C" __global__ void __launch_bounds__(NT)
 sgemm_blocktile_1d(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B,

@@ -21,9 +21,6 @@
 #define TN 8
 #endif
 #define NT (BM * BN / (TM * TN))
-#if BM % TM != 0 || BN % TN != 0 || NT > 1024 || NT < 32
-#error "05_blocktile_2d: BM % TM == 0, BN % TN == 0 and BM * BN / (TM * TN) must be 32 .. 1024 threads"
-#endif
 
 extern "C" __global__ void __launch_bounds__(NT)
 sgemm_blocktile_2d(int M, int N, int K, float alpha, const float *__restrict__ A, const float *__restrict__ B,

@@ -29,13 +29,7 @@
 #ifndef PAD
 #define PAD 4
 #endif
-#if PAD % 4 != 0 || PAD < 0
-#error "07_bank_padding: PAD must be a non-negative multiple of 4 (16-byte reads)"
-#endif
 #define NT (BM * BN / (TM * TN))
-#if BM % TM != 0 || BN % TN != 0 || NT > 1024 || NT < 32 || TM % 4 != 0 || TN % 4 != 0 || BK % 4 != 0
-#error "07_bank_padding: TM, TN and BK multiples of 4, BM % TM == 0, BN % TN == 0, BM * BN / (TM * TN) = 32 .. 1024 threads"
-#endif
 #define LDA (BM + PAD)
 #define LDB (BN + PAD)
 #include "sgemm_vec_tile.cuh"

@@ -26,13 +26,7 @@
 #ifndef TN
 #define TN 8
 #endif
-#if (BM & (BM - 1)) != 0 || (BN & (BN - 1)) != 0
-#error "08_bank_swizzle: BM and BN must be powers of two"
-#endif
 #define NT (BM * BN / (TM * TN))
-#if BM % TM != 0 || BN % TN != 0 || NT > 1024 || NT < 32 || TM % 4 != 0 || TN % 4 != 0 || BK % 4 != 0
-#error "08_bank_swizzle: TM, TN and BK multiples of 4, BM % TM == 0, BN % TN == 0, BM * BN / (TM * TN) = 32 .. 1024 threads"
-#endif
 #define LDA (BM)
 #define LDB (BN)
 #include "sgemm_vec_tile.cuh"

@@ -30,12 +30,6 @@
 #define PAD 4
 #endif
 #define NT (BM * BN / (TM * TN))
-#if BM % TM != 0 || BN % TN != 0 || NT > 1024 || NT < 32 || TM % 4 != 0 || TN % 4 != 0 || BK % 4 != 0
-#error "09_double_buffer: TM, TN and BK multiples of 4, BM % TM == 0, BN % TN == 0, 32 .. 1024 threads"
-#endif
-#if STAGES < 2 || STAGES > 8 || PAD % 4 != 0
-#error "09_double_buffer: STAGES must be 2 .. 8 and PAD a multiple of 4"
-#endif
 #define LDA (BM + PAD)
 #define LDB (BN + PAD)
 #define STAGE_FLOATS (BK * LDA + BK * LDB)

@@ -37,9 +37,6 @@
 #define PAD 4
 #endif
 #define NT ((BM / WM) * (BN / WN) * 32)
-#if STAGES < 2 || STAGES > 8 || PAD % 4 != 0 || NT > 1024
-#error "10_warptile: STAGES 2 .. 8, PAD a multiple of 4, at most 1024 threads"
-#endif
 #include "sgemm_warptile.cuh"
 
 #define LDA (BM + PAD)

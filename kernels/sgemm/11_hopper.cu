@@ -69,7 +69,7 @@
 //   its lower warps idle; 0.565 -> 0.637 x cuBLAS on the H100). A param and not always on: the idle
 //   warps' loop, a second instantiation in the kernel, changed how the compiler allocated the main loop's
 //   registers, and 256 x 128 tiles ran 4 - 5% slower at 4096^3 and 8192^3 (docs/gpu-runs.md). `tuned` times
-//   it as a twin of its candidates where their tiles leave whole warps empty (kernels/sgemm/sgemm.c).
+//   it as a twin of its candidates where their tiles leave whole warps empty (kernels/sgemm/sgemm_dispatch.c).
 // Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
 // 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
 #ifndef BM
@@ -126,9 +126,6 @@
 #ifndef GRID
 #define GRID 0
 #endif
-#if GRID < 0
-#error "11_hopper: GRID >= 0"
-#endif
 #ifndef SK
 #define SK 0
 #endif
@@ -138,38 +135,8 @@
 #ifndef EDGE
 #define EDGE 0
 #endif
-#if EDGE < 0 || EDGE > 1
-#error "11_hopper: EDGE 0 or 1"
-#endif
-#if XPF < 0 || XPF > 1 || (XPF && KMAJ)
-#error "11_hopper: XPF 0 or 1 (1: KMAJ = 0)"
-#endif
-#if SK < 0 || SK > 65536 || (SK && (GRID || SPLITK > 1 || SKPAR))
-#error "11_hopper: SK 0 .. 65536; with SK > 0, GRID = 0, SPLITK = 1 and SKPAR = 0"
-#endif
-#if KMAJ < 0 || KMAJ > 1
-#error "11_hopper: KMAJ 0 or 1"
-#endif
-#if KMAJ && (TLDG || SWIZZLE)
-#error "11_hopper: KMAJ = 1 needs TLDG = 0 and SWIZZLE = 0"
-#endif
-#if SKPAR < 0 || SKPAR > 1
-#error "11_hopper: SKPAR 0 or 1"
-#endif
-#if TLDG && (ODD || SWIZZLE || BK % 8 || BM % 16 || BN % 16)
-#error "11_hopper: TLDG = 1 needs ODD = 0, SWIZZLE = 0, BK a multiple of 8, BM and BN of 16"
-#endif
-#if SPLITK < 1 || SPLITK > 64
-#error "11_hopper: SPLITK 1 .. 64"
-#endif
 #define PAD (SWIZZLE ? 0 : 4)
 #define NT ((BM / WM) * (BN / WN) * 32)
-#if STAGES < 2 || STAGES > 8 || NT > 1024 || GROUP_M < 1 || MINB < 1
-#error "11_hopper: STAGES 2 .. 8, at most 1024 threads, GROUP_M >= 1, MINB >= 1"
-#endif
-#if SWIZZLE && ((BM & (BM - 1)) != 0 || (BN & (BN - 1)) != 0)
-#error "11_hopper: with SWIZZLE = 1, BM and BN must be powers of two"
-#endif
 #include "sgemm_warptile.cuh"
 
 #define LDA (BM + PAD)
@@ -399,7 +366,7 @@ __device__ __forceinline__ void hopper_tail(float *smem, const float *__restrict
 }
 #endif
 
-// The runner's workspace (reg_variant.workspace in sgemm.c): with SPLITK > 1 and SKPAR, the slices'
+// The runner's workspace (reg_variant.workspace in sgemm_hopper.c): with SPLITK > 1 and SKPAR, the slices'
 // partial tiles; 15_packed.cu keeps its packed operands in front of them.
 __device__ float *tilelab_workspace;
 
@@ -511,7 +478,7 @@ __device__ __forceinline__ void hopper_slice(int ktiles, int &t0, int &t1)
 // SK (above), with G = SK: the whole waves of tiles, [0, D) with D = G floor(T / G), are blocks [0, D),
 // one tile each, as without SK (the hardware's dynamic schedule). The R = T - D tiles left are cut into
 // S = min(G / R, KT) slices each: block D + s takes slice z = s / R of tile D + s % R, its k tiles z,
-// z + S, z + 2 S, ... (sgemm.c launches D + R S blocks). The last wave is so R S <= G blocks of 1 / S of
+// z + S, z + 2 S, ... (sgemm_simt.c launches D + R S blocks). The last wave is so R S <= G blocks of 1 / S of
 // a tile instead of R whole tiles. Interleaved rather than contiguous slices keep the blocks near the
 // same k at the same time, as a wave's blocks are: a first version (stream-K proper: persistent blocks,
 // contiguous ranges of k tiles over the last two waves) saw L2's hit rate fall from 92% to 85% and DRAM

@@ -60,9 +60,9 @@ typedef float elem_t;
 #if defined(TL_DTYPE_F32)
 #error "12_mma_sync: a tensor-core rung: dtype tf32 or bf16"
 #endif
-#if BM % WM || BN % WN || WM % 16 || WN % 8 || BK % KSTEP || BK % VEC || BM % VEC || BN % VEC || NT > 1024 || \
-    STAGES < 2 || STAGES > 8 || GROUP_M < 1
-#error "12_mma_sync: WM | BM, WN | BN, 16 | WM, 8 | WN, BK a multiple of the MMA's k, STAGES 2 .. 8"
+// What the dtype decides (the params alone: the registry's rules, which the runner's compile checks).
+#if BK % KSTEP || BK % VEC || BM % VEC || BN % VEC
+#error "12_mma_sync: BK a multiple of the MMA's k, and BM, BN, BK of the elements in 16 bytes"
 #endif
 
 // Shared tiles, as they lie in global memory. Strides (elements) padded by 16 bytes, so that the 8

@@ -58,9 +58,6 @@ using T = tfloat32_t;
 #define VEC (16 / (int)sizeof(T))
 #define NT (BM / 64 * 128)
 
-#if BM % 64 || BM > 256 || BN % 64 || BN > 256 || STAGES < 2 || STAGES > 8 || GROUP_M < 1
-#error "13_wgmma: BM 64 .. 256 and BN 64 .. 256 in steps of 64, STAGES 2 .. 8"
-#endif
 
 // A is (M, K), B is (N, K). K-major: k contiguous in the shared tile.
 constexpr bool A_KMAJOR = TF32 || !A_COL;

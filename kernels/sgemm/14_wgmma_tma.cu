@@ -86,9 +86,9 @@ using T = tfloat32_t;
 #define NC (XT >= 128 ? 2 : 1) // consumer warpgroups, XT / NC rows each
 #define NT ((NC + 1) * 128)    // threads
 
-#if (XT != 64 && XT != 128 && XT != 256) || YT % 64 || YT > 256 || XT * YT > 256 * 128 || BK % KBOX || STAGES < 2 || \
-    GROUP_M < 1
-// (sgemm.c's check14 names the params: X is BM, or BN for TF32 NN.)
+// What the dtype and layouts decide (the params alone: the registry's rules, which the runner's compile checks;
+// sgemm_tc.c's check names the params: X is BM, or BN for TF32 NN).
+#if (XT != 64 && XT != 128 && XT != 256) || YT % 64 || YT > 256 || XT * YT > 256 * 128 || BK % KBOX
 #error "14_wgmma_tma: X tiles of 64, 128 or 256 rows, Y of 64 .. 256 by 64, at most 256 x 128, BK of 128-byte rows"
 #endif
 

@@ -13,14 +13,14 @@
 // stores into C check the edges. The pass reads and writes A and B once: 2 (M K + K N) x 4 bytes of
 // DRAM traffic, a few microseconds, which wins where every tile copy was 4 bytes wide and loses (a few
 // percent at 4096^3) where 11 copied 16 bytes anyway: the dispatch table (`tuned`) measures which.
-// The workspace, 4 KP (MP + NP) bytes at most, is the runner's (reg_variant.workspace in sgemm.c).
+// The workspace, 4 KP (MP + NP) bytes at most, is the runner's (reg_variant.workspace in sgemm_hopper.c).
 //
 // Params: hopper's, except ODD and KMAJ (the packed operands never need them); GRID, SK, SKPAR and EDGE as
 // hopper's (SK's and SKPAR's partial tiles go in the workspace after the packed operands; EDGE's idle
 // warps are those wholly outside C, not outside the padded operands).
 //
 // KEEP = 1 (A) or 2 (B): that operand is not packed but read as it lies, which must be tile-aligned (M a
-// multiple of BM for A, N of BN for B, K of 32 and BK: sgemm.c checks it). For a skinny problem whose
+// multiple of BM for A, N of BN for B, K of 32 and BK: sgemm_hopper.c checks it). For a skinny problem whose
 // small operand is contiguous along k and whose large one is not, or the other way round: the pass copies
 // only the small one (a few MB), and the large one, contiguous along k, goes to its transposed tiles with
 // TLDG = 1 as in hopper (16 bytes at a time through registers) or by 4-byte copies; in hopper both such
@@ -44,9 +44,6 @@
 #ifndef KEEP
 #define KEEP 0
 #endif
-#if KEEP < 0 || KEEP > 2
-#error "15_packed: KEEP 0 (both packed), 1 (A read as it lies) or 2 (B read as it lies)"
-#endif
 #define KEEP_A (KEEP == 1)
 #define KEEP_B (KEEP == 2)
 #define A_COL (KEEP_A ? SRC_A_COL : 1)
@@ -63,12 +60,6 @@
 #define PACK_T 32 // the pack's tile: 32 x 32 elements, 32 x 8 threads
 #define PACK_G 4  // tiles a block of the pack copies
 #define PACK_K (BK > PACK_T ? BK : PACK_T)
-#if PACK_K % BK || PACK_K % PACK_T
-#error "15_packed: BK must divide 32 or be a multiple of it"
-#endif
-#if BM % PACK_T || BN % PACK_T
-#error "15_packed: BM and BN must be multiples of 32"
-#endif
 
 // The workspace (tilelab_workspace, 11_hopper.cu): A's KP x MP floats (unless A is read in place),
 // then B's KP x NP (unless B is), then with SK BM x BN floats a slice of the last wave (its partial tile),
@@ -81,7 +72,7 @@ __device__ __forceinline__ int packed_round(int x, int to)
 
 // An operand already laid out and padded as the GEMM reads it is not copied: column-major A with M a
 // multiple of BM and K of PACK_K, row-major B with N a multiple of BN (and the same K); nor is the one
-// KEEP names (whose sizes sgemm.c's check15 has found aligned so). sgemm.c's packed_in_place says the
+// KEEP names (whose sizes sgemm_hopper.c's sgemm_check15 has found aligned so). sgemm_hopper.c's sgemm_packed_in_place says the
 // same for the launch and the workspace.
 __device__ __forceinline__ bool packed_a_in_place(int M, int K)
 {
@@ -94,7 +85,7 @@ __device__ __forceinline__ bool packed_b_in_place(int N, int K)
 }
 
 // The pack's blocks for one operand of ld x KP packed floats: each covers PACK_G tiles of 32 x 32 side by
-// side along the source's contiguous side (k when KMAJOR, else r). sgemm.c's pack_blocks says the same.
+// side along the source's contiguous side (k when KMAJOR, else r). sgemm_hopper.c's pack_blocks says the same.
 template <bool KMAJOR>
 __device__ __forceinline__ int pack_blocks(int ld, int KP)
 {

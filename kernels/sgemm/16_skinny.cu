@@ -52,11 +52,11 @@
 //   thread's LPT columns, which are interleaved (lg, lg + LG, ..: a quarter-warp's loads hit 8
 //   consecutive rows, whose stride SK_KPAD is an odd number of 16-byte units: conflict-free), as many
 //   shared loads as four k of the transposed chunk. For an operand contiguous along the large side the
-//   runner skips it (sgemm.c's check16; compiled anyway, it would be STAGES alone).
+//   runner skips it (sgemm_hopper.c's sgemm_check16; compiled anyway, it would be STAGES alone).
 //
 // Params: SIDE (0: m is the small side, 1: n is), SMAX (the small side at most: 1, 2, 4, 8, 16, 24,
 // 32, 48, 64), LPT, SPT (4, 8; 6, 12 with SMAX 24 and 48, which take one of them), MINB, SLICES (k
-// slices at most, 1 .. 1024; the launch takes no more than one a chunk), STAGES, KMAJ. sgemm.c's
+// slices at most, 1 .. 1024; the launch takes no more than one a chunk), STAGES, KMAJ. sgemm_hopper.c's
 // skinny_tile and skinny_smem say the same tile sizes as below.
 #include "sgemm_tile.cuh" // cp_async4, cp_async16, cp_async_commit, cp_async_wait
 
@@ -83,37 +83,6 @@
 #endif
 #ifndef KMAJ
 #define KMAJ 0
-#endif
-#if SIDE != 0 && SIDE != 1
-#error "16_skinny: SIDE 0 (m small) or 1 (n small)"
-#endif
-#if SMAX != 1 && SMAX != 2 && SMAX != 4 && SMAX != 8 && SMAX != 16 && SMAX != 24 && SMAX != 32 && SMAX != 48 && \
-    SMAX != 64
-#error "16_skinny: SMAX 1, 2, 4, 8, 16, 24, 32, 48 or 64"
-#endif
-#if LPT != 1 && LPT != 2 && LPT != 4
-#error "16_skinny: LPT 1, 2 or 4"
-#endif
-#if SPT != 4 && SPT != 6 && SPT != 8 && SPT != 12
-#error "16_skinny: SPT 4, 6, 8 or 12"
-#endif
-#if (SMAX == 24 || SMAX == 48) != (SPT == 6 || SPT == 12)
-#error "16_skinny: SMAX 24 and 48 take SPT 6 or 12, and SPT 6 and 12 are for SMAX 24 and 48 only"
-#endif
-#if MINB < 1 || MINB > 4
-#error "16_skinny: MINB 1 .. 4"
-#endif
-#if SLICES < 1 || SLICES > 1024
-#error "16_skinny: SLICES 1 .. 1024"
-#endif
-#if STAGES != 0 && (STAGES < 2 || STAGES > 8)
-#error "16_skinny: STAGES 0 (loads through registers) or 2 .. 8 (cp.async)"
-#endif
-#if KMAJ != 0 && KMAJ != 1
-#error "16_skinny: KMAJ 0 or 1"
-#endif
-#if KMAJ && STAGES == 0
-#error "16_skinny: KMAJ = 1 needs STAGES 2 .. 8 (the k-major chunk is copied by cp.async)"
 #endif
 
 #define SK_NT 256                               // threads a block
@@ -166,7 +135,7 @@ template <int R, bool ALONG_ROWS> __device__ __forceinline__ void sk_at(int i, i
 // The large-side column of this thread's result j: side by side (LPT a thread), or with SK_KM interleaved.
 #define SK_COL(lg, j) (SK_KM ? (lg) + (j) * SK_LG : (lg) * SK_LPT + (j))
 
-// The runner's workspace (reg_variant.workspace in sgemm.c): with more than one slice, per block column
+// The runner's workspace (reg_variant.workspace in sgemm_hopper.c): with more than one slice, per block column
 // SLICES x SK_NT x SK_SPT x SK_LPT floats of partial results.
 __device__ float *tilelab_workspace;
 

@@ -47,11 +47,11 @@
 // it lies in either layout, its stages k-major for a row-major A, zeros past its edges, wherever its rows
 // or columns are 16-byte aligned; the split copies B alone), SWAP (1: C^T = B^T A^T, below), WAVE (in place of
 // SPLITK: the slices a tile chosen per problem for a GPU whose one wave is WAVE blocks, 132 for the H100's SMs;
-// sgemm.c's tf32x3_slices), A4 (with AIN: A read in place also where its rows or columns are not 16-byte aligned,
+// sgemm_tc.c's tf32x3_slices), A4 (with AIN: A read in place also where its rows or columns are not 16-byte aligned,
 // by 4-byte copies, instead of the split's copy of it; H100, thirty-sixth session: over the best of BN 64 / 128,
 // SWAP and WAVE, 1.2 - 1.9 x as fast on skinny problems with such an A (3711 x 61 x 15815 0.63 - 0.66 -> 1.21 -
 // 1.31 x cuBLAS), 2 - 5 % slower on 1999 x 2001 x 8191 and 4095^3). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
-// (reg_variant.workspace in sgemm.c): 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and the slices' parts.
+// (reg_variant.workspace in sgemm_tc.c): 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and the slices' parts.
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"
@@ -100,12 +100,7 @@
 #define NT ((NC + 1) * 128)     // threads
 #define SPLIT_T 32              // the split's tiles: 32 x 32 elements, 32 x 8 threads
 
-#if (BM != 64 && BM != 128 && BM != 256) || BN % 32 || BN < 32 || BN > 256 || BM / NC * BN > 64 * 128 || \
-    STAGES < 2 || GROUP_M < 1 || PROMOTE < 1 || SPLITK < 1 || (AIN != 0 && AIN != 1) || (SWAP != 0 && SWAP != 1) || \
-    WAVE < 0 || (WAVE > 0 && SPLITK > 1) || (A4 != 0 && A4 != 1) || (A4 && !AIN)
-#error "17_tf32x3: BM 64, 128 or 256, BN 32 .. 256 by 32, a warpgroup's BM / NC x BN at most 64 x 128, STAGES >= 2, GROUP_M >= 1, PROMOTE >= 1, SPLITK >= 1, AIN and SWAP 0 or 1, WAVE >= 0 and only with SPLITK 1, A4 0 or 1 and only with AIN 1"
-#endif
-// Slices of k a tile: SPLITK, or with WAVE those that sgemm.c's tf32x3_slices chose for the problem (the fewest
+// Slices of k a tile: SPLITK, or with WAVE those that sgemm_tc.c's tf32x3_slices chose for the problem (the fewest
 // waves of blocks for their length), which the grid carries: tiles x slices blocks. X3_SPLIT: the slices' sum
 // is compiled in.
 #define X3_SPLIT (WAVE > 0 || SPLITK > 1)
@@ -149,7 +144,7 @@ struct X3Work {
     unsigned *done;
 };
 
-// Whether the main kernel reads A where it is (sgemm.c's tf32x3_a_in_place says the same). Only with
+// Whether the main kernel reads A where it is (sgemm_tc.c's sgemm_tf32x3_a_in_place says the same). Only with
 // SPLITK > 1, where the split's pass is a large part of a short product: measured on the H100 (thirty-first
 // session), 512 x 512 x 8192 with SPLITK 8 0.123 -> 0.109 ms and 1024^2 x 32768 with SPLITK 4 1.28 ->
 // 1.23 ms, but without SPLITK 4096^3 1 % slower, and 3333 x 2222 x 1111 (copied all the same) 3 % slower
@@ -227,7 +222,7 @@ __device__ __forceinline__ void x3_split_tile(float *__restrict__ dst, float *__
 }
 
 // The first kernel: a block a tile, A's (KP / 32) x (MP / 32) first (none when A is read in place), then
-// B's (NP / 32) x (KP / 32). sgemm.c's geometry17_split launches as many.
+// B's (NP / 32) x (KP / 32). sgemm_tc.c's sgemm_geometry17_split launches as many.
 extern "C" __global__ void __launch_bounds__(SPLIT_T * 8)
     sgemm_tf32x3_split(int M0, int N0, int K, float alpha, const float *A0, const float *B0, float beta, float *C)
 {

@@ -34,9 +34,6 @@ using namespace cute;
 // C's thread layout: TCM x TCN threads, each owning a strided (BM / TCM) x (BN / TCN) share of the tile.
 #define TCN (THREADS >= 256 ? 16 : 8)
 #define TCM (THREADS / TCN)
-#if (THREADS != 64 && THREADS != 128 && THREADS != 256) || BM % TCM || BN % TCN
-#error "20_cute_naive: THREADS 64, 128 or 256; BM a multiple of THREADS / 8 (/ 16 at 256), BN of 8 (16)"
-#endif
 
 // A copy's thread layout over a (ROWS, BK) tile: along the rows when they are the contiguous dimension
 // (MAJOR_ROWS), else along k.

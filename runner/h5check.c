@@ -60,20 +60,20 @@ static int attrs_unreadable(hid_t loc, const char *name)
 
 static int check_root(checker *c, hid_t f)
 {
-    static const char *const strs[] = {"schema", "experiment", "config_yaml", "config_sha256", "op", "created_utc",
-                                       "host"};
-    char *v[sizeof strs / sizeof *strs] = {0};
+    char *v[SCH_N] = {0};
     int rc = 0;
-    for (size_t i = 0; i < sizeof strs / sizeof *strs && !rc; i++)
-        if (!(v[i] = h5_read_str(f, strs[i]))) rc = bad(c, "the root attribute '%s' is missing or not a string", strs[i]);
+    for (int i = 0; i < SCH_N && !rc; i++) /* the root's MUST rows, all strings */
+        if (sch_fields[i].group == SCH_ROOT && sch_fields[i].check == SCH_MUST && !(v[i] = h5_read_str(f, sch_fields[i].name)))
+            rc = bad(c, "the root attribute '%s' is missing or not a string", sch_fields[i].name);
     if (!rc) {
         char hex[65];
-        tl_sha256_hex(v[2], strlen(v[2]), hex);
-        if (strcmp(hex, v[3])) rc = bad(c, "config_sha256 is not the hash of config_yaml (the file was edited or damaged)");
-        const char *dot = strchr(v[0], '.');
+        tl_sha256_hex(v[SCH_ROOT_CONFIG_YAML], strlen(v[SCH_ROOT_CONFIG_YAML]), hex);
+        if (strcmp(hex, v[SCH_ROOT_CONFIG_SHA256]))
+            rc = bad(c, "config_sha256 is not the hash of config_yaml (the file was edited or damaged)");
+        const char *dot = strchr(v[SCH_ROOT_SCHEMA], '.');
         c->minor = dot ? atoi(dot + 1) : 0;
     }
-    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) free(v[i]);
+    for (int i = 0; i < SCH_N; i++) free(v[i]);
     if (rc) return rc;
     if (h5_read_attrs(f)) return bad(c, "a root attribute cannot be read");
     if (kind_of(f, "/env") != H5I_GROUP) return bad(c, "/env is missing or not a group");
@@ -141,7 +141,9 @@ static long long samples_of(hid_t g, const char *name, int want_float)
 
 static int known_status(const char *s)
 {
-    return !strcmp(s, "ok") || !strcmp(s, "verify_failed") || !strcmp(s, "skipped") || !strcmp(s, "error");
+    for (int i = 0; i < SCH_NSTATUSES; i++)
+        if (!strcmp(s, sch_statuses[i])) return 1;
+    return 0;
 }
 
 /* The identity of a case: its id is the first 16 hex digits of the hash of its canonical text. */
@@ -159,14 +161,15 @@ static int check_identity(checker *c, hid_t g, const char *name)
 
 static int check_samples(checker *c, hid_t g, const char *name, const char *status, long long *n)
 {
-    static const char *const telemetry[] = {"sm_clock_mhz", "temp_c", "power_w", "throttle_reasons", "throttled"};
-    if ((*n = samples_of(g, "time_ms", 1)) < 0)
+    if ((*n = samples_of(g, sch_fields[SCH_DATA_TIME_MS].name, 1)) < 0)
         return bad(c, "/cases/%s: time_ms is missing or not a 1-D float64 dataset", name);
     if (!strcmp(status, "ok") && *n == 0) return bad(c, "/cases/%s: status ok but no samples in time_ms", name);
-    for (size_t i = 0; i < sizeof telemetry / sizeof *telemetry; i++) {
-        if (H5Lexists(g, telemetry[i], H5P_DEFAULT) <= 0) continue;
-        if (samples_of(g, telemetry[i], 0) != *n)
-            return bad(c, "/cases/%s: %s has not one value per sample (%lld)", name, telemetry[i], *n);
+    for (int i = 0; i < SCH_N; i++) { /* the telemetry: one value a sample, where there is some */
+        const sch_field *d = &sch_fields[i];
+        if (d->group != SCH_DATA || i == SCH_DATA_TIME_MS || d->type == SCH_ROWS_DATA) continue;
+        if (H5Lexists(g, d->name, H5P_DEFAULT) <= 0) continue;
+        if (samples_of(g, d->name, 0) != *n)
+            return bad(c, "/cases/%s: %s has not one value per sample (%lld)", name, d->name, *n);
     }
     return 0;
 }
@@ -174,12 +177,6 @@ static int check_samples(checker *c, hid_t g, const char *name, const char *stat
 /* Counters (schema 1.3): a 1-D compound of name, value, unit that reads as h5_counter_row. */
 static int check_counters(checker *c, hid_t g, const char *name)
 {
-    if (H5Aexists(g, "counters_status") > 0) {
-        char *st = h5_read_str(g, "counters_status");
-        int ok = st && strlen(st) < 32;
-        free(st);
-        if (!ok) return bad(c, "/cases/%s: counters_status is not a short string", name);
-    }
     if (H5Lexists(g, "counters", H5P_DEFAULT) <= 0) return 0;
     hid_t d = H5Dopen2(g, "counters", H5P_DEFAULT), s = -1, t = -1;
     hsize_t dim = 0;
@@ -205,6 +202,26 @@ static int check_counters(checker *c, hid_t g, const char *name)
     return 0;
 }
 
+/* An attribute the schema bounds (SCH_IFTHERE), where the case has it: of the row's type, within lo .. hi (a
+ * string: its length). */
+static int check_bounded(checker *c, hid_t g, const char *name, const sch_field *f)
+{
+    if (H5Aexists(g, f->name) <= 0) return 0;
+    int ok = 0;
+    if (f->type == SCH_STR) {
+        char *v = h5_read_str(g, f->name);
+        ok = v && (double)strlen(v) >= f->lo && (double)strlen(v) <= f->hi;
+        free(v);
+    } else if (f->type == SCH_F64) {
+        double v;
+        ok = h5_read_f64(g, f->name, &v) == 0 && v >= f->lo && v <= f->hi;
+    } else if (f->type == SCH_I64) {
+        long long v;
+        ok = h5_read_i64(g, f->name, &v) == 0 && (double)v >= f->lo && (double)v <= f->hi;
+    }
+    return ok ? 0 : bad(c, "/cases/%s: %s is not %s", name, f->name, f->what);
+}
+
 static int check_case(checker *c, hid_t cases, const char *name)
 {
     long long session = 0, n = 0;
@@ -225,37 +242,8 @@ static int check_case(checker *c, hid_t cases, const char *name)
         rc = bad(c, "/cases/%s: its session is missing or names no /sessions group", name);
     if (!rc) rc = check_samples(c, g, name, status, &n);
     if (!rc && c->minor >= 3) rc = check_counters(c, g, name);
-    for (int p = 0; p < PH_N && !rc; p++) { /* schema 1.5, where present */
-        char attr[32];
-        double v;
-        snprintf(attr, sizeof attr, "t_%s_s", tl_phase_names[p]);
-        if (H5Aexists(g, attr) > 0 && (h5_read_f64(g, attr, &v) || !(v >= 0) || v > 1e9))
-            rc = bad(c, "/cases/%s: %s is not a number of seconds", name, attr);
-    }
-    if (!rc && H5Aexists(g, "cutlass_version") > 0) {
-        char *v = h5_read_str(g, "cutlass_version");
-        if (!v || !*v || strlen(v) > 31) rc = bad(c, "/cases/%s: cutlass_version is not a version string", name);
-        free(v);
-    }
-    long long device;
-    if (!rc && H5Aexists(g, "device_ordinal") > 0 &&
-        (h5_read_i64(g, "device_ordinal", &device) || device < -1 || device > 1023))
-        rc = bad(c, "/cases/%s: device_ordinal is not a device number", name); /* schema 1.7 */
-    if (!rc && H5Aexists(g, "dispatch") > 0) { /* schema 1.7 */
-        char *v = h5_read_str(g, "dispatch");
-        if (!v || !*v || strlen(v) > 4096) rc = bad(c, "/cases/%s: dispatch is not a line of text", name);
-        free(v);
-    }
-    if (!rc && H5Aexists(g, "dispatch_trials") > 0) { /* schema 1.10 */
-        char *v = h5_read_str(g, "dispatch_trials");
-        if (!v || !*v || strlen(v) > 65536) rc = bad(c, "/cases/%s: dispatch_trials is not text", name);
-        free(v);
-    }
-    if (!rc && H5Aexists(g, "tensor_maps") > 0) { /* schema 1.6 */
-        char *v = h5_read_str(g, "tensor_maps");
-        if (!v || !*v || strlen(v) > 255) rc = bad(c, "/cases/%s: tensor_maps is not a line of text", name);
-        free(v);
-    }
+    for (int i = 0; i < SCH_N && !rc; i++)
+        if (sch_fields[i].group == SCH_CASE && sch_fields[i].check == SCH_IFTHERE) rc = check_bounded(c, g, name, &sch_fields[i]);
     H5Gclose(g);
     free(op), free(variant);
     if (rc) {

@@ -38,26 +38,26 @@ static int write_root(hid_t f, const char *where, const tl_experiment *x, const 
     char *protocol = measure_protocol_text(&x->protocol);
     char tol[128];
     snprintf(tol, sizeof tol, "rtol=%.17g;atol=%.17g", x->tol.rtol, x->tol.atol);
-    H5_CHECK(h5_attr_str(f, "schema", H5_SCHEMA));
-    H5_CHECK(h5_attr_str(f, "tilelab_version", TL_VERSION));
-    H5_CHECK(h5_attr_str(f, "git_commit", tl_build_git_commit));
-    H5_CHECK(h5_attr_i64(f, "git_dirty", tl_build_git_dirty));
-    H5_CHECK(h5_attr_str(f, "created_utc", created));
-    H5_CHECK(h5_attr_str(f, "host", v->host));
-    H5_CHECK(h5_attr_str(f, "argv", s->argv_text));
-    H5_CHECK(h5_attr_str(f, "experiment", x->name));
-    H5_CHECK(h5_attr_str(f, "description", x->description));
-    H5_CHECK(h5_attr_str(f, "config_path", x->path));
-    H5_CHECK(h5_attr_str(f, "config_yaml", x->yaml));
-    H5_CHECK(h5_attr_str(f, "config_sha256", x->sha256));
-    H5_CHECK(h5_attr_str(f, "op", x->op->name));
-    H5_CHECK(h5_attr_str(f, "reference", x->reference));
-    H5_CHECK(h5_attr_str(f, "tolerance", tol));
-    H5_CHECK(h5_attr_str(f, "tolerance_rule", x->op->tol_doc));
-    H5_CHECK(h5_attr_str(f, "protocol", protocol));
-    H5_CHECK(h5_attr_str(f, "verify", cfg_verify_names[x->verify]));
-    H5_CHECK(h5_attr_str(f, "data", reg_dist_names[x->dist]));
-    if (s->rerun_of) H5_CHECK(h5_attr_str(f, "rerun_of", s->rerun_of));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_SCHEMA, H5_SCHEMA));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_TILELAB_VERSION, TL_VERSION));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_GIT_COMMIT, tl_build_git_commit));
+    H5_CHECK(h5_put_i64(f, SCH_ROOT_GIT_DIRTY, tl_build_git_dirty));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_CREATED_UTC, created));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_HOST, v->host));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_ARGV, s->argv_text));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_EXPERIMENT, x->name));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_DESCRIPTION, x->description));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_CONFIG_PATH, x->path));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_CONFIG_YAML, x->yaml));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_CONFIG_SHA256, x->sha256));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_OP, x->op->name));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_REFERENCE, x->reference));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_TOLERANCE, tol));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_TOLERANCE_RULE, x->op->tol_doc));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_PROTOCOL, protocol));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_VERIFY, cfg_verify_names[x->verify]));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_DATA, reg_dist_names[x->dist]));
+    if (s->rerun_of) H5_CHECK(h5_put_str(f, SCH_ROOT_RERUN_OF, s->rerun_of));
     free(protocol);
     return 0;
 fail:
@@ -68,36 +68,36 @@ fail:
 int h5out_write_env(hid_t g, const env_info *v)
 {
     herr_t rc = 0;
-    rc |= h5_attr_str(g, "host", v->host);
-    rc |= h5_attr_str(g, "cpu", v->cpu);
-    rc |= h5_attr_i64(g, "cpus", v->cpus);
-    rc |= h5_attr_i64(g, "host_mem_bytes", (long long)v->host_mem_bytes);
-    rc |= h5_attr_str(g, "build_compiler", tl_build_compiler);
-    rc |= h5_attr_i64(g, "have_gpu", v->have_gpu);
-    rc |= h5_attr_str(g, "nvml", v->have_gpu ? v->nvml : "not used (host target)");
+    rc |= h5_put_str(g, SCH_ENV_HOST, v->host);
+    rc |= h5_put_str(g, SCH_ENV_CPU, v->cpu);
+    rc |= h5_put_i64(g, SCH_ENV_CPUS, v->cpus);
+    rc |= h5_put_i64(g, SCH_ENV_HOST_MEM_BYTES, (long long)v->host_mem_bytes);
+    rc |= h5_put_str(g, SCH_ENV_BUILD_COMPILER, tl_build_compiler);
+    rc |= h5_put_i64(g, SCH_ENV_HAVE_GPU, v->have_gpu);
+    rc |= h5_put_str(g, SCH_ENV_NVML, v->have_gpu ? v->nvml : "not used (host target)");
     if (v->have_gpu) {
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", v->cc_major, v->cc_minor);
-        rc |= h5_attr_str(g, "device_name", v->gpu_name);
-        rc |= h5_attr_str(g, "pci_bus_id", v->pci_bus_id);
-        rc |= h5_attr_i64(g, "device_ordinal", v->device);
-        rc |= h5_attr_str(g, "compute_capability", cc);
-        rc |= h5_attr_i64(g, "sms", v->sms);
-        rc |= h5_attr_i64(g, "l2_bytes", v->l2_bytes);
-        rc |= h5_attr_i64(g, "smem_per_block_bytes", (long long)v->smem_per_block);
-        rc |= h5_attr_i64(g, "smem_per_block_optin_bytes", (long long)v->smem_per_block_optin);
-        rc |= h5_attr_i64(g, "smem_per_sm_bytes", (long long)v->smem_per_sm);
-        rc |= h5_attr_i64(g, "regs_per_sm", v->regs_per_sm);
-        rc |= h5_attr_i64(g, "sm_clock_khz", v->sm_clock_khz);
-        rc |= h5_attr_i64(g, "mem_clock_khz", v->mem_clock_khz);
-        rc |= h5_attr_i64(g, "mem_bus_bits", v->mem_bus_bits);
-        rc |= h5_attr_i64(g, "device_mem_bytes", (long long)v->total_mem);
-        rc |= h5_attr_i64(g, "driver_version", v->driver_version);
-        rc |= h5_attr_i64(g, "runtime_version", v->runtime_version);
-        rc |= h5_attr_i64(g, "cublas_version", v->cublas_version);
-        rc |= h5_attr_str(g, "nvrtc_version", v->nvrtc_version);
-        rc |= h5_attr_f64(g, "peak_fp32_gflops", v->peak_fp32_gflops);
-        rc |= h5_attr_f64(g, "peak_dram_gbs", v->peak_dram_gbs);
+        rc |= h5_put_str(g, SCH_ENV_DEVICE_NAME, v->gpu_name);
+        rc |= h5_put_str(g, SCH_ENV_PCI_BUS_ID, v->pci_bus_id);
+        rc |= h5_put_i64(g, SCH_ENV_DEVICE_ORDINAL, v->device);
+        rc |= h5_put_str(g, SCH_ENV_COMPUTE_CAPABILITY, cc);
+        rc |= h5_put_i64(g, SCH_ENV_SMS, v->sms);
+        rc |= h5_put_i64(g, SCH_ENV_L2_BYTES, v->l2_bytes);
+        rc |= h5_put_i64(g, SCH_ENV_SMEM_PER_BLOCK_BYTES, (long long)v->smem_per_block);
+        rc |= h5_put_i64(g, SCH_ENV_SMEM_PER_BLOCK_OPTIN_BYTES, (long long)v->smem_per_block_optin);
+        rc |= h5_put_i64(g, SCH_ENV_SMEM_PER_SM_BYTES, (long long)v->smem_per_sm);
+        rc |= h5_put_i64(g, SCH_ENV_REGS_PER_SM, v->regs_per_sm);
+        rc |= h5_put_i64(g, SCH_ENV_SM_CLOCK_KHZ, v->sm_clock_khz);
+        rc |= h5_put_i64(g, SCH_ENV_MEM_CLOCK_KHZ, v->mem_clock_khz);
+        rc |= h5_put_i64(g, SCH_ENV_MEM_BUS_BITS, v->mem_bus_bits);
+        rc |= h5_put_i64(g, SCH_ENV_DEVICE_MEM_BYTES, (long long)v->total_mem);
+        rc |= h5_put_i64(g, SCH_ENV_DRIVER_VERSION, v->driver_version);
+        rc |= h5_put_i64(g, SCH_ENV_RUNTIME_VERSION, v->runtime_version);
+        rc |= h5_put_i64(g, SCH_ENV_CUBLAS_VERSION, v->cublas_version);
+        rc |= h5_put_str(g, SCH_ENV_NVRTC_VERSION, v->nvrtc_version);
+        rc |= h5_put_f64(g, SCH_ENV_PEAK_FP32_GFLOPS, v->peak_fp32_gflops);
+        rc |= h5_put_f64(g, SCH_ENV_PEAK_DRAM_GBS, v->peak_dram_gbs);
     }
     return rc < 0 ? -1 : 0;
 }
@@ -110,15 +110,15 @@ static int write_session(const h5out *o, hid_t f, tl_err *e)
     char name[64];
     snprintf(name, sizeof name, "/sessions/%d", o->session);
     H5_CHECK(g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    H5_CHECK(h5_attr_str(g, "created_utc", o->created_utc));
-    H5_CHECK(h5_attr_str(g, "host", o->env->host));
-    H5_CHECK(h5_attr_str(g, "argv", o->s.argv_text));
-    H5_CHECK(h5_attr_str(g, "shard", o->s.shard));
-    H5_CHECK(h5_attr_str(g, "tilelab_version", TL_VERSION));
-    H5_CHECK(h5_attr_str(g, "git_commit", tl_build_git_commit));
-    H5_CHECK(h5_attr_i64(g, "git_dirty", tl_build_git_dirty));
-    H5_CHECK(h5_attr_i64(g, "resumed", o->session > 0));
-    if (o->s.rerun_of) H5_CHECK(h5_attr_str(g, "rerun_of", o->s.rerun_of));
+    H5_CHECK(h5_put_str(g, SCH_SESSION_CREATED_UTC, o->created_utc));
+    H5_CHECK(h5_put_str(g, SCH_SESSION_HOST, o->env->host));
+    H5_CHECK(h5_put_str(g, SCH_SESSION_ARGV, o->s.argv_text));
+    H5_CHECK(h5_put_str(g, SCH_SESSION_SHARD, o->s.shard));
+    H5_CHECK(h5_put_str(g, SCH_SESSION_TILELAB_VERSION, TL_VERSION));
+    H5_CHECK(h5_put_str(g, SCH_SESSION_GIT_COMMIT, tl_build_git_commit));
+    H5_CHECK(h5_put_i64(g, SCH_SESSION_GIT_DIRTY, tl_build_git_dirty));
+    H5_CHECK(h5_put_i64(g, SCH_SESSION_RESUMED, o->session > 0));
+    if (o->s.rerun_of) H5_CHECK(h5_put_str(g, SCH_SESSION_RERUN_OF, o->s.rerun_of));
     H5_CHECK(env = H5Gcreate2(g, "env", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     H5_CHECK(h5out_write_env(env, o->env));
     H5Gclose(env);
@@ -169,16 +169,16 @@ fail:
 static int write_kernel_attrs(hid_t g, const char *where, const tl_case *c, const src_store *st, tl_err *e)
 {
     char *text = NULL, hex[65];
-    H5_CHECK(h5_attr_str(g, "variant_origin", c->cv->origin));
-    if (c->dispatch) H5_CHECK(h5_attr_str(g, "dispatch", c->dispatch)); /* schema 1.7 */
+    H5_CHECK(h5_put_str(g, SCH_CASE_VARIANT_ORIGIN, c->cv->origin));
+    if (c->dispatch) H5_CHECK(h5_put_str(g, SCH_CASE_DISPATCH, c->dispatch)); /* schema 1.7 */
     if (c->run->kind != REG_NVRTC || !c->run->entry) return 0; /* a dispatch that found no rung has none */
     text = src_set_text(st, c->run_src);
     tl_sha256_hex(text, strlen(text), hex);
-    H5_CHECK(h5_attr_str(g, "entry", c->run->entry));
-    if (c->run->entry2) H5_CHECK(h5_attr_str(g, "entry2", c->run->entry2));
-    if (c->run->entry2_first) H5_CHECK(h5_attr_i64(g, "entry2_first", 1)); /* schema 1.9 */
-    H5_CHECK(h5_attr_str(g, "sources", text));
-    H5_CHECK(h5_attr_str(g, "sources_sha256", hex));
+    H5_CHECK(h5_put_str(g, SCH_CASE_ENTRY, c->run->entry));
+    if (c->run->entry2) H5_CHECK(h5_put_str(g, SCH_CASE_ENTRY2, c->run->entry2));
+    if (c->run->entry2_first) H5_CHECK(h5_put_i64(g, SCH_CASE_ENTRY2_FIRST, 1)); /* schema 1.9 */
+    H5_CHECK(h5_put_str(g, SCH_CASE_SOURCES, text));
+    H5_CHECK(h5_put_str(g, SCH_CASE_SOURCES_SHA256, hex));
     free(text);
     return 0;
 fail:
@@ -197,60 +197,56 @@ static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int 
         snprintf(axes + strlen(axes), sizeof axes - strlen(axes), "%s%s", a ? "," : "", c->op->axes[a]);
     }
     snprintf(tol, sizeof tol, "rtol=%.17g;atol=%.17g", r->tol.rtol, r->tol.atol);
-    H5_CHECK(h5_attr_str(g, "case_id", c->id));
-    H5_CHECK(h5_attr_str(g, "canonical", c->canonical));
-    H5_CHECK(h5_attr_str(g, "op", c->op->name));
-    H5_CHECK(h5_attr_str(g, "variant", c->variant->name));
-    H5_CHECK(h5_attr_str(g, "kind", reg_kind_name(c->variant->kind)));
-    H5_CHECK(h5_attr_str(g, "target", reg_target_name(c->variant->kind)));
-    H5_CHECK(h5_attr_str(g, "params", c->params_text));
-    H5_CHECK(h5_attr_str(g, "sizes", c->sizes_text));
-    H5_CHECK(h5_attr_str(g, "axes", axes));
-    H5_CHECK(h5_attr_i64_array(g, "dims", dims, (hsize_t)c->op->naxes));
-    H5_CHECK(h5_attr_str(g, "dtype", c->dtype));
-    H5_CHECK(h5_attr_str(g, "layouts", c->layout_text));
-    H5_CHECK(h5_attr_i64(g, "seed", (long long)c->spec.seed));
-    H5_CHECK(h5_attr_i64(g, "session", session));
-    H5_CHECK(h5_attr_str(g, "status", r->status));
-    H5_CHECK(h5_attr_str(g, "reason", r->reason));
-    H5_CHECK(h5_attr_str(g, "reference", r->reference));
-    H5_CHECK(h5_attr_str(g, "tolerance", tol));
-    H5_CHECK(h5_attr_f64(g, "max_abs_err", r->max_abs_err));
-    H5_CHECK(h5_attr_f64(g, "max_rel_err", r->max_rel_err));
-    H5_CHECK(h5_attr_f64(g, "flop", r->flop));
-    H5_CHECK(h5_attr_f64(g, "bytes", r->bytes));
-    H5_CHECK(h5_attr_i64(g, "regs", r->regs));
-    H5_CHECK(h5_attr_i64(g, "smem_bytes", r->smem_bytes));
-    H5_CHECK(h5_attr_i64(g, "smem_static_bytes", r->smem_static_bytes));
-    H5_CHECK(h5_attr_i64(g, "smem_dynamic_bytes", r->smem_dynamic_bytes));
-    H5_CHECK(h5_attr_i64(g, "local_bytes", r->local_bytes));
-    if (r->workspace_bytes) H5_CHECK(h5_attr_i64(g, "workspace_bytes", r->workspace_bytes)); /* schema 1.9 */
-    H5_CHECK(h5_attr_str(g, "cubin_sha256", r->cubin_sha256));
-    H5_CHECK(h5_attr_str(g, "nvrtc_options", r->nvrtc_options));
+    H5_CHECK(h5_put_str(g, SCH_CASE_CASE_ID, c->id));
+    H5_CHECK(h5_put_str(g, SCH_CASE_CANONICAL, c->canonical));
+    H5_CHECK(h5_put_str(g, SCH_CASE_OP, c->op->name));
+    H5_CHECK(h5_put_str(g, SCH_CASE_VARIANT, c->variant->name));
+    H5_CHECK(h5_put_str(g, SCH_CASE_KIND, reg_kind_name(c->variant->kind)));
+    H5_CHECK(h5_put_str(g, SCH_CASE_TARGET, reg_target_name(c->variant->kind)));
+    H5_CHECK(h5_put_str(g, SCH_CASE_PARAMS, c->params_text));
+    H5_CHECK(h5_put_str(g, SCH_CASE_SIZES, c->sizes_text));
+    H5_CHECK(h5_put_str(g, SCH_CASE_AXES, axes));
+    H5_CHECK(h5_put_i64_array(g, SCH_CASE_DIMS, dims, (hsize_t)c->op->naxes));
+    H5_CHECK(h5_put_str(g, SCH_CASE_DTYPE, c->dtype));
+    H5_CHECK(h5_put_str(g, SCH_CASE_LAYOUTS, c->layout_text));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_SEED, (long long)c->spec.seed));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_SESSION, session));
+    H5_CHECK(h5_put_str(g, SCH_CASE_STATUS, r->status));
+    H5_CHECK(h5_put_str(g, SCH_CASE_REASON, r->reason));
+    H5_CHECK(h5_put_str(g, SCH_CASE_REFERENCE, r->reference));
+    H5_CHECK(h5_put_str(g, SCH_CASE_TOLERANCE, tol));
+    H5_CHECK(h5_put_f64(g, SCH_CASE_MAX_ABS_ERR, r->max_abs_err));
+    H5_CHECK(h5_put_f64(g, SCH_CASE_MAX_REL_ERR, r->max_rel_err));
+    H5_CHECK(h5_put_f64(g, SCH_CASE_FLOP, r->flop));
+    H5_CHECK(h5_put_f64(g, SCH_CASE_BYTES, r->bytes));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_REGS, r->regs));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_SMEM_BYTES, r->smem_bytes));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_SMEM_STATIC_BYTES, r->smem_static_bytes));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_SMEM_DYNAMIC_BYTES, r->smem_dynamic_bytes));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_LOCAL_BYTES, r->local_bytes));
+    if (r->workspace_bytes) H5_CHECK(h5_put_i64(g, SCH_CASE_WORKSPACE_BYTES, r->workspace_bytes)); /* schema 1.9 */
+    H5_CHECK(h5_put_str(g, SCH_CASE_CUBIN_SHA256, r->cubin_sha256));
+    H5_CHECK(h5_put_str(g, SCH_CASE_NVRTC_OPTIONS, r->nvrtc_options));
     /* Schema 1.5: where the case's wall time went, and whether its kernel came from the cache. */
-    for (int p = 0; p < PH_N; p++) {
-        char name[32];
-        snprintf(name, sizeof name, "t_%s_s", tl_phase_names[p]);
-        H5_CHECK(h5_attr_f64(g, name, r->phase_s[p]));
-    }
-    H5_CHECK(h5_attr_i64(g, "compile_cached", r->compile_cached));
+    for (int p = 0; p < PH_N; p++) H5_CHECK(h5_put_f64(g, SCH_CASE_T_COMPILE_S + p, r->phase_s[p]));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_COMPILE_CACHED, r->compile_cached));
     /* Schema 1.4: the CUTLASS headers' version, on cases whose sources include them. */
-    if (r->cutlass_version[0]) H5_CHECK(h5_attr_str(g, "cutlass_version", r->cutlass_version));
+    if (r->cutlass_version[0]) H5_CHECK(h5_put_str(g, SCH_CASE_CUTLASS_VERSION, r->cutlass_version));
     /* Schema 1.6: the TMA tensor maps, on cases whose kernels ask for them. */
-    if (r->tensor_maps[0]) H5_CHECK(h5_attr_str(g, "tensor_maps", r->tensor_maps));
-    H5_CHECK(h5_attr_i64(g, "device_ordinal", r->device)); /* schema 1.7 */
-    if (r->trials) H5_CHECK(h5_attr_str(g, "dispatch_trials", r->trials)); /* schema 1.10 */
+    if (r->tensor_maps[0]) H5_CHECK(h5_put_str(g, SCH_CASE_TENSOR_MAPS, r->tensor_maps));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_DEVICE_ORDINAL, r->device)); /* schema 1.7 */
+    if (r->trials) H5_CHECK(h5_put_str(g, SCH_CASE_DISPATCH_TRIALS, r->trials)); /* schema 1.10 */
     long long grid[3] = {r->grid[0], r->grid[1], r->grid[2]}, block[3] = {r->block[0], r->block[1], r->block[2]};
-    H5_CHECK(h5_attr_i64_array(g, "grid", grid, 3));
-    H5_CHECK(h5_attr_i64_array(g, "block", block, 3));
-    H5_CHECK(h5_attr_str(g, "protocol", r->protocol));
-    H5_CHECK(h5_attr_str(g, "stopped", r->samples.stopped));
-    H5_CHECK(h5_attr_str(g, "verify", r->verify));
-    H5_CHECK(h5_attr_str(g, "data", r->data));
-    H5_CHECK(h5_attr_i64(g, "warmup_runs", r->samples.warmup_runs));
-    H5_CHECK(h5_attr_i64(g, "throttled", r->samples.nthrottled));
-    H5_CHECK(h5_attr_f64(g, "timed_s", r->samples.timed_s));
-    for (int a = 0; a < c->op->nargs; a++) H5_CHECK(h5_attr_f64(g, c->op->args[a].name, c->spec.args[a]));
+    H5_CHECK(h5_put_i64_array(g, SCH_CASE_GRID, grid, 3));
+    H5_CHECK(h5_put_i64_array(g, SCH_CASE_BLOCK, block, 3));
+    H5_CHECK(h5_put_str(g, SCH_CASE_PROTOCOL, r->protocol));
+    H5_CHECK(h5_put_str(g, SCH_CASE_STOPPED, r->samples.stopped));
+    H5_CHECK(h5_put_str(g, SCH_CASE_VERIFY, r->verify));
+    H5_CHECK(h5_put_str(g, SCH_CASE_DATA, r->data));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_WARMUP_RUNS, r->samples.warmup_runs));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_THROTTLED, r->samples.nthrottled));
+    H5_CHECK(h5_put_f64(g, SCH_CASE_TIMED_S, r->samples.timed_s));
+    for (int a = 0; a < c->op->nargs; a++) H5_CHECK(h5_put_f64_named(g, SCH_CASE_ARG, c->op->args[a].name, c->spec.args[a]));
     return write_kernel_attrs(g, where, c, st, e);
 fail:
     return -1;
@@ -299,10 +295,10 @@ static int write_counters(hid_t g, const char *where, const ctr_result *c, tl_er
     hid_t type = -1;
     h5_counter_row *rows = NULL;
     if (!c->status) return 0;
-    H5_CHECK(h5_attr_str(g, "counters_status", c->status));
-    H5_CHECK(h5_attr_str(g, "counters_reason", c->reason ? c->reason : ""));
-    H5_CHECK(h5_attr_i64(g, "counters_kernels", c->kernels));
-    H5_CHECK(h5_attr_i64(g, "counters_passes", c->passes));
+    H5_CHECK(h5_put_str(g, SCH_CASE_COUNTERS_STATUS, c->status));
+    H5_CHECK(h5_put_str(g, SCH_CASE_COUNTERS_REASON, c->reason ? c->reason : ""));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_COUNTERS_KERNELS, c->kernels));
+    H5_CHECK(h5_put_i64(g, SCH_CASE_COUNTERS_PASSES, c->passes));
     if (c->n == 0) return 0;
     rows = tl_xcalloc((size_t)c->n, sizeof *rows);
     for (int i = 0; i < c->n; i++) rows[i] = (h5_counter_row){.name = c->names[i], .value = c->values[i], .unit = c->units[i]};
@@ -462,21 +458,17 @@ static int commit(h5out *o, const tl_result *const *results, int nresults, int f
         hid_t g = -1;
         snprintf(name, sizeof name, "/sessions/%d", o->session);
         H5_CHECK(g = H5Gopen2(f, name, H5P_DEFAULT));
-        herr_t rc = h5_attr_f64(g, "wall_s", o->wall_s) | h5_attr_f64(g, "timed_s", o->timed_s);
+        herr_t rc = h5_put_f64(g, SCH_SESSION_WALL_S, o->wall_s) | h5_put_f64(g, SCH_SESSION_TIMED_S, o->timed_s);
         /* Schema 1.5: where the session's wall time went (the cases' phases, the writer's time). */
-        for (int p = 0; p < PH_N; p++) {
-            char name[32];
-            snprintf(name, sizeof name, "t_%s_s", tl_phase_names[p]);
-            rc |= h5_attr_f64(g, name, o->phase_s[p]);
-        }
-        rc |= h5_attr_f64(g, "t_write_s", o->write_s);
+        for (int p = 0; p < PH_N; p++) rc |= h5_put_f64(g, SCH_SESSION_T_COMPILE_S + p, o->phase_s[p]);
+        rc |= h5_put_f64(g, SCH_SESSION_T_WRITE_S, o->write_s);
         /* Schema 1.8: the process's start-up before the first case, outside wall_s. */
-        rc |= h5_attr_f64(g, "t_start_s", o->start_s) | h5_attr_f64(g, "t_start_cuda_s", o->start_cuda_s) |
-              h5_attr_f64(g, "t_start_libs_s", o->start_libs_s);
+        rc |= h5_put_f64(g, SCH_SESSION_T_START_S, o->start_s) | h5_put_f64(g, SCH_SESSION_T_START_CUDA_S, o->start_cuda_s) |
+              h5_put_f64(g, SCH_SESSION_T_START_LIBS_S, o->start_libs_s);
         H5Gclose(g);
         H5_CHECK(rc);
-        H5_CHECK(h5_attr_f64(f, "wall_s", o->prior_wall_s + o->wall_s));
-        H5_CHECK(h5_attr_f64(f, "timed_s", o->prior_timed_s + o->timed_s));
+        H5_CHECK(h5_put_f64(f, SCH_ROOT_WALL_S, o->prior_wall_s + o->wall_s));
+        H5_CHECK(h5_put_f64(f, SCH_ROOT_TIMED_S, o->prior_timed_s + o->timed_s));
     }
     herr_t closed = h5_fclose(f);
     f = -1; /* closed even when it failed: never closed twice */

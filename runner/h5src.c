@@ -40,14 +40,14 @@ int h5src_add(hid_t f, const char *where, const char *origin, const char *path, 
         paths = h5_read_str(d, "paths");
         if (!paths || !has_line(paths, line)) {
             joined = paths && *paths ? tl_xasprintf("%s\n%s", paths, line) : tl_xstrdup(line);
-            H5_CHECK(h5_attr_str(d, "paths", joined));
+            H5_CHECK(h5_put_str(d, SCH_SOURCES_PATHS, joined));
         }
     } else {
         hsize_t n = (hsize_t)len;
         H5_CHECK(space = H5Screate_simple(1, &n, NULL));
         H5_CHECK(d = H5Dcreate2(f, name, H5T_STD_U8LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         if (len) H5_CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, text));
-        H5_CHECK(h5_attr_str(d, "paths", line));
+        H5_CHECK(h5_put_str(d, SCH_SOURCES_PATHS, line));
     }
     H5Dclose(d);
     if (space >= 0) H5Sclose(space);

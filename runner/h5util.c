@@ -369,3 +369,44 @@ int h5_fsync_dir_of(const char *path, tl_err *e)
     free(copy);
     return rc;
 }
+
+/* ---- writing by the schema's rows ------------------------------------------------------------------ */
+
+static const char *put_name(sch_id id, sch_type type)
+{
+    if ((int)id < 0 || id >= SCH_N || sch_fields[id].type != type || sch_fields[id].name[0] == '<') {
+        fprintf(stderr, "tilelab: the writer puts schema row %d as %s, which it is not (runner/schema.c)\n", (int)id,
+                sch_type_names[type]);
+        abort();
+    }
+    return sch_fields[id].name;
+}
+
+herr_t h5_put_str(hid_t obj, sch_id id, const char *value)
+{
+    return h5_attr_str(obj, put_name(id, SCH_STR), value);
+}
+
+herr_t h5_put_f64(hid_t obj, sch_id id, double v)
+{
+    return h5_attr_f64(obj, put_name(id, SCH_F64), v);
+}
+
+herr_t h5_put_i64(hid_t obj, sch_id id, long long v)
+{
+    return h5_attr_i64(obj, put_name(id, SCH_I64), v);
+}
+
+herr_t h5_put_i64_array(hid_t obj, sch_id id, const long long *v, hsize_t n)
+{
+    return h5_attr_i64_array(obj, put_name(id, SCH_I64_ARRAY), v, n);
+}
+
+herr_t h5_put_f64_named(hid_t obj, sch_id id, const char *name, double v)
+{
+    if ((int)id < 0 || id >= SCH_N || sch_fields[id].type != SCH_F64 || sch_fields[id].name[0] != '<') {
+        fprintf(stderr, "tilelab: the writer puts '%s' under schema row %d, which stands for no family\n", name, (int)id);
+        abort();
+    }
+    return h5_attr_f64(obj, name, v);
+}

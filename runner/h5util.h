@@ -5,6 +5,7 @@
 
 #include <hdf5.h>
 
+#include "runner/schema.h"
 #include "runner/util.h"
 
 /* Checks an HDF5 call inside a function with `const char *where` (the file, for the message),
@@ -20,8 +21,8 @@
         }                                                                                                  \
     } while (0)
 
-/* Written into new files. Readers take any tilelab/1 or tilelab/1.N (N additions only). */
-#define H5_SCHEMA "tilelab/1.11"
+/* Written into new files (runner/schema.h). Readers take any tilelab/1 or tilelab/1.N (N additions only). */
+#define H5_SCHEMA SCH_VERSION
 
 /* 1 when schema names a version this runner reads. */
 int h5_schema_ok(const char *schema);
@@ -48,6 +49,14 @@ herr_t h5_attr_str(hid_t obj, const char *name, const char *value);
 herr_t h5_attr_f64(hid_t obj, const char *name, double v);
 herr_t h5_attr_i64(hid_t obj, const char *name, long long v);
 herr_t h5_attr_i64_array(hid_t obj, const char *name, const long long *v, hsize_t n);
+/* The attribute of schema row id (runner/schema.h), of the row's type: how the writer names what it writes.
+ * h5_put_f64_named: a row that stands for several (the op's args, "<arg>"), under name. A row of another type
+ * is the writer's own mistake: it aborts. */
+herr_t h5_put_str(hid_t obj, sch_id id, const char *value);
+herr_t h5_put_f64(hid_t obj, sch_id id, double v);
+herr_t h5_put_i64(hid_t obj, sch_id id, long long v);
+herr_t h5_put_i64_array(hid_t obj, sch_id id, const long long *v, hsize_t n);
+herr_t h5_put_f64_named(hid_t obj, sch_id id, const char *name, double v);
 /* A string attribute (variable or fixed length), malloc'd; NULL when absent or not a string. */
 char *h5_read_str(hid_t obj, const char *name);
 /* A floating-point attribute; 0 with *v set, -1 when absent or not a number. */

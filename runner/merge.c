@@ -193,7 +193,7 @@ static int write_merged(const char *tmp, input *ins, int n, placed *cases, int n
         H5Gclose(g);
         g = -1;
     }
-    H5_CHECK(h5_attr_str(f, "schema", H5_SCHEMA));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_SCHEMA, H5_SCHEMA));
     for (int i = 0; i < n; i++) {
         double v;
         if (!h5_read_f64(ins[i].f, "wall_s", &v)) wall += v;
@@ -205,18 +205,18 @@ static int write_merged(const char *tmp, input *ins, int n, placed *cases, int n
             snprintf(b, sizeof b, "/sessions/%d", ins[i].session0 + k);
             if (!(onto && i == 0)) H5_CHECK(H5Ocopy(ins[i].f, a, f, b, H5P_DEFAULT, H5P_DEFAULT));
             H5_CHECK(g = H5Gopen2(f, b, H5P_DEFAULT));
-            H5_CHECK(h5_attr_str(g, "merged_from", inputs[i]));
-            H5_CHECK(h5_attr_str(g, "config_sha256", ins[i].sha));
+            H5_CHECK(h5_put_str(g, SCH_SESSION_MERGED_FROM, inputs[i]));
+            H5_CHECK(h5_put_str(g, SCH_SESSION_CONFIG_SHA256, ins[i].sha));
             H5Gclose(g);
             g = -1;
         }
     }
     if (merge_sources(f, where, ins + onto, n - onto, e)) goto fail;
-    H5_CHECK(h5_attr_f64(f, "wall_s", wall));
-    H5_CHECK(h5_attr_f64(f, "timed_s", timed));
-    H5_CHECK(h5_attr_str(f, "merged_from", from.s));
-    H5_CHECK(h5_attr_str(f, "merge_argv", o->argv_text));
-    H5_CHECK(h5_attr_i64(f, "merge_forced", o->force));
+    H5_CHECK(h5_put_f64(f, SCH_ROOT_WALL_S, wall));
+    H5_CHECK(h5_put_f64(f, SCH_ROOT_TIMED_S, timed));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_MERGED_FROM, from.s));
+    H5_CHECK(h5_put_str(f, SCH_ROOT_MERGE_ARGV, o->argv_text));
+    H5_CHECK(h5_put_i64(f, SCH_ROOT_MERGE_FORCED, o->force));
     rows = tl_xcalloc((size_t)ncases + 1, sizeof *rows);
     int nrows = 0;
     for (int c = 0; c < ncases; c++) {
@@ -232,7 +232,7 @@ static int write_merged(const char *tmp, input *ins, int n, placed *cases, int n
         H5_CHECK(H5Ocopy(in->f, name, f, name, H5P_DEFAULT, H5P_DEFAULT));
         H5_CHECK(g = H5Gopen2(f, name, H5P_DEFAULT));
         h5_read_i64(g, "session", &session); /* absent in tilelab/1 files: their one session */
-        H5_CHECK(h5_attr_i64(g, "session", in->session0 + session));
+        H5_CHECK(h5_put_i64(g, SCH_CASE_SESSION, in->session0 + session));
         H5Gclose(g);
         g = -1;
         if (p->row >= 0) rows[nrows++] = in->rows[p->row];

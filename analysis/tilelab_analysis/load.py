@@ -15,6 +15,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
+from . import schema
 from .metrics import add_metrics
 
 SUPPORTED_MAJOR = 1
@@ -55,9 +56,15 @@ def _check_schema(path, f):
     return schema
 
 
-STATUSES = ("ok", "verify_failed", "skipped", "error")
-ROOT_STRINGS = ("schema", "experiment", "config_yaml", "config_sha256", "op", "created_utc", "host")
-SUMMARY_FIELDS = ("case_id", "status", "reps")
+# What the schema's table (runner/schema.c, through the generated schema.py) says a reader checks.
+STATUSES = schema.STATUSES
+ROOT_STRINGS = tuple(f[1] for f in schema.FIELDS if f[0] == "root" and f[6] == "must")
+SUMMARY_FIELDS = tuple(f[1] for f in schema.FIELDS if f[0] == "summary" and f[6] == "must")
+# Datasets of one value a sample besides time_ms (the telemetry), and the case attributes checked where present.
+PER_SAMPLE = tuple(f[1] for f in schema.FIELDS if f[0] == "data" and f[2].endswith("[reps]") and f[1] != "time_ms")
+BOUNDED = tuple(f for f in schema.FIELDS if f[0] == "case" and f[6] == "ifthere")
+# The value a case without it gets, for attributes added after tilelab/1.0 that the frame always has.
+DEFAULTS = {f[1]: f[10] for f in schema.FIELDS if f[0] == "case" and f[10] is not None}
 
 
 def _str(attrs, name):
@@ -82,6 +89,17 @@ def _samples(g, name):
     if not isinstance(d, h5py.Dataset) or d.ndim != 1:
         return None
     return d
+
+
+def _within(v, kind, lo, hi):
+    """Whether attribute value v is of the schema's type kind and within lo .. hi (a string: its length)."""
+    if kind == "string":
+        return isinstance(v, (str, bytes)) and lo <= len(v) <= hi
+    if kind == "float64":
+        return isinstance(v, (float, np.floating)) and lo <= v <= hi
+    if kind == "int64":
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool) and lo <= v <= hi
+    return False
 
 
 def _check_case(path, name, g, a, minor, nsessions, keep=None):
@@ -115,7 +133,7 @@ def _check_case(path, name, g, a, minor, nsessions, keep=None):
         raise SchemaError("%s: /cases/%s: status ok but no samples in time_ms" % (path, name))
     if keep is not None:
         keep["time_ms"] = t[()]
-    for k in TELEMETRY + ("throttle_reasons",):
+    for k in PER_SAMPLE:
         if k not in links:
             continue
         d = _samples(g, k)
@@ -130,30 +148,9 @@ def _check_case(path, name, g, a, minor, nsessions, keep=None):
             raise SchemaError("%s: /cases/%s: counters is not a list of (name, value, unit)" % (path, name))
         if keep is not None:
             keep["counters"] = c[()]
-    for k in PHASES:  # tilelab/1.5: seconds per phase
-        v = a.get("t_%s_s" % k)
-        if v is not None and not (isinstance(v, (float, np.floating)) and 0 <= v <= 1e9):
-            raise SchemaError("%s: /cases/%s: t_%s_s is not a number of seconds" % (path, name, k))
-    if "cutlass_version" in a:  # tilelab/1.4
-        v = a["cutlass_version"]
-        if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 31:
-            raise SchemaError("%s: /cases/%s: cutlass_version is not a version string" % (path, name))
-    if "device_ordinal" in a:  # tilelab/1.7
-        v = a["device_ordinal"]
-        if not isinstance(v, (int, np.integer)) or not -1 <= v <= 1023:
-            raise SchemaError("%s: /cases/%s: device_ordinal is not a device number" % (path, name))
-    if "dispatch" in a:  # tilelab/1.7
-        v = a["dispatch"]
-        if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 4096:
-            raise SchemaError("%s: /cases/%s: dispatch is not a line of text" % (path, name))
-    if "dispatch_trials" in a:  # tilelab/1.10
-        v = a["dispatch_trials"]
-        if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 65536:
-            raise SchemaError("%s: /cases/%s: dispatch_trials is not text" % (path, name))
-    if "tensor_maps" in a:  # tilelab/1.6
-        v = a["tensor_maps"]
-        if not isinstance(v, (str, bytes)) or not 0 < len(v) <= 255:
-            raise SchemaError("%s: /cases/%s: tensor_maps is not a line of text" % (path, name))
+    for f in BOUNDED:
+        if f[1] in a and not _within(a[f[1]], f[2], f[7], f[8]):
+            raise SchemaError("%s: /cases/%s: %s is not %s" % (path, name, f[1], f[9]))
     return status, len(t)
 
 
@@ -409,9 +406,10 @@ def load_meta(path):
         return _meta(f)
 
 
-TELEMETRY = ("sm_clock_mhz", "temp_c", "power_w", "throttled")
+# The telemetry a case's row carries as <name>_samples (the reason bits stay in the file).
+TELEMETRY = tuple(k for k in PER_SAMPLE if k != "throttle_reasons")
 # tilelab/1.5: where a case's wall time went (case attributes t_<phase>_s), in the runner's order.
-PHASES = ("compile", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "trials")
+PHASES = schema.PHASES
 
 
 def _meta(f):
@@ -468,12 +466,8 @@ def _rows(path, f, attrs, data):
             for r in d["counters"]:
                 a["counters"][_text(r["name"])] = float(r["value"])
                 a["counter_units"][_text(r["name"])] = _text(r["unit"])
-        a.setdefault("counters_status", "")
-        a.setdefault("cutlass_version", "")  # tilelab/1.4: the CUTLASS headers it compiled with
-        a.setdefault("tensor_maps", "")  # tilelab/1.6: the TMA tensor maps its kernel was given
-        a.setdefault("dispatch", "")  # tilelab/1.7: what a dispatching variant's table picked
-        a.setdefault("dispatch_trials", "")  # tilelab/1.10: the candidates it timed, the one that ran marked
-        a.setdefault("device_ordinal", -2)  # tilelab/1.7: the GPU that ran it (-1 none; -2 not recorded)
+        for k, v in DEFAULTS.items():  # device_ordinal -2: not recorded (-1: no GPU)
+            a.setdefault(k, v)
         rows.append((place[name], a))
     return meta, rows
 

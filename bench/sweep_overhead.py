@@ -5,7 +5,7 @@ ratio and where the rest went (the session's t_<phase>_s attributes, schema 1.5)
 with `--devices all` (warm cache) against the warm run on one GPU, wall clock of the whole command.
 "Cold" is cold on any machine: the driver's compute cache (CUDA_CACHE_PATH, ~/.nv/ComputeCache by
 default), which keeps what NVRTC compiled in earlier processes, is a fresh folder too, shared by the
-runs that follow (docs/sweep-overhead.md).
+runs that follow (docs/guide/sweeps.md; the measurements in docs/gpu-runs.md).
 A benchmark: it prints figures and checks nothing.
 
 usage: sweep_overhead.py [RUNNER] [--experiment YAML] [--out DIR] [--compile-jobs N] [--devices SPEC]

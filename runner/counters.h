@@ -3,7 +3,7 @@
  * measures, and each case says why it has no counters.
  *
  * Config side (no CUDA needed): metric names as Nsight Compute writes them (`dram__bytes_read.sum`)
- * and named sets that expand to them (ctr_sets, the one table `list counters`, the README and the
+ * and named sets that expand to them (ctr_sets, the one table `list counters`, docs/guide/counters.md and the
  * analysis read). */
 #ifndef TILELAB_COUNTERS_H
 #define TILELAB_COUNTERS_H
@@ -23,7 +23,7 @@
 typedef struct {
     const char *set;     /* memory | smem | occupancy | roofline */
     const char *metric;  /* Nsight Compute / CUPTI name */
-    const char *meaning; /* one line for list and the README */
+    const char *meaning; /* one line for list and docs/guide/counters.md */
 } ctr_set_metric;
 
 extern const ctr_set_metric ctr_sets[];

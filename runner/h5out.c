@@ -491,7 +491,7 @@ fail:
  * unreported, never a reported case out of it). A commit's fsyncs and swap cost milliseconds whatever
  * it holds: one a case made a tuning shard of 59436 cases, 47677 of them skipped, wait 130 s for its
  * writer after its last case, and sgemm_odd (9724 cases run, most of them a few milliseconds) 30 s of
- * its 50 on the H100 (docs/sweep-overhead.md). */
+ * its 50 on the H100 (docs/gpu-runs.md: where a sweep's time goes). */
 static void *writer_main(void *arg)
 {
     h5out *o = arg;

@@ -36,7 +36,7 @@ typedef struct {
     char **status; /* their status */
     int n;
     int nsessions; /* /sessions groups */
-    char *shard;   /* the first session's shard ("" for a whole run), NULL without sessions */
+    char *shard;   /* the shard of the file's first run, /sessions/0 ("" for a whole run); NULL without */
     double wall_s, timed_s; /* run totals so far */
 } h5out_existing;
 

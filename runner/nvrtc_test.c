@@ -118,7 +118,7 @@ static int compile_experiment(const char *given, char ***done, int *ndone, int *
         /* A CuTe kernel goes through ptxas once per source and dtype, its other layouts through the front end
          * only (7 - 9 s of the 9 - 18 s a ptxas compile of one takes): its compiles to a cubin per layout were
          * some 90 of a shard's 105 s of NVRTC on CI's 2 cores, and the shards' 877 s are 692 s so
-         * (thirty-fourth session). */
+         * (2026-11-27). */
         char *skey = tl_xasprintf("%s|%s|%s", prefix, c->run->source, c->dtype);
         int new_source = !seen(by_source, nby_source, skey);
         if (new_source && !covered && !seen(*done, *ndone, key)) {

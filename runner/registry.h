@@ -50,7 +50,7 @@ typedef struct {
 } reg_launch;
 
 typedef struct {
-    double rtol; /* relative tolerance (its scale is the op's, see README) */
+    double rtol; /* relative tolerance (its scale is the op's, docs/guide/measurement.md) */
     double atol; /* absolute tolerance */
 } reg_tolerance;
 

@@ -152,7 +152,7 @@ static void report_table_device(FILE *f, const tl_experiment *x, const env_info 
                     x->variants[v].v->name, mine);
         else
             fprintf(f, "; for picks measured here, run the op's tuning experiment and analysis/dispatch_table.py "
-                       "(README, `tuned`)\n");
+                       "(docs/guide/tuned.md)\n");
     }
 }
 

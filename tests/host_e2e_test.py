@@ -390,8 +390,8 @@ class BadInput(unittest.TestCase):
         for s in ("memory", "smem", "occupancy", "roofline", "dram__bytes_read.sum",
                   "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"):
             self.assertIn(s, p.stdout)
-        # The README's table is the runner's (one table): every set's metric, with its set.
-        with open("README.md") as f:
+        # The counters guide's table is the runner's (one table): every set's metric, with its set.
+        with open(os.path.join("docs", "guide", "counters.md")) as f:
             readme = f.read()
         rows = [l.split() for l in p.stdout.splitlines() if l.startswith("    ")]
         sets = {}
@@ -403,7 +403,7 @@ class BadInput(unittest.TestCase):
         self.assertEqual(sorted(sets), ["memory", "occupancy", "roofline", "smem"])
         for s, metrics in sets.items():
             for m in metrics:
-                self.assertIn("| `%s` | `%s` |" % (s, m), readme, "README lacks %s in %s" % (m, s))
+                self.assertIn("| `%s` | `%s` |" % (s, m), readme, "docs/guide/counters.md lacks %s in %s" % (m, s))
         self.assertGreater(len(rows), 15)
 
     def test_validate_chip_names_near_metrics(self):

@@ -117,7 +117,7 @@ def case_attr(name, value):
 
 def bad_heap_reference(good, path):
     """A root attribute whose variable-length value points past its global heap collection's objects:
-    HDF5 1.10 segfaults reading it (the kind of file CI's fuzzing found in the twelfth session, which
+    HDF5 1.10 segfaults reading it (the kind of file CI's fuzzing found on 2026-11-24, which
     passed the check and crashed `runner merge` as it copied the root attributes)."""
     shutil.copy(good, path)
     marker = "tilelab-crafted-heap-reference"
@@ -176,7 +176,7 @@ ROWS = [
      "temp_c has not one value per sample"),
     ("not_a_case", edit(lambda f: f["cases"].create_group("zzz")), "/cases/zzz: not a case id"),
     ("summary_row_gone", edit(lambda f: set_summary(f, lambda r: r[1:])), "/summary has 3 rows for 4 cases"),
-    # As a fuzzed file (thirty-third session): the runner, and analysis, read /summary before comparing its
+    # As a fuzzed file (2026-11-27): the runner, and analysis, read /summary before comparing its
     # extent with the cases (the fuzzed file: a 79 TB calloc in the runner; this one: a 144 TiB array).
     ("summary_extent_huge", edit(lambda f: summary_extent(f, 2 ** 40)),
      "/summary has 1099511627776 rows for 4 cases"),
@@ -205,7 +205,7 @@ ROWS = [
     # Found by fuzzing: HDF5 1.10 itself segfaults reading one of its attributes. Read in a child process.
     ("hdf5_crash", lambda good, path: shutil.copy(os.path.join("fuzz", "corpus_results", "hdf5_crash_global_heap.h5"),
                                                   path), "damaged in a way that crashes the HDF5 library"),
-    # Found by fuzzing (twelfth session): a root attribute's value that crashes HDF5 only when read, which
+    # Found by fuzzing (2026-11-24): a root attribute's value that crashes HDF5 only when read, which
     # merge's copy of the root attributes did after the check had passed; the check now reads them all.
     ("hdf5_crash_root_attr", bad_heap_reference, "damaged in a way that crashes the HDF5 library"),
 ]
@@ -324,7 +324,7 @@ class HostileFiles(unittest.TestCase):
 
     @in_last_shard
     def test_a_file_hdf5_holds_open_after_its_close(self):
-        # Found by fuzzing (thirty-third session): a crafted file that passes the check and merges, but that
+        # Found by fuzzing (2026-11-27): a crafted file that passes the check and merges, but that
         # HDF5 still holds open after the runner closed it; its atexit clean-up then closed it again and
         # crashed (SIGSEGV after the merged file was written). The runner now leaves by _exit when HDF5 holds
         # anything open at the end, as it does after a failed close.

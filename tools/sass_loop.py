@@ -13,8 +13,8 @@ instruction caches must hold: a GEMM main loop unrolled over several tiles can o
 Compute then counts `no_instruction` stalls), its instruction mix, the stall cycles its control bits
 code (at least 1 an instruction; more where ptxas waits out a fixed latency, which Nsight Compute counts
 as `wait`), how many FFMA operands come from the operand reuse caches (`.reuse`) instead of the
-register file, and how many shared-memory loads ptxas put back to back. Those are what tell two main loops of equal FFMA share apart (docs/gpu-runs.md, the
-twenty-fourth session: packed's loop and cuBLAS's at 4096^3).
+register file, and how many shared-memory loads ptxas put back to back. Those are what tell two main loops of equal FFMA share apart (docs/gpu-runs.md,
+2026-11-26: packed's loop and cuBLAS's at 4096^3).
 """
 import argparse
 import collections

@@ -7,12 +7,11 @@
 // which makes the 16-byte reads of A possible; the price is a transposing store, four 4-byte stores
 // into one column of As, which hit the same bank (As rows are BM floats apart): 07 and 08 fix that.
 //
-// On the H100 no faster than 05 (4096^3: 4.50 ms against 4.38 ms, 0.59 against 0.61 x cuBLAS,
-// docs/results/h100-sgemm.md): 05's scalar tile copies are unrolled with constant offsets too, so the
-// instructions 06 saves are few; both rungs still wait at two barriers per tile, which 09 removes.
-// The counters say where 06 loses (4096^3, `counters: [smem]`): 2.88e8 shared-memory bank conflicts,
-// 2.68e8 of them in the inner loop's B reads (a thread's TN = 8 columns are contiguous, so threads are
-// 8 floats apart and every fourth one reads the same four banks) and 2.0e7 in A's transposing store.
+// Why it gains less than it should (docs/results/h100-sgemm.md): 05's scalar tile copies are unrolled
+// with constant offsets too, so the instructions 06 saves are few; both rungs wait at two barriers a tile,
+// which 09 removes; and its shared-memory bank conflicts (`counters: [smem]`) are mostly in the inner
+// loop's B reads (a thread's TN = 8 columns are contiguous, so threads are 8 floats apart and every fourth
+// one reads the same four banks), the rest in A's transposing store.
 #ifndef BM
 #define BM 128
 #endif

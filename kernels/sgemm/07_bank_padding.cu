@@ -5,12 +5,10 @@
 // by PAD floats (a multiple of 4, to keep the 16-byte reads aligned) shifts row k by PAD * k banks:
 // with PAD = 4 the four stores land in four banks. Costs BK * PAD floats of shared memory per tile.
 //
-// Padding alone was no faster than 06 (4.48 ms against 4.50 at 4096^3), and the counters said why:
-// 93% of 06's conflicts are in the inner loop's B reads, which padding cannot touch (a row shift moves
-// every column of a row alike). So a thread's TN columns are also spread: TN / 4 groups of 4, the
-// groups BN / TN * 4 columns apart (sgemm_vec_tile.cuh, T_SPREAD), and a warp's 16-byte B reads cover
-// one contiguous stretch of a row. Measured on the H100 at 4096^3: 2.9e6 bank conflicts against 06's
-// 2.88e8 (1.0%), 4.14 ms against 06's 4.50 (0.64 x cuBLAS).
+// Padding alone cannot touch most of 06's conflicts, those of the inner loop's B reads (a row shift moves
+// every column of a row alike). So a thread's TN columns are also spread: TN / 4 groups of 4, the groups
+// BN / TN * 4 columns apart (sgemm_vec_tile.cuh, T_SPREAD), and a warp's 16-byte B reads cover one
+// contiguous stretch of a row: about a hundredth of 06's conflicts are left (docs/results/h100-sgemm.md).
 #ifndef BM
 #define BM 128
 #endif

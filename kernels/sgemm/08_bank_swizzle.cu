@@ -5,12 +5,10 @@
 // along x in one row is still contiguous. No shared memory is spent; the index costs an XOR. Needs
 // BM and BN powers of two (the XOR stays inside a row).
 //
-// The B reads are spread as in 07. Measured on the H100 at 4096^3: 2.8e6 bank conflicts (06: 2.88e8),
-// 4.38 ms against 07's 4.14: the swizzle's index arithmetic is not free once the conflicts are gone.
-// Before the reads were spread, 08 and 07 both took 4.48 ms. An earlier build measured 7.83 ms:
-// it needed 143 registers (the loader's unrolled fallback path) and lost its second block per SM;
-// with 123 registers the XOR, which cannot fold into the shared loads' immediate offsets because a
-// lane's offset is only known at run time, cost little while the conflicts dominated.
+// The B reads are spread as in 07. Once the conflicts are gone the XOR is not free: it cannot fold into the
+// shared loads' immediate offsets, because a lane's offset is known only at run time, so 08 ends a little
+// behind 07 (docs/results/h100-sgemm.md). Its registers matter more: a build of the loader whose unrolled
+// fallback path took it past 128 a thread lost its second block an SM.
 #ifndef BM
 #define BM 128
 #endif

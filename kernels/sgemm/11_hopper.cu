@@ -1,77 +1,60 @@
-// 11_hopper: the warptile kernel (10) tuned for sm_90.
+// 11_hopper: the warptile kernel (10) tuned for sm_90, with the flags that suit split, skinny and odd problems.
 //
-// What the earlier rungs taught, applied with Hopper's resources (227 KB of shared memory per block,
-// 64K registers per SM, 50 MB of L2):
+// What the earlier rungs taught, applied with Hopper's resources (227 KB of shared memory a block, 64K
+// registers an SM, 50 MB of L2):
 // - deeper pipelines: STAGES tiles in flight in dynamic shared memory above the 48 KB default;
-// - fragment double buffering: the registers for k + 1 are loaded from shared memory while the FMAs
-//   of k run, so the FMA pipe never waits on a shared load inside a tile;
-// - padded tiles (07) by default, the swizzle of 08 as SWIZZLE = 1 (its XOR sits in every fragment
-//   load: experiments/sgemm_tune.yaml measures both);
-// - few instructions besides the FMAs: a block whose tiles all lie inside the matrices (checked once)
-//   runs a main loop whose tile copies have no bounds checks, compile-time trip counts and one running
-//   address per thread; the others run the checked loop. In one loop with both paths the compiler kept
-//   the checked path's addresses live and needed 255 registers and spills. The FFMAs are 93% of the
-//   instructions of the main loop (82% before this, with 0.80 x cuBLAS);
-// - A's transposing 4-byte copies go warp by warp in blocks of 8 k x 4 m: conflict-free shared stores
-//   and full 32-byte sectors (sgemm_tile.cuh);
+// - fragment double buffering: the registers for k + 1 are loaded from shared memory while the FMAs of k
+//   run, so the FMA pipe never waits on a shared load inside a tile;
+// - padded tiles (07) by default, the swizzle of 08 as SWIZZLE = 1 (its XOR sits in every fragment load);
+// - few instructions besides the FMAs: a block whose tiles all lie inside the matrices (checked once) runs a
+//   main loop whose tile copies have no bounds checks, compile-time trip counts and one running address a
+//   thread; the others run the checked loop. Two instantiations, not one loop with both paths: in one, the
+//   compiler keeps the checked path's addresses live and spills;
+// - A's transposing 4-byte copies go warp by warp in blocks of 8 k x 4 m: conflict-free shared stores and
+//   full 32-byte sectors (sgemm_tile.cuh);
 // - block rasterization: blocks run in groups of GROUP_M tile rows, so that the A and B tiles that
-//   concurrently resident blocks need overlap and stay in L2;
-// - MINB: __launch_bounds__' minimum resident blocks per SM, which caps registers per thread;
-// - SPLITK: for problems with few tiles of C and a long k (512 x 512 x 8192 is 16 tiles for 132 SMs),
-//   SPLITK blocks share a tile, each running a slice of the k tiles; they add their slices into C in
-//   slice order (serial split-k: slice z waits until slice z - 1 has stored, through a per-tile turn
-//   counter), so the result is the same on every run. Slice 0 applies beta. The grid's slices are its
-//   y dimension, dispatched after every block of the slice before: a waiting block never holds the SM
-//   its predecessor needs. SKPAR = 1: no slice waits; each writes its partial tile to a workspace and
-//   the last of a tile's slices to finish (a per-tile arrival count) adds them up in slice order and
-//   stores C: also the same result on every run, and the tile's stores are one instead of SPLITK in
-//   a chain, which is what many slices (deep k on a small C) need;
-// - ODD = 1: odd sizes at the speed of aligned ones. Every block runs the unchecked main loop over the
-//   whole k tiles and one checked tile for K's remainder, and copies rows that are not 16-byte aligned
-//   4 bytes at a time without checks; a block on C's right or bottom edge clamps its copies' rows and
-//   columns to the last ones inside A and B (what the clamped ones compute is never stored), so the
-//   edge blocks, which decide the time of a problem of one wave, are as fast as the rest. With ODD = 0
-//   such problems run the checked loop everywhere. A param, not the default: the extra paths cost the
-//   default 128 x 256 tiles registers (255) and 15% at 4096^3 on the H100.
+//   concurrently resident blocks need overlap and stay in L2; MINB, __launch_bounds__' minimum resident
+//   blocks an SM, caps the registers a thread.
+// The flags (0 is off; the registry's rules say which combine):
+// - SPLITK: few tiles of C and a long k (512 x 512 x 8192 is 16 tiles for 132 SMs): SPLITK blocks share a
+//   tile, each a slice of the k tiles, and add their slices into C in slice order (slice z waits for z - 1
+//   through a per-tile turn counter), so the result is the same on every run; slice 0 applies beta. The
+//   slices are the grid's y, dispatched after every block of the slice before: a waiting block never holds
+//   the SM its predecessor needs. SKPAR = 1: no slice waits; each writes its partial tile to the workspace,
+//   and the last of a tile's slices to finish (a per-tile arrival count) adds them in slice order and stores
+//   C: one store a tile instead of SPLITK in a chain, which many slices (deep k on a small C) need.
+// - ODD = 1: odd sizes at the speed of aligned ones. Every block runs the unchecked loop over the whole k
+//   tiles and one checked tile for K's remainder, and copies rows that are not 16-byte aligned 4 bytes at a
+//   time; a block on C's edge clamps its copies to the last rows and columns inside A and B (what the clamped
+//   ones compute is never stored), so the edge blocks, which decide the time of a problem of one wave, are as
+//   fast as the rest. Not the default: the extra paths cost the large default tiles registers.
 // - TLDG = 1: an operand contiguous along k (row-major A, column-major B) goes to its transposed tile 16
-//   bytes at a time through registers (sgemm_tile.cuh, tile_ldg_kmajor), loaded a tile ahead, instead of
-//   by 4-byte cp.async: a quarter of the L1 requests. In Nsight Compute each operand copied the 4-byte
-//   way cost hopper about 5% at 4096^3 (docs/results/h100-sgemm-shapes.md). Interior blocks of problems
-//   with K % BK == 0 only (the others copy as before); not with ODD or SWIZZLE.
-// - KMAJ = 1: the other way to a k-contiguous operand: its tile stays k-major in shared memory (rows of
-//   BK floats and a pad, sgemm_tile.cuh's kmaj_at), copied 16 bytes at a time as it lies in global
-//   memory, and the inner loop takes four k-slices at once, one 16-byte load along k per row of the
-//   fragment: as many shared loads as four k-slices of the transposed tile. The fragments of such an
-//   operand are interleaved (a lane's rows or columns LANES_M or LANES_N apart), so that a quarter-warp's
-//   loads hit consecutive rows, conflict-free; the lane's results are stored to match. Where a skinny
-//   problem's large operand is k-contiguous, packing it costs as much as a quarter of the GEMM (Nsight
-//   Compute, docs/gpu-runs.md) and transposing copies 4 times the L1 requests. Four k-slices of
-//   fragments at once cost registers: it pays with small warp tiles (32 x 32, 8 x 4 a lane: 16384 x 64 x
-//   2048 row/col 0.66 -> 0.85 x cuBLAS) and loses with 64 results a lane (spills at 128 registers).
-//   With ODD as without (k-major rows of a K % 4 != 0 go 4 bytes at a time); not with TLDG or SWIZZLE.
-// - GRID: a static schedule of tiles over min(GRID, tiles) blocks (sgemm_hopper below).
-// - SK: the last, partial wave cut finer, for SK blocks a wave (the blocks the GPU holds at once: its
-//   SMs x the blocks of the kernel an SM takes). Whole waves of tiles run as without SK; the tiles left
-//   are each cut into as many interleaved k slices as a wave has room for, whose partial tiles the last
-//   slice to arrive adds up in slice order (as SKPAR: no block waits, the same sum every run). For
-//   problems whose tiles fill 1.25 or 1.33 waves: the hardware's schedule was seen to give some SMs 5
-//   tiles and others 3 (docs/gpu-runs.md), and the last wave runs partly empty in any case.
-// - XPF = 1: the barrier before a tile's last k-slice instead of before its first, and the next tile's first
-//   fragments loaded while that slice's FMAs run, over stages unrolled to constant addresses (what cuBLAS's
-//   own SIMT kernels do: Nsight Compute on the H100 put 5 - 7% of the warps' samples at the top of a tile,
-//   waiting for the first fragments, docs/gpu-runs.md). Paired with BK = 8 it took packed's 128 x 256 tiles
-//   from 0.87 - 0.93 to 0.94 - 0.99 x cuBLAS at 4096^3 and 8192^3, and its smaller tiles 1 - 8% on odd and
-//   skinny problems; hopper's own kernel, with its checked loop beside the unchecked one, got slower with
-//   it. Not with KMAJ.
-// - EDGE = 1: on C's edge, a warp whose WM x WN of the tile lies wholly outside C still copies its share
-//   of each tile and meets every barrier, but loads no fragments and runs no FMAs, so that the SM's other
-//   warps issue more (92 x 4382 x 13487 with 64 x 64 tiles: m leaves 36 of the last tile's rows empty,
-//   its lower warps idle; 0.565 -> 0.637 x cuBLAS on the H100). A param and not always on: the idle
-//   warps' loop, a second instantiation in the kernel, changed how the compiler allocated the main loop's
-//   registers, and 256 x 128 tiles ran 4 - 5% slower at 4096^3 and 8192^3 (docs/gpu-runs.md). `tuned` times
-//   it as a twin of its candidates where their tiles leave whole warps empty (kernels/sgemm/sgemm_dispatch.c).
-// Defaults: the best shape of experiments/sgemm_tune.yaml on the project's H100 (docs/results/h100-sgemm.md):
-// 128 x 256 x 16 tiles, 64 x 64 warp tiles in 1 x 4 sub-tiles of 8 x 4 per lane, 2 stages.
+//   bytes at a time through registers, loaded a tile ahead (sgemm_tile.cuh, tile_ldg_kmajor), instead of by
+//   4-byte cp.async: a quarter of the L1 requests. Interior blocks of problems with K % BK == 0 only.
+// - KMAJ = 1: the other way to a k-contiguous operand: its tile stays k-major in shared memory (rows of BK
+//   floats and a pad, sgemm_tile.cuh's kmaj_at), copied 16 bytes at a time as it lies, and the inner loop
+//   takes four k-slices at once, one 16-byte load along k a row of the fragment. Its fragments are
+//   interleaved (a lane's rows or columns LANES_M or LANES_N apart), so that a quarter-warp's loads hit
+//   consecutive rows, conflict-free; the lane's results are stored to match. For skinny problems whose large
+//   operand is k-contiguous, where packing it (15) costs a quarter of the GEMM; four k-slices of fragments
+//   cost registers, so it suits small warp tiles.
+// - GRID: a static schedule of the tiles over min(GRID, tiles) blocks (sgemm_hopper below).
+// - SK: the last, partial wave cut finer, for SK blocks a wave (the GPU's SMs x the blocks of the kernel an
+//   SM takes): whole waves of tiles run as without SK; the tiles left are each cut into as many interleaved
+//   k slices as a wave has room for, whose partial tiles the last slice to arrive adds up in slice order (as
+//   SKPAR: no block waits, the same sum every run). For problems of 1.25 or 1.33 waves of tiles, whose last
+//   wave otherwise runs partly empty.
+// - XPF = 1: the barrier before a tile's last k-slice instead of before its first, and the next tile's
+//   first fragments loaded while that slice's FMAs run, over stages unrolled to constant addresses (what
+//   cuBLAS's own SIMT kernels do), so that warps do not wait at the top of each tile for its first fragments.
+// - EDGE = 1: on C's edge, a warp whose WM x WN of the tile lies wholly outside C still copies its share of
+//   each tile and meets every barrier, but loads no fragments and runs no FMAs, so that the SM's other warps
+//   issue more. A param and not always on: the idle warps' loop, a second instantiation, changes how the
+//   compiler allocates the main loop's registers; `tuned` times it as a twin of its candidates where their
+//   tiles leave whole warps empty (kernels/sgemm/sgemm_dispatch.c).
+// What each flag measured, and where, is in docs/gpu-runs.md. Defaults: the best shape of
+// experiments/sgemm_tune.yaml on the H100 (docs/results/h100-sgemm.md): 128 x 256 x 16 tiles, 64 x 64 warp
+// tiles in 1 x 4 sub-tiles of 8 x 4 a lane, 2 stages.
 #ifndef BM
 #define BM 128
 #endif

@@ -13,13 +13,10 @@
 // - Edges and leading dimensions that are not a multiple of 16 bytes take an element-wise copy with
 //   zero fill; the epilogue checks every store.
 // - Blocks are rasterized in groups of GROUP_M tile rows (as 11_hopper) for L2 reuse.
-// Measured on the H100 (2026-11-23, 4096^3, x cuBLAS with the same math): 0.27 in TF32 and in BF16
-// with A and B row-major (1.230 / 0.658 ms; word-by-word fragment loads before ldmatrix: 1.72 / 0.81
-// ms, 0.20 / 0.22 x), 0.27 - 0.30 in the other layouts (TF32 with A column-,
-// B row-major 0.43, where cuBLAS is slow). cuBLAS runs wgmma (13_wgmma, 14_wgmma_tma):
-// one warp's mma.sync covers 16 x 8, its fragments go through registers, two warps per scheduler (the
-// tuned shapes take 160-220 KB of shared memory: one block per SM). On odd sizes it is the best
-// tensor-core rung (0.32 x at 1000 x 1234 x 777 in TF32): the others' edge paths are heavier.
+// Why it stays far below cuBLAS (docs/results/h100-tensor-core.md): cuBLAS runs wgmma (13_wgmma,
+// 14_wgmma_tma); one warp's mma.sync covers 16 x 8, its fragments go through registers, two warps a
+// scheduler (the tuned shapes take most of the shared memory: one block an SM). On odd sizes its light edge
+// path makes it the best of the tensor-core rungs.
 #include "sgemm_common.cuh"
 
 #ifndef BM

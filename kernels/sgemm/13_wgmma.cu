@@ -10,13 +10,10 @@
 //   only; BF16 takes either, so BF16 never transposes);
 // - tiles at an edge, or of operands whose leading dimension is not a multiple of 16 bytes, are
 //   filled element by element with zeros past the edge, then fenced for the async proxy.
-// Measured on the H100 (docs/results/h100-tensor-core.md, 2026-11-23): 2.0x over 12_mma_sync at 4096^3 and
-// 8192^3 in TF32 (0.39 / 0.40 x cuBLAS TF32) and 2.5x / 2.8x in BF16 (0.56 / 0.65 x cuBLAS BF16; tuned
-// 0.60 at 128 x 128 x 64, 2 stages). Keeping one wgmma batch in flight while the next tile is waited
-// for changed nothing measurable: the copies are the limit. Every thread computes swizzled addresses
-// for its cp.async chunks, and TF32 with row-major B (the NN case) copies B 4 bytes at a time to
-// transpose it. On sizes whose rows are not 16-byte aligned (k = 777) every tile takes the element path:
-// 0.09 x cuBLAS.
+// What limits it (docs/results/h100-tensor-core.md) is the copies, not the math: keeping one wgmma batch
+// in flight while the next tile is waited for changes nothing, since every thread computes swizzled
+// addresses for its cp.async chunks, and TF32 with row-major B (the NN case) copies B 4 bytes at a time to
+// transpose it; on sizes whose rows are not 16-byte aligned (k = 777) every tile takes the element path.
 // 14_wgmma_tma does the next step: TMA (the copy engine computes the swizzle) and a producer warpgroup.
 #include <cute/tensor.hpp>
 

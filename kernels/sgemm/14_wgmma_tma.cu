@@ -21,13 +21,9 @@
 //   128 threads copy: 4-byte cp.async for TF32 (lanes laid out so that a warp's 32 stores hit 32
 //   banks; completion tracked by the mbarrier: cp.async.mbarrier.arrive.noinc), element by element
 //   for BF16 (fenced for the async proxy).
-// Measured on the H100 (2026-11-23, 4096^3 unless said; x cuBLAS with the same math, one run):
-// TF32 NN (B^T from registers, tile 256 x 128) 0.95 (8192^3: 0.94), over 13_wgmma's 0.37: 2.6x; with
-// the tensor cores' tile 256 x 128 instead of 128 x 256 0.77; TF32 TN (both by TMA) 0.84, A and B
-// column-major (A from registers) 0.84, A column- and B row-major (B by 4-byte cp.async) 0.18 (cuBLAS
-// is slow there too: 0.52 ms against 0.34 NN). BF16, every layout: 0.78 (8192^3: 0.89), over
-// 13_wgmma's 0.39: 2.0x. Not yet: a persistent grid with the epilogue under the next tile's loads,
-// clusters with TMA multicast, and a faster path for k = 777-like rows than the producer's copies.
+// docs/results/h100-tensor-core.md has what it reaches in each layout and dtype. Not yet: a persistent grid
+// with the epilogue under the next tile's loads, clusters with TMA multicast, and a faster path for
+// k = 777-like rows than the producer's copies.
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"

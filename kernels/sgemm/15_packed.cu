@@ -3,16 +3,16 @@
 // What 11 leaves slow is copying operands that are not laid out as its tiles want. Rows that are not
 // 16-byte aligned (M, N or K not a multiple of 4, as the leading dimension) go 4 bytes at a time, and
 // so does an operand contiguous along k (row-major A, column-major B), into its transposed tile: each
-// of those about 5% at 4096^3, and the odd sizes 0.5 - 0.7 x cuBLAS on the H100. And those copies are
-// repeated: each element of A goes to shared memory once per tile column of C, each of B once per row.
+// of those costs hopper's tile copies a quarter of their width, and odd sizes every copy. And those
+// copies are repeated: each element of A goes to shared memory once per tile column of C, each of B once per row.
 // Here a first pass (sgemm_pack) copies A and B once into a workspace, A column-major and B row-major
 // (contiguous along m and n: the tile copies that need no transpose), zero-padded to whole tiles: MP =
 // M rounded up to BM, NP = N to BN, KP = K to 32 (and to BK); an operand that is so already is read in
 // place. Then every block of the GEMM
 // (sgemm_packed) runs hopper's unchecked main loop over whole k tiles with 16-byte copies; only its
 // stores into C check the edges. The pass reads and writes A and B once: 2 (M K + K N) x 4 bytes of
-// DRAM traffic, a few microseconds, which wins where every tile copy was 4 bytes wide and loses (a few
-// percent at 4096^3) where 11 copied 16 bytes anyway: the dispatch table (`tuned`) measures which.
+// DRAM traffic, a few microseconds, which wins where every tile copy was 4 bytes wide and loses a little
+// where 11 copied 16 bytes anyway: the dispatch table (`tuned`) measures which.
 // The workspace, 4 KP (MP + NP) bytes at most, is the runner's (reg_variant.workspace in sgemm_hopper.c).
 //
 // Params: hopper's, except ODD and KMAJ (the packed operands never need them); GRID, SK, SKPAR and EDGE as
@@ -24,9 +24,7 @@
 // small operand is contiguous along k and whose large one is not, or the other way round: the pass copies
 // only the small one (a few MB), and the large one, contiguous along k, goes to its transposed tiles with
 // TLDG = 1 as in hopper (16 bytes at a time through registers) or by 4-byte copies; in hopper both such
-// operands would go that way (128 x 128 tiles at 16384 x 128 x 4096: 0.42 ms with A and B contiguous
-// along k, 0.38 ms with one, H100, docs/gpu-runs.md), and packing the large one costs as much as a
-// quarter of the GEMM. TLDG = 1 only for a kept operand contiguous along k (row-major A, column-major B).
+// operands would go that way, and packing the large one costs as much as a quarter of the GEMM. TLDG = 1 only for a kept operand contiguous along k (row-major A, column-major B).
 
 // The operands as the YAML lays them out; the GEMM below reads the packed ones (A_COL 1, B_COL 0).
 #if defined(A_COL) && A_COL

@@ -8,14 +8,10 @@
 // fits FP32), leaving out lo_a lo_b (at most 2^-22 |a b|) and the parts' rounding: about 2^-21 |a b| in
 // all, a few units of FP32's last place, against the 2^-10 of one TF32 product. So the dtype is f32 and
 // the bar is cuBLAS's FP32 SIMT GEMM, with the f32 tolerance; each case's max_rel_err in the result file
-// says how close it came. Three TF32 products cost three times one, and TF32 runs the H100's tensor
-// cores at about 7 x FP32's SIMT rate: a third of that is still twice the SIMT ladder's ceiling.
-// Measured on the H100 (docs/gpu-runs.md, thirtieth session; x cuBLAS's FP32 GEMM in the same run):
-// 1.15 - 1.25 at 4096^3 and 1.19 - 1.28 at 8192^3 in the four layouts (128 x 128 tiles, PROMOTE 4),
-// max_rel_err (its distance from cuBLAS's pedantic FP32 result, over the error scale) 2.4 - 4.6e-7, where
-// SIMT rungs that add in another order than cuBLAS read 3 - 4e-7 (and 0 in its order); small and skinny
-// problems lose (the split's pass, 128-row tiles): `tuned`'s table says where it wins. Since the producer's
-// copies are worked out once (thirty-fifth session, below): 1.98 - 2.19 at 4096^3 and 1.94 - 2.06 at 8192^3.
+// says how close it came. Three TF32 products cost three times one, and TF32 runs Hopper's tensor cores
+// at about 7 x FP32's SIMT rate: a third of that is still twice the SIMT ladder's ceiling. Small and skinny
+// problems pay the split's pass and 128-row tiles: `tuned`'s table says where it wins (docs/gpu-runs.md
+// has what it measured, and docs/results/h100-sgemm-shapes.md where `tuned` stands).
 //
 // Two kernels, one after the other on the stream:
 // - sgemm_tf32x3_split copies A and B once into the workspace, A column-major (m contiguous: it goes to
@@ -27,31 +23,24 @@
 // - sgemm_tf32x3: per tile of C, the producer warpgroup copies the stage's three tiles (A, B hi, B lo)
 //   with 16-byte cp.async from the padded workspace (no edge to check, no tensor map); each consumer
 //   warpgroup loads its rows of A a k-block (8) at a time into registers, splits them, and issues the
-//   three wgmmas as one batch: lo_a hi_b, hi_a lo_b, hi_a hi_b. Tried and dropped (H100, thirty-third session,
-//   docs/gpu-runs.md): a column-major B copied as it lies and split by the producer in its stages, without
-//   the split's pass: 1.18 x the time over 120 cases, even at 512 x 512 x 8192 (0.117 -> 0.134 ms), for the
-//   stage's larger shared-memory traffic and the producer's work between copies and consumers. And
-//   (thirty-fourth session) the consumers' A loads as ld.shared, where CuTe's copy from sA compiles to
-//   generic LD.E: 0.993 x the speed over 40 cases; on a narrow C (3712 x 64 x 15816) ncu finds the
-//   consumers waiting for full stages, the producer's copies, not for their loads. Why (thirty-fifth session,
-//   ncu's warp samples by SASS line): the producer spent some 25 integer instructions a copy working its place
-//   in the swizzled stage out anew each k tile; worked out once (x3_producer), a stage's copies cost a few
-//   instructions each, and tf32x3 ran 1.40 x as fast over 648 cases (4096^3 1.17 - 1.27 -> 1.98 - 2.19 x
-//   cuBLAS; 3711 x 61 x 15815 0.47 - 0.53 -> 0.61 - 0.64). Tried with it and dropped: A read in place by TMA
-//   (the runner's tensor map) instead of the producer's copies: 1.00 x, before the fix and after.
+//   three wgmmas as one batch: lo_a hi_b, hi_a lo_b, hi_a hi_b. The producer works each copy's place in the
+//   swizzled stage out once a kernel (x3_producer), not anew each k tile: the consumers otherwise wait for
+//   full stages. Tried and dropped (docs/gpu-runs.md, 2026-11-27): a column-major B copied as it lies and
+//   split by the producer in its stages, without the split's pass (the stage's larger shared-memory traffic
+//   cost more than the pass); the consumers' A loads as ld.shared instead of CuTe's generic loads (no
+//   faster: the consumers wait for the producer, not for their loads); A read in place by TMA (no faster).
 //
 // Params: BM (64, 128 or 256: wgmma's M, one consumer warpgroup for 64, else two), BN (32 .. 256 by 32:
-// wgmma's N, a multiple of the split's 32-wide tiles; narrow ones for a narrow C, 96 for n = 66 against
-// 128 with 64; a warpgroup's rows x BN at most 64 x 128: two sets of accumulators, below), STAGES,
-// GROUP_M, PROMOTE (k tiles the tensor cores sum before FP32 adds take over), SPLITK, AIN (1: A read where
-// it lies in either layout, its stages k-major for a row-major A, zeros past its edges, wherever its rows
-// or columns are 16-byte aligned; the split copies B alone), SWAP (1: C^T = B^T A^T, below), WAVE (in place of
-// SPLITK: the slices a tile chosen per problem for a GPU whose one wave is WAVE blocks, 132 for the H100's SMs;
-// sgemm_tc.c's tf32x3_slices), A4 (with AIN: A read in place also where its rows or columns are not 16-byte aligned,
-// by 4-byte copies, instead of the split's copy of it; H100, thirty-sixth session: over the best of BN 64 / 128,
-// SWAP and WAVE, 1.2 - 1.9 x as fast on skinny problems with such an A (3711 x 61 x 15815 0.63 - 0.66 -> 1.21 -
-// 1.31 x cuBLAS), 2 - 5 % slower on 1999 x 2001 x 8191 and 4095^3). BK is 32 (one 128-byte swizzle span of FP32). The workspace is the runner's
-// (reg_variant.workspace in sgemm_tc.c): 4 KP (MP + 2 NP) bytes (4 KP 2 NP with A in place), and the slices' parts.
+// wgmma's N, a multiple of the split's 32-wide tiles; narrow ones for a narrow C; a warpgroup's rows x BN at
+// most 64 x 128: two sets of accumulators, below), STAGES, GROUP_M, PROMOTE (k tiles the tensor cores sum
+// before FP32 adds take over), SPLITK, AIN (1: A read where it lies in either layout, its stages k-major for
+// a row-major A, zeros past its edges, wherever its rows or columns are 16-byte aligned; the split copies B
+// alone), SWAP (1: C^T = B^T A^T, below), WAVE (in place of SPLITK: the slices a tile chosen per problem for
+// a GPU whose one wave is WAVE blocks, 132 for the H100's SMs; sgemm_tc.c's tf32x3_slices), A4 (with AIN: A
+// read in place also where its rows or columns are not 16-byte aligned, by 4-byte copies, instead of the
+// split's copy of it: for skinny problems with such an A). BK is 32 (one 128-byte swizzle span of FP32).
+// The workspace is the runner's (reg_variant.workspace in sgemm_tc.c): 4 KP (MP + 2 NP) bytes (4 KP 2 NP
+// with A in place), and the slices' parts.
 #include <cute/tensor.hpp>
 
 #include "sgemm_common.cuh"
@@ -145,13 +134,13 @@ struct X3Work {
 };
 
 // Whether the main kernel reads A where it is (sgemm_tc.c's sgemm_tf32x3_a_in_place says the same). Only with
-// SPLITK > 1, where the split's pass is a large part of a short product: measured on the H100 (thirty-first
-// session), 512 x 512 x 8192 with SPLITK 8 0.123 -> 0.109 ms and 1024^2 x 32768 with SPLITK 4 1.28 ->
+// SPLITK > 1, where the split's pass is a large part of a short product: measured on the H100 (2026-11-27),
+// 512 x 512 x 8192 with SPLITK 8 0.123 -> 0.109 ms and 1024^2 x 32768 with SPLITK 4 1.28 ->
 // 1.23 ms, but without SPLITK 4096^3 1 % slower, and 3333 x 2222 x 1111 (copied all the same) 3 % slower
 // for the decision made at run time, which SPLITK = 1 leaves out of its code. AIN = 1 reads A in place in
 // either layout wherever its rows or columns start 16-byte aligned (K % 4 == 0 row-major, M % 4 == 0
 // column-major), the stages zero-filling past its edges: the split copies B alone. Elsewhere the split
-// copies A: 4-byte cp.async from A in place, tried on the H100 (thirty-second session), was slower than
+// copies A: 4-byte cp.async from A in place, tried on the H100 (2026-11-27), was slower than
 // that copy and the 16-byte stages after it (6758 x 66 x 7490 col/col, 128 x 96 SPLITK 4: 0.368 -> 0.438 ms;
 // without SPLITK 0.56 -> 0.86 ms; 1.31 x the time, geometric mean, over sgemm_random's problems with m or k
 // not a multiple of 4).
@@ -537,7 +526,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     Tensor part = make_fragment_like(acc);
     // A group of PROMOTE k tiles, then its sum into acc: unconditional at the end of each group, so that no
     // path reaches the FP32 adds with a batch in flight (a conditional add made ptxas wait for every batch
-    // at each k tile: C7517). Not faster for it on the H100 (within 0.5 %; thirty-first session), so that
+    // at each k tile: C7517). Not faster for it on the H100 (within 0.5 %; 2026-11-27), so that
     // wait was not what limits this kernel.
     for (int g0 = 0; g0 < ktiles; g0 += PROMOTE) {
         const int g1 = min(g0 + PROMOTE, ktiles);

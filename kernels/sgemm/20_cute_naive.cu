@@ -3,9 +3,8 @@
 // element by element into shared memory with local_partition (one element per thread per step,
 // consecutive threads on consecutive addresses of the operand's contiguous dimension), then every
 // thread accumulates its (BM / TCM) x (BN / TCN) share of C with cute::gemm from shared memory.
-// Defaults as the seed: BM = BN = 64, BK = 16, 64 threads. Measured on the H100 (docs/results/
-// h100-seed003-cute.md, 2026-11-23), A and B column-major as in the seed: 6.21 ms at 4096^3, 0.445 x
-// cuBLAS FP32; at 2048^3 0.41 x.
+// Defaults as the seed: BM = BN = 64, BK = 16, 64 threads; A and B column-major in seed003_cute.yaml, as in
+// the seed. Each row's figures: docs/results/h100-seed003-cute.md.
 //
 // CuTe views the operands as (M, K) and (N, K) tensors whose strides say the layout: A row-major
 // (K, 1), column-major (1, M); B row-major (1, N), column-major (K, 1). C is (M, N), stride (N, 1).

@@ -93,7 +93,7 @@ static int sgemm_odd_needed(const reg_variant *v, const long *params, const reg_
 
 /* The dispatch's third switch: tf32x3's AIN off where a row-major A (C^T's A with SWAP) has rows that are not
  * 16-byte aligned (K % 4 != 0): AIN then copies A all the same, into k-major stages, which cost 15 % at
- * 4096^3 against the m-major ones of AIN 0 (H100, docs/gpu-runs.md, thirty-second session); the table's
+ * 4096^3 against the m-major ones of AIN 0 (H100, docs/gpu-runs.md, 2026-11-27); the table's
  * rows say how AIN does where A is read in place, at neighbours that may be aligned. A column-major A
  * AIN copies into the same stages as AIN 0: as picked (switching there only followed the tuning's noise).
  * `runner table-check` on tuned_h100.table: 1.038 -> 1.036 x the fastest (37 -> 35 of 664 above 1.2);

@@ -121,10 +121,13 @@ static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
     } else if (!reg_check(v, c->run_params, &c->spec, why, sizeof why)) {
         c->reason = tl_xstrdup(why[0] ? why : "constraint failed");
     } else if (v->kind == REG_NVRTC) {
-        v->geometry(c->run_params, &c->spec, &c->launch[0]);
-        if (v->entry2) v->geometry2(c->run_params, &c->spec, &c->launch[1]);
-        c->nlaunch = v->entry2 ? 2 : 1;
-        need += v->workspace ? v->workspace(c->run_params, &c->spec) : 0; /* check bounded it */
+        if (reg_geometry(c->op, v, c->run_params, &c->spec, &c->launch[0], why, sizeof why) == 0) {
+            if (v->entry2) v->geometry2(c->run_params, &c->spec, &c->launch[1]);
+            c->nlaunch = v->entry2 ? 2 : 1;
+            need += v->workspace ? v->workspace(c->run_params, &c->spec) : 0; /* check bounded it */
+        } else {
+            c->reason = tl_xstrdup(why);
+        }
     }
     if (!c->reason && have && need > have) {
         c->reason = tl_xasprintf("needs %.1f MiB of %s memory, %.1f MiB available", need / 1048576.0,

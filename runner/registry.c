@@ -84,25 +84,63 @@ const reg_source *reg_find_source(const char *path)
     return NULL;
 }
 
-/* ---- rules ------------------------------------------------------------------------------------------ */
+/* ---- rules and launch expressions ------------------------------------------------------------------ */
 
-/* Each variant's rules, parsed once against its params (a plan of 10^5 cases checks them 10^5 times): by the
- * rules and the param list they name, both the registry's static tables. */
+/* A variant's rules, or its launch expressions, parsed once (a plan of 10^5 cases evaluates them 10^5 times):
+ * by the param list they name and what they come from: the rules' array, or the launch's seven texts (string
+ * constants, so a variant built elsewhere than in the registry's tables finds its own). */
+#define LAUNCH_TEXTS 7
 typedef struct {
-    const reg_rule *rules;
     const reg_param *params;
-    expr *x; /* one a rule */
-} parsed_rules;
+    const reg_rule *rules;                 /* NULL for a launch */
+    const char *launch[LAUNCH_TEXTS];
+    expr *x;
+} parsed_set;
 
-static pthread_mutex_t rules_mu = PTHREAD_MUTEX_INITIALIZER;
-static parsed_rules *parsed;
+static pthread_mutex_t parsed_mu = PTHREAD_MUTEX_INITIALIZER;
+static parsed_set *parsed;
 static int nparsed;
 
-/* The variant's params as an expression scope. */
-static expr_scope scope_of(const reg_variant *v, const char **names)
+/* The variant's params (and the op's axes, when op is not NULL) as an expression scope. */
+static expr_scope scope_of(const reg_variant *v, const reg_op *op, const char **names)
 {
     for (int i = 0; i < v->nparams && i < REG_MAX_PARAMS; i++) names[i] = v->params[i].name;
-    return (expr_scope){names, v->nparams, NULL, 0};
+    return (expr_scope){names, v->nparams, op ? op->axes : NULL, op ? op->naxes : 0};
+}
+
+/* texts[0 .. n) parsed in v's scope, cached by v's rules (rules) or by the texts (a launch: rules NULL). */
+static const expr *parsed_of(const reg_rule *rules, const reg_variant *v, const reg_op *op, const char *const *texts,
+                             int n)
+{
+    const char *launch[LAUNCH_TEXTS] = {0};
+    if (!rules) memcpy(launch, texts, sizeof launch);
+    pthread_mutex_lock(&parsed_mu);
+    for (int i = 0; i < nparsed; i++)
+        if (parsed[i].params == v->params && parsed[i].rules == rules &&
+            !memcmp(parsed[i].launch, launch, sizeof launch)) {
+            pthread_mutex_unlock(&parsed_mu);
+            return parsed[i].x;
+        }
+    const char *names[REG_MAX_PARAMS];
+    expr_scope scope = scope_of(v, op, names);
+    expr *x = tl_xcalloc((size_t)n + 1, sizeof *x);
+    for (int r = 0; r < n; r++) {
+        char msg[128];
+        int at = 0;
+        if (expr_parse(texts[r], &scope, &x[r], &at, msg, sizeof msg)) {
+            /* The registry's own text: a build that has such an expression is wrong, whatever the experiment. */
+            fprintf(stderr, "tilelab: registry: variant %s: '%s': %s at %d\n", v->name, texts[r], msg, at);
+            abort();
+        }
+    }
+    parsed_set *grown = realloc(parsed, sizeof *parsed * (size_t)(nparsed + 1));
+    if (!grown) abort();
+    parsed = grown;
+    parsed_set *ps = &parsed[nparsed++];
+    *ps = (parsed_set){v->params, rules, {0}, x};
+    memcpy(ps->launch, launch, sizeof launch);
+    pthread_mutex_unlock(&parsed_mu);
+    return x;
 }
 
 int reg_nrules(const reg_variant *v)
@@ -114,37 +152,17 @@ int reg_nrules(const reg_variant *v)
 
 static const expr *rules_of(const reg_variant *v)
 {
-    pthread_mutex_lock(&rules_mu);
-    for (int i = 0; i < nparsed; i++)
-        if (parsed[i].rules == v->rules && parsed[i].params == v->params) {
-            pthread_mutex_unlock(&rules_mu);
-            return parsed[i].x;
-        }
-    const char *names[REG_MAX_PARAMS];
-    expr_scope scope = scope_of(v, names);
-    int nrules = reg_nrules(v);
-    expr *x = tl_xcalloc((size_t)nrules + 1, sizeof *x);
-    for (int r = 0; r < nrules; r++) {
-        char msg[256];
-        int at = 0;
-        if (expr_parse(v->rules[r].expr, &scope, &x[r], &at, msg, sizeof msg)) {
-            /* The registry's own text: a build that has such a rule is wrong, whatever the experiment. */
-            fprintf(stderr, "tilelab: registry: variant %s: rule '%s': %s at %d\n", v->name, v->rules[r].expr, msg, at);
-            abort();
-        }
-    }
-    parsed_rules *grown = realloc(parsed, sizeof *parsed * (size_t)(nparsed + 1));
-    if (!grown) abort();
-    parsed = grown;
-    parsed[nparsed++] = (parsed_rules){v->rules, v->params, x};
-    pthread_mutex_unlock(&rules_mu);
-    return x;
+    const char *texts[64];
+    int n = reg_nrules(v);
+    if (n > (int)(sizeof texts / sizeof *texts)) abort(); /* the registry's own tables */
+    for (int r = 0; r < n; r++) texts[r] = v->rules[r].expr;
+    return parsed_of(v->rules, v, NULL, texts, n);
 }
 
 void reg_rule_why(const reg_variant *v, const reg_rule *r, const long *params, char *why, size_t n)
 {
     const char *names[REG_MAX_PARAMS];
-    expr_scope scope = scope_of(v, names);
+    expr_scope scope = scope_of(v, NULL, names);
     expr_env env = {params, NULL, NULL};
     tl_buf b = {0};
     tl_buf_puts(&b, "");
@@ -187,4 +205,39 @@ int reg_check(const reg_variant *v, const long *params, const reg_spec *s, char 
         }
     }
     return v->check ? v->check(params, s, why, n) : 1;
+}
+
+/* The launch expressions in grid, block, smem order; NULL ones as their defaults. */
+static const expr *launch_of(const reg_op *op, const reg_variant *v)
+{
+    const reg_launch_exprs *le = &v->launch;
+    const char *texts[LAUNCH_TEXTS];
+    for (int d = 0; d < 3; d++) texts[d] = le->grid[d] ? le->grid[d] : "1";
+    for (int d = 0; d < 3; d++) texts[3 + d] = le->block[d] ? le->block[d] : "1";
+    texts[6] = le->smem ? le->smem : "0";
+    return parsed_of(NULL, v, op, texts, LAUNCH_TEXTS);
+}
+
+int reg_geometry(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s, reg_launch *l,
+                 char *why, size_t n)
+{
+    if (!v->launch.grid[0]) {
+        v->geometry(params, s, l);
+        return 0;
+    }
+    static const char *const what[LAUNCH_TEXTS] = {"grid x", "grid y", "grid z", "block x", "block y", "block z", "smem"};
+    const expr *x = launch_of(op, v);
+    expr_env env = {params, s->dims, NULL};
+    int64_t value[LAUNCH_TEXTS];
+    for (int i = 0; i < LAUNCH_TEXTS; i++) {
+        char msg[128];
+        if (expr_eval(&x[i], &env, &value[i], msg, sizeof msg) != 0)
+            return snprintf(why, n, "launch %s '%s': %s", what[i], x[i].text, msg), -1;
+        if (value[i] < (i < 6) || value[i] > 2147483647)
+            return snprintf(why, n, "launch %s '%s' = %lld is not %d .. 2^31 - 1", what[i], x[i].text,
+                            (long long)value[i], i < 6), -1;
+    }
+    *l = (reg_launch){{(unsigned)value[0], (unsigned)value[1], (unsigned)value[2]},
+                      {(unsigned)value[3], (unsigned)value[4], (unsigned)value[5]}, (size_t)value[6]};
+    return 0;
 }

@@ -107,6 +107,15 @@ typedef struct {
 } reg_rule;
 #define REG_RULES_END {NULL, NULL} /* the last of a variant's rules */
 
+/* A launch written as expressions in runner/expr.h's language over the variant's params and the op's axes, as
+ * a declared variant's block, grid and smem are: grid x, y, z, block x, y, z (NULL: 1) and dynamic shared
+ * memory in bytes (NULL: 0). A variant that sets grid[0] has no `geometry`. */
+typedef struct {
+    const char *grid[3];
+    const char *block[3];
+    const char *smem;
+} reg_launch_exprs;
+
 struct decl_variant; /* runner/decl.h */
 
 typedef struct {
@@ -126,7 +135,9 @@ typedef struct {
     const char *constraints; /* what else it takes, as text for `list`: what check tests beyond the rules */
     /* After the rules: 1 if the params and the problem go together, else 0 and a reason. May be NULL. */
     int (*check)(const long *params, const reg_spec *s, char *why, size_t whylen);
-    /* REG_NVRTC: grid, block and dynamic shared memory. */
+    /* REG_NVRTC: grid, block and dynamic shared memory, as expressions where they read simpler so (launch),
+     * else computed (geometry); reg_geometry evaluates either. */
+    reg_launch_exprs launch;
     void (*geometry)(const long *params, const reg_spec *s, reg_launch *l);
     /* REG_NVRTC, optional: a second kernel of the same source, launched after the first with the same
      * arguments (e.g. the one-block pass that finishes a two-pass reduction), and its geometry. */
@@ -236,6 +247,10 @@ int reg_variant_takes(const reg_variant *v, int d);
 int reg_nrules(const reg_variant *v);
 /* Whether v takes params on problem s: its rules, in order, then its check. 1, or 0 with the first reason. */
 int reg_check(const reg_variant *v, const long *params, const reg_spec *s, char *why, size_t n);
+/* v's launch (REG_NVRTC) for params on problem s, from its launch expressions or its geometry: 0, or -1 with why
+ * (an expression that overflows or divides by zero, or a grid or block out of 1 .. 2^31 - 1). */
+int reg_geometry(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s, reg_launch *l,
+                 char *why, size_t n);
 /* Rule r's `why` for params (of v): {NAME} replaced by the param's value. */
 void reg_rule_why(const reg_variant *v, const reg_rule *r, const long *params, char *why, size_t n);
 

@@ -19,6 +19,17 @@ static void report_signature(FILE *f, const reg_op *op)
     if (op->kernel_doc) fprintf(f, "    %s\n", op->kernel_doc);
 }
 
+/* "launch: grid ceil_div(n, TILE) x ceil_div(m, TILE), block TILE x ROWS": the dimensions written, smem when set. */
+static void report_launch_exprs(FILE *f, const reg_launch_exprs *le)
+{
+    fprintf(f, "      launch: grid");
+    for (int d = 0; d < 3 && le->grid[d]; d++) fprintf(f, "%s%s", d ? " x " : " ", le->grid[d]);
+    fprintf(f, ", block");
+    for (int d = 0; d < 3 && le->block[d]; d++) fprintf(f, "%s%s", d ? " x " : " ", le->block[d]);
+    if (le->smem) fprintf(f, ", smem %s bytes", le->smem);
+    fputc('\n', f);
+}
+
 void report_list_op(FILE *f, const reg_op *op)
 {
     fprintf(f, "%s: %s\n  axes:", op->name, op->summary);
@@ -58,6 +69,7 @@ void report_list_op(FILE *f, const reg_op *op)
         for (int k = 0; k < v->nparams; k++)
             fprintf(f, "      param %-10s default %-6ld %s\n", v->params[k].name, v->params[k].def, v->params[k].doc);
         for (int r = 0; v->rules && v->rules[r].expr; r++) fprintf(f, "      rule: %s\n", v->rules[r].expr);
+        if (v->launch.grid[0]) report_launch_exprs(f, &v->launch);
         if (v->constraints) fprintf(f, "      %s: %s\n", v->rules ? "and" : "constraints", v->constraints);
         if (op->ndtypes > 1) {
             fprintf(f, "      dtypes:");

@@ -67,38 +67,43 @@ static long long blocks_for(long long work, long block, long grid)
     return b > 0 ? b : 1;
 }
 
-static int shape_ok(long block, long grid, long long work, char *why, size_t n)
+/* Each variant's rules (runner/registry.h): BLOCK whole warps a block can hold, GRID 0 (enough blocks) or
+ * a count. What depends on n stays in the checks below. */
+#define SHAPE_RULES                                                                                       \
+    {"BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0", "BLOCK = {BLOCK} is not a multiple of 32 in 32 .. 1024"}, \
+    {"GRID >= 0", "GRID = {GRID} is negative"}
+static const reg_rule plain_rules[] = {SHAPE_RULES, REG_RULES_END};
+static const reg_rule strided_rules[] = {{"S >= 1 && S <= 1048576", "S = {S} is not 1 .. 2^20"}, SHAPE_RULES, REG_RULES_END};
+static const reg_rule offset_rules[] = {{"O >= 0", "O = {O} is not 0 .. n - 1"}, SHAPE_RULES, REG_RULES_END};
+static const reg_rule vec4_rules[] = {{"UNROLL >= 1 && UNROLL <= 16", "UNROLL = {UNROLL} is not 1 .. 16"}, SHAPE_RULES,
+                                      REG_RULES_END};
+
+static int grid_fits(long long work, long block, long grid, char *why, size_t n)
 {
-    if (block < 32 || block > 1024 || block % 32)
-        return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", block), 0;
-    if (grid < 0) return snprintf(why, n, "GRID = %ld is negative", grid), 0;
     if (blocks_for(work, block, grid) > 2147483647LL) return snprintf(why, n, "more than 2^31 - 1 blocks"), 0;
     return 1;
 }
 
 static int plain_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    return shape_ok(p[PL_BLOCK], p[PL_GRID], s->dims[N_], why, n);
+    return grid_fits(s->dims[N_], p[PL_BLOCK], p[PL_GRID], why, n);
 }
 
 static int strided_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
     long stride = p[ST_S];
-    if (stride < 1 || stride > 1048576) return snprintf(why, n, "S = %ld is not 1 .. 2^20", stride), 0;
-    return shape_ok(p[ST_BLOCK], p[ST_GRID], (s->dims[N_] + stride - 1) / stride * stride, why, n);
+    return grid_fits((s->dims[N_] + stride - 1) / stride * stride, p[ST_BLOCK], p[ST_GRID], why, n);
 }
 
 static int offset_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    if (p[OF_O] < 0 || p[OF_O] >= s->dims[N_])
-        return snprintf(why, n, "O = %ld is not 0 .. n - 1", p[OF_O]), 0;
-    return shape_ok(p[OF_BLOCK], p[OF_GRID], s->dims[N_], why, n);
+    if (p[OF_O] >= s->dims[N_]) return snprintf(why, n, "O = %ld is not 0 .. n - 1", p[OF_O]), 0;
+    return grid_fits(s->dims[N_], p[OF_BLOCK], p[OF_GRID], why, n);
 }
 
 static int vec4_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    if (p[V4_UNROLL] < 1 || p[V4_UNROLL] > 16) return snprintf(why, n, "UNROLL = %ld is not 1 .. 16", p[V4_UNROLL]), 0;
-    return shape_ok(p[V4_BLOCK], p[V4_GRID], s->dims[N_] / 4 / p[V4_UNROLL], why, n);
+    return grid_fits(s->dims[N_] / 4 / p[V4_UNROLL], p[V4_BLOCK], p[V4_GRID], why, n);
 }
 
 static void launch(long long work, long block, long grid, reg_launch *l)
@@ -240,25 +245,25 @@ fail:
 static const reg_variant copy_variants[] = {
     {.name = "coalesced", .summary = "grid-stride, consecutive threads on consecutive floats",
      .kind = REG_NVRTC, .source = "copy/01_coalesced.cu", .entry = "copy_coalesced", .params = plain_params,
-     .nparams = PL_N, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check, .geometry = plain_geometry},
+     .nparams = PL_N, .rules = plain_rules, .constraints = "at most 2^31 - 1 blocks", .check = plain_check, .geometry = plain_geometry},
     {.name = "strided", .summary = "lanes S floats apart: a sector per lane once S >= 8",
      .kind = REG_NVRTC, .source = "copy/02_strided.cu", .entry = "copy_strided", .params = strided_params,
-     .nparams = ST_N, .constraints = "S 1 .. 2^20; BLOCK a multiple of 32, <= 1024", .check = strided_check,
+     .nparams = ST_N, .rules = strided_rules, .constraints = "at most 2^31 - 1 blocks", .check = strided_check,
      .geometry = strided_geometry},
     {.name = "offset", .summary = "coalesced, O floats past the 128-byte alignment",
      .kind = REG_NVRTC, .source = "copy/03_offset.cu", .entry = "copy_offset", .params = offset_params,
-     .nparams = OF_N, .constraints = "0 <= O < n; BLOCK a multiple of 32, <= 1024", .check = offset_check,
+     .nparams = OF_N, .rules = offset_rules, .constraints = "O < n; at most 2^31 - 1 blocks", .check = offset_check,
      .geometry = offset_geometry},
     {.name = "vec2", .summary = "float2 loads and stores, consecutive threads on consecutive pairs",
      .kind = REG_NVRTC, .source = "copy/04_vec2.cu", .entry = "copy_vec2", .params = plain_params, .nparams = PL_N,
-     .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check, .geometry = vec2_geometry},
+     .rules = plain_rules, .constraints = "at most 2^31 - 1 blocks", .check = plain_check, .geometry = vec2_geometry},
     {.name = "vec4", .summary = "float4 loads and stores, UNROLL in flight per thread",
      .kind = REG_NVRTC, .source = "copy/05_vec4.cu", .entry = "copy_vec4", .params = vec4_params, .nparams = V4_N,
-     .constraints = "BLOCK a multiple of 32, <= 1024; UNROLL 1 .. 16", .check = vec4_check,
+     .rules = vec4_rules, .constraints = "at most 2^31 - 1 blocks", .check = vec4_check,
      .geometry = vec4_geometry},
     {.name = "misvectorized", .summary = "thread t copies floats 2t and 2t+1: half-used sectors per instruction",
      .kind = REG_NVRTC, .source = "copy/06_misvectorized.cu", .entry = "copy_misvectorized",
-     .params = plain_params, .nparams = PL_N, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check,
+     .params = plain_params, .nparams = PL_N, .rules = plain_rules, .constraints = "at most 2^31 - 1 blocks", .check = plain_check,
      .geometry = misvec_geometry},
     {.name = "memcpy", .summary = "cudaMemcpyAsync device to device: the bar", .kind = REG_LIBRARY,
      .run = memcpy_run},
@@ -267,7 +272,7 @@ static const reg_variant copy_variants[] = {
      .kind = REG_HOST, .run = host_skip_last_run, .test_only = 1},
     {.name = "fault_for_tests", .summary = "stores to an illegal address: the CUDA context is lost (fault tests)",
      .kind = REG_NVRTC, .source = "copy/99_fault_for_tests.cu", .entry = "copy_fault_for_tests",
-     .params = plain_params, .nparams = PL_N, .constraints = "BLOCK a multiple of 32, <= 1024", .check = plain_check,
+     .params = plain_params, .nparams = PL_N, .rules = plain_rules, .constraints = "at most 2^31 - 1 blocks", .check = plain_check,
      .geometry = plain_geometry, .test_only = 1},
 };
 

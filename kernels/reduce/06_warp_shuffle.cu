@@ -6,9 +6,6 @@
 #ifndef BLOCK
 #define BLOCK 256
 #endif
-#if BLOCK < 64
-#error "06_warp_shuffle: BLOCK >= 64"
-#endif
 #define REDUCE_PARTS(n) (((n) + 2 * BLOCK - 1) / (2 * BLOCK))
 #include "reduce_common.cuh"
 

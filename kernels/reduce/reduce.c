@@ -68,16 +68,6 @@ static uint64_t reduce_mem_bytes(const reg_spec *s, int on_device)
     return total;
 }
 
-static unsigned ceil_div(long long a, long b)
-{
-    return (unsigned)((a + b - 1) / b);
-}
-
-static int pow2(long v)
-{
-    return v > 0 && (v & (v - 1)) == 0;
-}
-
 /* ---- params, constraints, geometry ------------------------------------------------------ */
 
 /* Each variant's params, written once (runner/registry.h): their rows and their indices by name. */
@@ -99,71 +89,39 @@ static int grid_fits(long long blocks, char *why, size_t n)
     return 1;
 }
 
-static int atomic_check(const long *p, const reg_spec *s, char *why, size_t n)
+/* Each variant's rules (runner/registry.h). The shared-memory trees halve BLOCK elements, so BLOCK is a
+ * power of two, from 64 for those whose last steps read past the block's first half. GRID's bound is
+ * MAX_GRID. What depends on n stays in the checks below. */
+#define WARPS_RULE {"BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0", "BLOCK = {BLOCK} is not a multiple of 32 in 32 .. 1024"}
+#define POW2_64 "BLOCK == 64 || BLOCK == 128 || BLOCK == 256 || BLOCK == 512 || BLOCK == 1024"
+static const reg_rule atomic_rules[] = {WARPS_RULE, REG_RULES_END};
+static const reg_rule tree1_rules[] = {{"BLOCK == 32 || " POW2_64, "BLOCK = {BLOCK} is not a power of two in 32 .. 1024"},
+                                       REG_RULES_END};
+static const reg_rule tree2_rules[] = {{POW2_64, "BLOCK = {BLOCK} is not a power of two in 64 .. 1024"}, REG_RULES_END};
+static const reg_rule warp_rules[] = {WARPS_RULE, {"ITEMS >= 1 && ITEMS <= 64", "ITEMS = {ITEMS} is not 1 .. 64"},
+                                      REG_RULES_END};
+static const reg_rule vec_rules[] = {WARPS_RULE, {"GRID >= 1 && GRID <= 65535", "GRID = {GRID} is not 1 .. 65535"},
+                                     {"UNROLL >= 1 && UNROLL <= 16", "UNROLL = {UNROLL} is not 1 .. 16"}, REG_RULES_END};
+
+/* Blocks of `per_block` elements each cover n in at most 2^31 - 1 of them. */
+static int blocks_fit(const reg_spec *s, long long per_block, char *why, size_t n)
 {
-    long block = p[BL_BLOCK];
-    if (block < 32 || block > 1024 || block % 32)
-        return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", block), 0;
-    return grid_fits((s->dims[N_] + block - 1) / block, why, n);
+    return grid_fits((s->dims[N_] + per_block - 1) / per_block, why, n);
 }
 
-/* The shared-memory trees halve BLOCK elements: a power of two; lo: the smallest BLOCK they handle. */
-static int tree_check_lo(const long *p, const reg_spec *s, long lo, long per_thread, char *why, size_t n)
+static int block_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    long block = p[BL_BLOCK];
-    if (!pow2(block) || block < lo || block > 1024)
-        return snprintf(why, n, "BLOCK = %ld is not a power of two in %ld .. 1024", block, lo), 0;
-    return grid_fits((s->dims[N_] + block * per_thread - 1) / (block * per_thread), why, n);
+    return blocks_fit(s, p[BL_BLOCK], why, n);
 }
 
-static int tree1_check(const long *p, const reg_spec *s, char *why, size_t n)
+static int pair_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    return tree_check_lo(p, s, 32, 1, why, n);
+    return blocks_fit(s, 2LL * p[BL_BLOCK], why, n);
 }
 
-static int tree2_check(const long *p, const reg_spec *s, char *why, size_t n)
+static int items_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
-    return tree_check_lo(p, s, 64, 2, why, n);
-}
-
-static int warp_check(const long *p, const reg_spec *s, char *why, size_t n)
-{
-    long block = p[WP_BLOCK], items = p[WP_ITEMS];
-    if (block < 32 || block > 1024 || block % 32)
-        return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", block), 0;
-    if (items < 1 || items > 64) return snprintf(why, n, "ITEMS = %ld is not 1 .. 64", items), 0;
-    return grid_fits((s->dims[N_] + block * items - 1) / (block * items), why, n);
-}
-
-static int vec_check(const long *p, const reg_spec *s, char *why, size_t n)
-{
-    (void)s;
-    long block = p[VC_BLOCK], grid = p[VC_GRID], unroll = p[VC_UNROLL];
-    if (block < 32 || block > 1024 || block % 32)
-        return snprintf(why, n, "BLOCK = %ld is not a multiple of 32 in 32 .. 1024", block), 0;
-    if (grid < 1 || grid > MAX_GRID) return snprintf(why, n, "GRID = %ld is not 1 .. %ld", grid, MAX_GRID), 0;
-    if (unroll < 1 || unroll > 16) return snprintf(why, n, "UNROLL = %ld is not 1 .. 16", unroll), 0;
-    return 1;
-}
-
-static void per_thread_geometry(const reg_spec *s, long block, long per_thread, reg_launch *l)
-{
-    *l = (reg_launch){{ceil_div(s->dims[N_], block * per_thread), 1, 1}, {(unsigned)block, 1, 1}, 0};
-}
-
-static void one_geometry(const long *p, const reg_spec *s, reg_launch *l)
-{
-    per_thread_geometry(s, p[BL_BLOCK], 1, l);
-}
-
-static void two_geometry(const long *p, const reg_spec *s, reg_launch *l)
-{
-    per_thread_geometry(s, p[BL_BLOCK], 2, l);
-}
-
-static void items_geometry(const long *p, const reg_spec *s, reg_launch *l)
-{
-    per_thread_geometry(s, p[WP_BLOCK], p[WP_ITEMS], l);
+    return blocks_fit(s, (long long)p[WP_BLOCK] * p[WP_ITEMS], why, n);
 }
 
 /* As REDUCE_PARTS in 08_vec4.cu: no more blocks than the 16-byte packs need. */
@@ -330,43 +288,43 @@ fail:
 /* ---- the table ------------------------------------------------------------------------- */
 
 #define F32_F16 ((1u << F32) | (1u << F16)) /* every variant sums both */
+/* A block BLOCK threads on BLOCK, 2 BLOCK or ITEMS BLOCK elements (REDUCE_PARTS in the kernels). */
+#define ONE_LAUNCH {{"ceil_div(n, BLOCK)"}, {"BLOCK"}}
+#define TWO_LAUNCH {{"ceil_div(n, 2 * BLOCK)"}, {"BLOCK"}}
+#define ITEMS_LAUNCH {{"ceil_div(n, BLOCK * ITEMS)"}, {"BLOCK"}}
+#define FITS "n in at most 2^31 - 1 blocks" /* what the checks test beyond the rules */
 #define TWO_PASS .entry2 = "reduce_finish", .geometry2 = finish_geometry
 
 static const reg_variant reduce_variants[] = {
     {.name = "atomic", .summary = "atomicAdd of every element into the result: serialised in L2",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/01_atomic.cu", .entry = "reduce_atomic", .params = block_params,
-     .nparams = BL_N, .constraints = "BLOCK a multiple of 32, <= 1024", .check = atomic_check, .geometry = one_geometry},
+     .nparams = BL_N, .rules = atomic_rules, .constraints = FITS, .check = block_check, .launch = ONE_LAUNCH},
     {.name = "interleaved", .summary = "shared-memory tree, interleaved addressing (divergent warps)",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/02_interleaved.cu", .entry = "reduce_interleaved", .params = block_params,
-     .nparams = BL_N, .constraints = "BLOCK a power of two, 32 .. 1024; two passes", .check = tree1_check,
-     .geometry = one_geometry, TWO_PASS},
+     .nparams = BL_N, .rules = tree1_rules, .constraints = FITS, .check = block_check, .launch = ONE_LAUNCH, TWO_PASS},
     {.name = "sequential", .summary = "shared-memory tree, sequential addressing (contiguous active threads)",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/03_sequential.cu", .entry = "reduce_sequential", .params = block_params,
-     .nparams = BL_N, .constraints = "BLOCK a power of two, 32 .. 1024; two passes", .check = tree1_check,
-     .geometry = one_geometry, TWO_PASS},
+     .nparams = BL_N, .rules = tree1_rules, .constraints = FITS, .check = block_check, .launch = ONE_LAUNCH, TWO_PASS},
     {.name = "first_add", .summary = "two elements per thread, added during the load",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/04_first_add.cu", .entry = "reduce_first_add", .params = block_params,
-     .nparams = BL_N, .constraints = "BLOCK a power of two, 64 .. 1024; two passes", .check = tree2_check,
-     .geometry = two_geometry, TWO_PASS},
+     .nparams = BL_N, .rules = tree2_rules, .constraints = FITS, .check = pair_check, .launch = TWO_LAUNCH, TWO_PASS},
     {.name = "unroll_last_warp", .summary = "the last warp's steps unrolled, without barriers",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/05_unroll_last_warp.cu", .entry = "reduce_unroll_last_warp",
-     .params = block_params, .nparams = BL_N, .constraints = "BLOCK a power of two, 64 .. 1024; two passes",
-     .check = tree2_check, .geometry = two_geometry, TWO_PASS},
+     .params = block_params, .nparams = BL_N, .rules = tree2_rules, .constraints = FITS, .check = pair_check,
+     .launch = TWO_LAUNCH, TWO_PASS},
     {.name = "warp_shuffle", .summary = "the last warp's steps with __shfl_down_sync",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/06_warp_shuffle.cu", .entry = "reduce_warp_shuffle", .params = block_params,
-     .nparams = BL_N, .constraints = "BLOCK a power of two, 64 .. 1024; two passes", .check = tree2_check,
-     .geometry = two_geometry, TWO_PASS},
+     .nparams = BL_N, .rules = tree2_rules, .constraints = FITS, .check = pair_check, .launch = TWO_LAUNCH, TWO_PASS},
     {.name = "block_warp_reduce", .summary = "block sum from warp sums only; ITEMS elements per thread",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/07_block_warp_reduce.cu", .entry = "reduce_block_warp_reduce",
-     .params = warp_params, .nparams = WP_N, .constraints = "BLOCK a multiple of 32, <= 1024; ITEMS 1 .. 64; two passes",
-     .check = warp_check, .geometry = items_geometry, TWO_PASS},
+     .params = warp_params, .nparams = WP_N, .rules = warp_rules, .constraints = FITS, .check = items_check,
+     .launch = ITEMS_LAUNCH, TWO_PASS},
     {.name = "vec4", .summary = "16-byte grid-stride loads, UNROLL in flight; finished by a one-block kernel",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/08_vec4.cu", .entry = "reduce_vec4", .params = vec_params, .nparams = VC_N,
-     .constraints = "BLOCK a multiple of 32, <= 1024; GRID <= 65535; UNROLL 1 .. 16; two passes",
-     .check = vec_check, .geometry = vec_geometry, TWO_PASS},
+     .rules = vec_rules, .geometry = vec_geometry, TWO_PASS},
     {.name = "vec4_atomic", .summary = "vec4, finished by one atomicAdd per block",
      .kind = REG_NVRTC, .dtypes = F32_F16, .source = "reduce/08_vec4.cu", .entry = "reduce_vec4_atomic", .params = vec_params,
-     .nparams = VC_N, .constraints = "as vec4; one pass", .check = vec_check, .geometry = vec_geometry},
+     .nparams = VC_N, .rules = vec_rules, .geometry = vec_geometry},
     {.name = "cub", .summary = "cub::DeviceReduce (Sum; Reduce with a float accumulator for f16): the bar",
      .kind = REG_LIBRARY, .dtypes = F32_F16, .run = cub_run},
     {.name = "host_sum", .summary = "a C loop, left to right, float accumulator (host target)",

@@ -26,7 +26,7 @@ extern const dsp_model sgemm_dispatch_model; /* sgemm_dispatch.c */
 #define TILED_CONSTRAINTS "m / BM at most 65535 blocks; matrices under 2^31 elements"
 #define CUTE_CONSTRAINTS "the copy threads tile BM x BK and BN x BK; (BM + BN) BK 4 bytes <= 48 KiB; n / BN at most 65535 blocks"
 #define CUTE_VEC_CONSTRAINTS CUTE_CONSTRAINTS "; the 16-byte copies tile them (with PAD, 48 KiB)"
-#define CUTE_BLOCKED_CONSTRAINTS "the copy threads tile BM x BK and BN x BK; smem <= 227 KiB; n / BN at most 65535 blocks"
+#define CUTE_BLOCKED_CONSTRAINTS "the copy threads tile BM x BK and BN x BK; n / BN at most 65535 blocks"
 
 struct reg_problem {
     reg_spec s;
@@ -472,21 +472,25 @@ fail:
 #define ALL_DTYPES 0x7u
 #define PARAMS(list) .params = list, .nparams = (int)(sizeof list / sizeof *list)
 #define RULES(list) .rules = list
+/* CuTe's rungs: a block a BM x BN tile of C, THREADS threads; the blocked ones' pipeline in dynamic smem. */
+#define CUTE_LAUNCH {{"ceil_div(m, BM)", "ceil_div(n, BN)"}, {"THREADS"}}
+#define CUTE_BLOCKED_LAUNCH {{"ceil_div(m, BM)", "ceil_div(n, BN)"}, {"THREADS"}, SGEMM_CUTE_BLOCKED_SMEM}
 
 static const reg_variant sgemm_variants[] = {
     {.name = "naive", .summary = "one thread per element of C; threadIdx.x walks rows (uncoalesced)",
      .kind = REG_NVRTC, .source = "sgemm/01_naive.cu", .entry = "sgemm_naive", PARAMS(sgemm_naive_params),
      RULES(sgemm_naive_rules), .constraints = "n / BY at most 65535 blocks",
-     .check = sgemm_check_naive, .geometry = sgemm_geometry_naive},
+     .check = sgemm_check_naive, .launch = {{"ceil_div(m, BX)", "ceil_div(n, BY)"}, {"BX", "BY"}}},
     {.name = "gmem_coalesced", .summary = "consecutive threads own consecutive columns of C (coalesced)",
      .kind = REG_NVRTC, .source = "sgemm/02_gmem_coalesced.cu", .entry = "sgemm_gmem_coalesced",
      PARAMS(sgemm_blocksize_params), RULES(sgemm_blocksize_rules),
      .constraints = "n / BLOCKSIZE at most 65535 blocks", .check = sgemm_check_coalesced,
-     .geometry = sgemm_geometry_coalesced},
+     .launch = {{"ceil_div(m, BLOCKSIZE)", "ceil_div(n, BLOCKSIZE)"}, {"BLOCKSIZE * BLOCKSIZE"}}},
     {.name = "smem_tile", .summary = "BLOCKSIZE x BLOCKSIZE tiles of A and B staged in shared memory",
      .kind = REG_NVRTC, .source = "sgemm/03_smem_tile.cu", .entry = "sgemm_smem_tile", PARAMS(sgemm_blocksize_params),
      RULES(sgemm_blocksize_rules), .constraints = "m / BLOCKSIZE at most 65535 blocks",
-     .check = sgemm_check_smem, .geometry = sgemm_geometry_smem},
+     .check = sgemm_check_smem,
+     .launch = {{"ceil_div(n, BLOCKSIZE)", "ceil_div(m, BLOCKSIZE)"}, {"BLOCKSIZE * BLOCKSIZE"}}},
     {.name = "blocktile_1d", .summary = "TM results per thread (a column): each B load feeds TM FMAs",
      .kind = REG_NVRTC, .source = "sgemm/04_blocktile_1d.cu", .entry = "sgemm_blocktile_1d", PARAMS(sgemm_p04),
      RULES(sgemm_rules04), .constraints = TILED_CONSTRAINTS, .check = sgemm_check04,
@@ -574,27 +578,27 @@ static const reg_variant sgemm_variants[] = {
     {.name = "cute_naive", .summary = "CuTe (seed 003, row 1): local_partition element copies to smem, cute::gemm",
      .kind = REG_NVRTC, .source = "sgemm/20_cute_naive.cu", .entry = "sgemm_cute_naive", PARAMS(sgemm_p20),
      RULES(sgemm_cute_rules), .constraints = CUTE_CONSTRAINTS, .check = sgemm_check20,
-     .geometry = sgemm_geometry20},
+     .launch = CUTE_LAUNCH},
     {.name = "cute_tiledcopy", .summary = "CuTe (seed 003, row 2): 128-bit TiledCopy of the tiles through registers",
      .kind = REG_NVRTC, .source = "sgemm/21_cute_tiledcopy.cu", .entry = "sgemm_cute_tiledcopy", PARAMS(sgemm_p20),
      RULES(sgemm_cute_vec_rules), .constraints = CUTE_VEC_CONSTRAINTS, .check = sgemm_check21,
-     .geometry = sgemm_geometry20},
+     .launch = CUTE_LAUNCH},
     {.name = "cute_cp_async", .summary = "CuTe (seed 003, row 2): the 128-bit copies as cp.async, no register trip",
      .kind = REG_NVRTC, .source = "sgemm/22_cute_cp_async.cu", .entry = "sgemm_cute_cp_async", PARAMS(sgemm_p20),
      RULES(sgemm_cute_vec_rules), .constraints = CUTE_VEC_CONSTRAINTS, .check = sgemm_check21,
-     .geometry = sgemm_geometry20},
+     .launch = CUTE_LAUNCH},
     {.name = "cute_swizzle", .summary = "CuTe (seed 003, row 3): swizzled (or padded) shared tiles against bank conflicts",
      .kind = REG_NVRTC, .source = "sgemm/23_cute_swizzle.cu", .entry = "sgemm_cute_swizzle", PARAMS(sgemm_p23),
      RULES(sgemm_cute_swizzle_rules), .constraints = CUTE_VEC_CONSTRAINTS,
-     .check = sgemm_check23, .geometry = sgemm_geometry20},
+     .check = sgemm_check23, .launch = CUTE_LAUNCH},
     {.name = "cute_threads_bk", .summary = "CuTe (seed 003, rows 4-5): 256 threads, BK 32, explicit register blocks",
      .kind = REG_NVRTC, .source = "sgemm/24_cute_threads_bk.cu", .entry = "sgemm_cute_threads_bk", PARAMS(sgemm_p24),
      RULES(sgemm_cute_blocked_rules), .constraints = CUTE_BLOCKED_CONSTRAINTS,
-     .check = sgemm_check24, .geometry = sgemm_geometry24},
+     .check = sgemm_check24, .launch = CUTE_BLOCKED_LAUNCH},
     {.name = "cute_pipeline", .summary = "CuTe (seed 003, row 6): cute_threads_bk with STAGES tiles in flight (cp.async)",
      .kind = REG_NVRTC, .source = "sgemm/25_cute_pipeline.cu", .entry = "sgemm_cute_pipeline", PARAMS(sgemm_p25),
      RULES(sgemm_cute_blocked_rules), .constraints = CUTE_BLOCKED_CONSTRAINTS,
-     .check = sgemm_check24, .geometry = sgemm_geometry24},
+     .check = sgemm_check24, .launch = CUTE_BLOCKED_LAUNCH},
     {.name = "tuned", .summary = "dispatches: per problem, the rung and params that a table measured on the device "
                                  "picks (runner/dispatch.h; `table:` names another: a file of the experiment's folder, or one the "
                                  "runner carries, tilelab:sgemm/tuned_h200.table), the fastest of the candidates it "

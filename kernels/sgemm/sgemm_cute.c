@@ -35,6 +35,7 @@ const reg_rule sgemm_cute_blocked_rules[] = {
      "BM must be a multiple of 64 and BN of {THREADS / 4} (4 columns per thread)"},
     {"BK >= 4 && BK % 4 == 0 && PAD >= 0 && PAD % 4 == 0", "BK and PAD must be multiples of 4"},
     {"STAGES >= 1 && STAGES <= 4", "STAGES must be 1 .. 4"},
+    {SGEMM_CUTE_BLOCKED_SMEM " <= 227 * 1024", "{" SGEMM_CUTE_BLOCKED_SMEM "} bytes of shared memory > 227 KiB"},
     REG_RULES_END,
 };
 
@@ -62,12 +63,6 @@ int sgemm_check20(const long *p, const reg_spec *s, char *why, size_t n)
     if ((bm + bn) * bk * 4 > 48 * 1024)
         return snprintf(why, n, "%ld bytes of static shared memory > 48 KiB", (bm + bn) * bk * 4), 0;
     return blocks_y_fit(s, bn, why, n) && sgemm_fits_int(s, why, n);
-}
-
-void sgemm_geometry20(const long *p, const reg_spec *s, reg_launch *l)
-{
-    *l = (reg_launch){{sgemm_ceil_div(s->dims[M_], p[P20_BM]), sgemm_ceil_div(s->dims[N_], p[P20_BN]), 1},
-                      {(unsigned)p[P20_THREADS], 1, 1}, 0};
 }
 
 /* ---- 21 .. 23 (cute_simt.cuh): 16-byte copies of (rows, BK) tiles, threads along the contiguous dimension */
@@ -110,11 +105,6 @@ int sgemm_check23(const long *p, const reg_spec *s, char *why, size_t n)
 
 /* ---- 24, 25 (cute_blocked.cuh): register-blocked rungs with rows-contiguous shared tiles ---------------- */
 
-static long blocked_smem(const long *p)
-{
-    return p[P24_STAGES] * p[P24_BK] * (p[P24_BM] + p[P24_PAD] + p[P24_BN] + p[P24_PAD]) * 4;
-}
-
 /* cute_blocked.cuh's copies into a rows-contiguous (rows, BK) tile. */
 static int blocked_copy_fits(long rows, long bk, long threads, int gmem_k)
 {
@@ -132,12 +122,6 @@ int sgemm_check24(const long *p, const reg_spec *s, char *why, size_t n)
     int acol = s->layouts[OP_A] == REG_COL, bcol = s->layouts[OP_B] == REG_COL;
     if (!blocked_copy_fits(bm, bk, threads, !acol) || !blocked_copy_fits(bn, bk, threads, bcol))
         return snprintf(why, n, "the copy threads do not tile BM x BK and BN x BK (%ld threads)", threads), 0;
-    if (blocked_smem(p) > SMEM_OPTIN_MAX) return snprintf(why, n, "%ld bytes of shared memory > 227 KiB", blocked_smem(p)), 0;
     return blocks_y_fit(s, bn, why, n) && sgemm_fits_int(s, why, n);
 }
 
-void sgemm_geometry24(const long *p, const reg_spec *s, reg_launch *l)
-{
-    *l = (reg_launch){{sgemm_ceil_div(s->dims[M_], p[P24_BM]), sgemm_ceil_div(s->dims[N_], p[P24_BN]), 1},
-                      {(unsigned)p[P24_THREADS], 1, 1}, (size_t)blocked_smem(p)};
-}

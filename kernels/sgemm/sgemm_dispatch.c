@@ -39,9 +39,9 @@ static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, 
         }
         f *= ceil(m / params[bm]) * params[bm] * ceil(n / params[bn]) * params[bn] / (m * n);
     }
-    if (v->geometry && sms > 0) {
-        reg_launch l;
-        v->geometry(params, s, &l);
+    reg_launch l;
+    char why[256];
+    if (v->kind == REG_NVRTC && sms > 0 && reg_geometry(&sgemm_op, v, params, s, &l, why, sizeof why) == 0) {
         double blocks = (double)l.grid[0] * l.grid[1] * l.grid[2];
         if (blocks > 0) f *= ceil(blocks / sms) * sms / blocks;
     }

@@ -195,9 +195,8 @@ extern const reg_rule sgemm_naive_rules[], sgemm_blocksize_rules[], sgemm_rules0
     sgemm_rules06[], sgemm_rules07[], sgemm_rules08[], sgemm_rules09[], sgemm_rules10[];
 sgemm_check_fn sgemm_check_naive, sgemm_check_coalesced, sgemm_check_smem, sgemm_check04, sgemm_check05,
     sgemm_check06, sgemm_check07, sgemm_check08, sgemm_check09, sgemm_check10, sgemm_check_wrong;
-sgemm_geometry_fn sgemm_geometry_naive, sgemm_geometry_coalesced, sgemm_geometry_smem, sgemm_geometry04,
-    sgemm_geometry05, sgemm_geometry06, sgemm_geometry07, sgemm_geometry08, sgemm_geometry09, sgemm_geometry10,
-    sgemm_geometry_wrong;
+sgemm_geometry_fn sgemm_geometry04, sgemm_geometry05, sgemm_geometry06, sgemm_geometry07, sgemm_geometry08,
+    sgemm_geometry09, sgemm_geometry10, sgemm_geometry_wrong;
 
 /* sgemm_hopper.c */
 extern const reg_param sgemm_p11[P11_N], sgemm_p15[P15_N], sgemm_p16[P16_N];
@@ -218,7 +217,11 @@ extern const reg_param sgemm_p20[P20_N], sgemm_p23[P23_N], sgemm_p24[P24_N], sge
 extern const reg_rule sgemm_cute_rules[], sgemm_cute_vec_rules[], sgemm_cute_swizzle_rules[],
     sgemm_cute_blocked_rules[];
 sgemm_check_fn sgemm_check20, sgemm_check21, sgemm_check23, sgemm_check24;
-sgemm_geometry_fn sgemm_geometry20, sgemm_geometry24;
+/* The blocked rungs' (24, 25) pipeline of STAGES (BM + PAD, BK) and (BN + PAD, BK) float tiles: their rule's
+ * bound and their launch's dynamic shared memory. */
+#define SGEMM_CUTE_BLOCKED_SMEM "STAGES * BK * (BM + PAD + BN + PAD) * 4"
+
+extern const reg_op sgemm_op; /* sgemm.c */
 
 /* ---- what the dispatch model reads of the rungs ---------------------------------------------------- */
 

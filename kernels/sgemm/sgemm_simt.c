@@ -57,12 +57,6 @@ int sgemm_check_naive(const long *p, const reg_spec *s, char *why, size_t n)
     return grid_y_fits(s->dims[N_], p[NAIVE_BY], "n / BY", why, n) && sgemm_fits_int(s, why, n);
 }
 
-void sgemm_geometry_naive(const long *p, const reg_spec *s, reg_launch *l)
-{
-    *l = (reg_launch){{sgemm_ceil_div(s->dims[M_], p[NAIVE_BX]), sgemm_ceil_div(s->dims[N_], p[NAIVE_BY]), 1},
-                      {(unsigned)p[NAIVE_BX], (unsigned)p[NAIVE_BY], 1}, 0};
-}
-
 const reg_param sgemm_blocksize_params[BS_N] = {SGEMM_BLOCKSIZE(REG_PARAM_ROW, BS)};
 const reg_rule sgemm_blocksize_rules[] = {
     {"BLOCKSIZE >= 1 && BLOCKSIZE <= 32", "BLOCKSIZE = {BLOCKSIZE} is not 1 .. 32"},
@@ -74,21 +68,9 @@ int sgemm_check_coalesced(const long *p, const reg_spec *s, char *why, size_t n)
     return sgemm_fits_int(s, why, n) && grid_y_fits(s->dims[N_], p[BS_BLOCKSIZE], "n / BLOCKSIZE", why, n);
 }
 
-void sgemm_geometry_coalesced(const long *p, const reg_spec *s, reg_launch *l)
-{
-    long b = p[BS_BLOCKSIZE];
-    *l = (reg_launch){{sgemm_ceil_div(s->dims[M_], b), sgemm_ceil_div(s->dims[N_], b), 1}, {(unsigned)(b * b), 1, 1}, 0};
-}
-
 int sgemm_check_smem(const long *p, const reg_spec *s, char *why, size_t n)
 {
     return sgemm_fits_int(s, why, n) && grid_y_fits(s->dims[M_], p[BS_BLOCKSIZE], "m / BLOCKSIZE", why, n);
-}
-
-void sgemm_geometry_smem(const long *p, const reg_spec *s, reg_launch *l)
-{
-    long b = p[BS_BLOCKSIZE];
-    *l = (reg_launch){{sgemm_ceil_div(s->dims[N_], b), sgemm_ceil_div(s->dims[M_], b), 1}, {(unsigned)(b * b), 1, 1}, 0};
 }
 
 /* ---- the tiles of 04 .. 11 and 15 ----------------------------------------------------------------------- */

@@ -49,23 +49,23 @@ static uint64_t transpose_mem_bytes(const reg_spec *s, int on_device)
 enum { TRANSPOSE_TILE(REG_PARAM_INDEX, TT) TT_N };
 static const reg_param tile_params[] = {TRANSPOSE_TILE(REG_PARAM_ROW, TT)};
 
+/* The rules (runner/registry.h): TILE x ROWS threads, each moving TILE / ROWS elements of a column; the
+ * shared tile, padded by one float per row, in the 48 KiB a block gets without opting in. What depends on
+ * m and n stays in the check below. */
+static const reg_rule tile_rules[] = {
+    {"TILE >= 1 && ROWS >= 1 && TILE % ROWS == 0 && TILE * ROWS <= 1024",
+     "ROWS = {ROWS} must divide TILE = {TILE}, and TILE * ROWS <= 1024 threads"},
+    {"TILE * (TILE + 1) * 4 <= 48 * 1024", "a {TILE} x {TILE} tile needs more than 48 KiB"},
+    REG_RULES_END,
+};
+
 static int tile_check(const long *p, const reg_spec *s, char *why, size_t n)
 {
     if (s->dims[M_] * s->dims[N_] > MAX_ELEMS)
         return snprintf(why, n, "more than 2^31 - 1 elements (the kernels index with int)"), 0;
-    long tile = p[TT_TILE], rows = p[TT_ROWS];
-    if (tile < 1 || rows < 1 || tile % rows || tile * rows > 1024)
-        return snprintf(why, n, "ROWS = %ld must divide TILE = %ld, and TILE * ROWS <= 1024 threads", rows, tile), 0;
-    if (tile * (tile + 1) * 4 > 48 * 1024) return snprintf(why, n, "a %ld x %ld tile needs more than 48 KiB", tile, tile), 0;
-    if ((s->dims[M_] + tile - 1) / tile > 65535) return snprintf(why, n, "m / TILE needs more than 65535 blocks in y"), 0;
+    if ((s->dims[M_] + p[TT_TILE] - 1) / p[TT_TILE] > 65535)
+        return snprintf(why, n, "m / TILE needs more than 65535 blocks in y"), 0;
     return 1;
-}
-
-static void tile_geometry(const long *p, const reg_spec *s, reg_launch *l)
-{
-    long tile = p[TT_TILE];
-    unsigned gx = (unsigned)((s->dims[N_] + tile - 1) / tile), gy = (unsigned)((s->dims[M_] + tile - 1) / tile);
-    *l = (reg_launch){{gx, gy, 1}, {(unsigned)tile, (unsigned)p[TT_ROWS], 1}, 0};
 }
 
 /* Row-major x (m x n) is column-major x^T (n x m, ld n); row-major y (n x m) is column-major y^T
@@ -173,16 +173,21 @@ fail:
     return -1;
 }
 
+/* A block a TILE x TILE tile, TILE x ROWS threads. */
+#define TILE_CHECK                                                                                         \
+    .constraints = "m n at most 2^31 - 1 elements; m / TILE at most 65535 blocks", .check = tile_check,  \
+    .launch = {{"ceil_div(n, TILE)", "ceil_div(m, TILE)"}, {"TILE", "ROWS"}}
+
 static const reg_variant transpose_variants[] = {
     {.name = "naive", .summary = "one thread per element: coalesced reads, writes m floats apart",
      .kind = REG_NVRTC, .source = "transpose/01_naive.cu", .entry = "transpose_naive", .params = tile_params,
-     .nparams = TT_N, .constraints = "ROWS | TILE; TILE * ROWS <= 1024", .check = tile_check, .geometry = tile_geometry},
+     .nparams = TT_N, .rules = tile_rules, TILE_CHECK},
     {.name = "tiled", .summary = "TILE x TILE tiles through shared memory: both sides coalesced, bank conflicts",
      .kind = REG_NVRTC, .source = "transpose/02_tiled.cu", .entry = "transpose_tiled", .params = tile_params,
-     .nparams = TT_N, .constraints = "as naive; tile <= 48 KiB", .check = tile_check, .geometry = tile_geometry},
+     .nparams = TT_N, .rules = tile_rules, TILE_CHECK},
     {.name = "tiled_padded", .summary = "tiled with one float of padding per row: no bank conflicts",
      .kind = REG_NVRTC, .source = "transpose/03_tiled_padded.cu", .entry = "transpose_tiled_padded",
-     .params = tile_params, .nparams = TT_N, .constraints = "as tiled", .check = tile_check, .geometry = tile_geometry},
+     .params = tile_params, .nparams = TT_N, .rules = tile_rules, TILE_CHECK},
     {.name = "cublas_geam", .summary = "cublasSgeam with op(A) = A^T: the bar", .kind = REG_LIBRARY, .run = geam_run},
     {.name = "host_transpose", .summary = "C double loop (host target)", .kind = REG_HOST, .run = host_run},
     {.name = "host_wrong_for_tests", .summary = "copies instead of transposing: verification must fail",

@@ -49,54 +49,72 @@ static int slurm_value_ok(const char *opt, const char *v)
     return 0;
 }
 
+/* The command line, apart from what it means for the sweep. */
+typedef struct {
+    submit_opts so;
+    const char *yaml, *output, *results_dir, *runner;
+} submit_args;
+
+/* -1 after saying what is wrong. */
+static int parse_args(int argc, char **argv, submit_args *sa)
+{
+    submit_opts *so = &sa->so;
+    sa->results_dir = "results";
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--dry-run")) so->dry_run = 1;
+        else if (a[0] != '-') {
+            if (sa->yaml) {
+                fprintf(stderr, "runner submit: one experiment per sweep (got '%s' and '%s')\n", sa->yaml, a);
+                return -1;
+            }
+            sa->yaml = a;
+        } else if (!v) {
+            fprintf(stderr, "runner submit: unknown or incomplete option '%s' (see runner submit --help)\n", a);
+            return -1;
+        } else if (!strcmp(a, "--shards")) so->shards = atoi(argv[++i]);
+        else if (!strcmp(a, "--max-parallel")) so->max_parallel = atoi(argv[++i]);
+        else if (!strcmp(a, "--gpus-per-task")) {
+            char tail;
+            if (sscanf(argv[++i], "%d%c", &so->gpus_per_task, &tail) != 1 || so->gpus_per_task < 1 ||
+                so->gpus_per_task > DEV_MAX) {
+                fprintf(stderr, "runner submit: --gpus-per-task takes a number of GPUs 1 .. %d, not '%s'\n", DEV_MAX,
+                        argv[i]);
+                return -1;
+            }
+        }
+        else if (!strcmp(a, "--partition")) so->partition = argv[++i];
+        else if (!strcmp(a, "--gres")) so->gres = argv[++i];
+        else if (!strcmp(a, "--time")) so->time = argv[++i];
+        else if (!strcmp(a, "--account")) so->account = argv[++i];
+        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) sa->output = argv[++i];
+        else if (!strcmp(a, "--results-dir")) sa->results_dir = argv[++i];
+        else if (!strcmp(a, "--runner")) sa->runner = argv[++i];
+        else {
+            fprintf(stderr, "runner submit: unknown option '%s' (see runner submit --help)\n", a);
+            return -1;
+        }
+    }
+    if (!sa->yaml || so->shards < 1 || so->shards > 100000 || so->max_parallel < 0) {
+        fprintf(stderr, "runner submit: usage: submit EXPERIMENT.yaml --shards N (1..100000) [--max-parallel K] ...\n");
+        return -1;
+    }
+    if ((so->partition && !slurm_value_ok("--partition", so->partition)) ||
+        (so->gres && !slurm_value_ok("--gres", so->gres)) || (so->time && !slurm_value_ok("--time", so->time)) ||
+        (so->account && !slurm_value_ok("--account", so->account)))
+        return -1;
+    return 0;
+}
+
+/* Plans the experiment (so a bad file fails here, not in the array), then submits the array and its merge. */
 static int submit_main(int argc, char **argv, const cmd_line *line)
 {
     (void)line;
-    submit_opts so = {0};
-    const char *yaml = NULL, *output = NULL, *results_dir = "results", *runner = NULL;
+    submit_args sa = {0};
     int rc = TL_EXIT_BAD_INPUT;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--dry-run")) so.dry_run = 1;
-        else if (a[0] != '-') {
-            if (yaml) {
-                fprintf(stderr, "runner submit: one experiment per sweep (got '%s' and '%s')\n", yaml, a);
-                return rc;
-            }
-            yaml = a;
-        } else if (!v) {
-            fprintf(stderr, "runner submit: unknown or incomplete option '%s' (see runner submit --help)\n", a);
-            return rc;
-        } else if (!strcmp(a, "--shards")) so.shards = atoi(argv[++i]);
-        else if (!strcmp(a, "--max-parallel")) so.max_parallel = atoi(argv[++i]);
-        else if (!strcmp(a, "--gpus-per-task")) {
-            char tail;
-            if (sscanf(argv[++i], "%d%c", &so.gpus_per_task, &tail) != 1 || so.gpus_per_task < 1 ||
-                so.gpus_per_task > DEV_MAX) {
-                fprintf(stderr, "runner submit: --gpus-per-task takes a number of GPUs 1 .. %d, not '%s'\n", DEV_MAX,
-                        argv[i]);
-                return rc;
-            }
-        }
-        else if (!strcmp(a, "--partition")) so.partition = argv[++i];
-        else if (!strcmp(a, "--gres")) so.gres = argv[++i];
-        else if (!strcmp(a, "--time")) so.time = argv[++i];
-        else if (!strcmp(a, "--account")) so.account = argv[++i];
-        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) output = argv[++i];
-        else if (!strcmp(a, "--results-dir")) results_dir = argv[++i];
-        else if (!strcmp(a, "--runner")) runner = argv[++i];
-        else {
-            fprintf(stderr, "runner submit: unknown option '%s' (see runner submit --help)\n", a);
-            return rc;
-        }
-    }
-    if (!yaml || so.shards < 1 || so.shards > 100000 || so.max_parallel < 0) {
-        fprintf(stderr, "runner submit: usage: submit EXPERIMENT.yaml --shards N (1..100000) [--max-parallel K] ...\n");
-        return rc;
-    }
-    if ((so.partition && !slurm_value_ok("--partition", so.partition)) || (so.gres && !slurm_value_ok("--gres", so.gres)) ||
-        (so.time && !slurm_value_ok("--time", so.time)) || (so.account && !slurm_value_ok("--account", so.account)))
-        return rc;
+    if (parse_args(argc, argv, &sa)) return rc;
+    submit_opts so = sa.so;
+    const char *yaml = sa.yaml, *output = sa.output, *results_dir = sa.results_dir, *runner = sa.runner;
     tl_experiment x;
     tl_plan p = {0};
     tl_err e;

@@ -53,6 +53,49 @@ out:
     return rc;
 }
 
+/* Each checked problem's pick and how it did, then the geometric mean: against the held-out table h
+ * (named against), or t's own problems left out one at a time (h NULL). */
+static void print_checks(const char *table, const dsp_table *t, const char *against, const dsp_table *h,
+                         const reg_op *op, const dsp_check *c, int n, int trials)
+{
+    const dsp_table *probs = h ? h : t; /* the table whose problems are checked */
+    int over = 0, missing = 0;
+    if (h)
+        printf("%s: its picks (op %s; device %s; %d SMs) on the %d problems of %s (device %s; measured %s):\nthe pick, "
+               "and its time there over the fastest measured there\n",
+               table, op->name, t->device[0] ? t->device : "not said", t->sms, n, against,
+               h->device[0] ? h->device : "not said", h->measured ? h->measured : "not said");
+    else
+        printf("%s: %d measured problems (op %s; device %s; %d SMs), each predicted from the others as if it had not "
+               "been measured:\nthe pick, and its time there over the fastest measured there\n",
+               table, n, op->name, t->device[0] ? t->device : "not said", t->sms);
+    if (trials > 1)
+        printf("(the time is the best of the %d candidates ranked first there, tuned's `trials: %d`)\n", trials, trials);
+    double logs = 0;
+    for (int i = 0; i < n; i++) {
+        const dsp_row *p = &probs->rows[c[i].prob];
+        char sizes[160], lay[64];
+        dsp_problem_text(op, p, sizes, sizeof sizes, lay, sizeof lay);
+        double rel = c[i].rel > 0 ? c[i].rel : DSP_REL_KEPT; /* at least */
+        logs += log(rel);
+        over += rel > 1.2;
+        missing += c[i].pick >= 0 && c[i].rel == 0;
+        if (c[i].pick < 0)
+            printf("  %-28s %-12s %-5s  none: %s\n", sizes, lay, op->dtypes[p->dtype],
+                   h ? "no rung of the table takes it" : "no other problem's rung takes it");
+        else if (c[i].rel == 0)
+            printf("  %-28s %-12s %-5s  > %.1f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], DSP_REL_KEPT,
+                   t->rows[c[i].pick].text, t->rows[c[i].pick].line);
+        else
+            printf("  %-28s %-12s %-5s  %5.3f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], c[i].rel,
+                   t->rows[c[i].pick].text, t->rows[c[i].pick].line);
+    }
+    printf("geometric mean %.3f x the fastest (%d picks the %s has no row of there counted at %.1f); %d of %d "
+           "above 1.2", n ? exp(logs / n) : 1.0, missing, h ? "held-out table" : "table", DSP_REL_KEPT, over, n);
+    if (trials > 1) printf("; each problem the best of the %d candidates ranked first, as if timed exactly", trials);
+    printf("\n");
+}
+
 static int table_check_main(int argc, char **argv, const cmd_line *line)
 {
     (void)line;
@@ -84,42 +127,9 @@ static int table_check_main(int argc, char **argv, const cmd_line *line)
     const reg_op *op = NULL, *hop = NULL;
     if (load_table(table, NULL, &t, &op)) goto out;
     if (against && load_table(against, op, &h, &hop)) goto out;
-    const dsp_table *probs = against ? &h : &t; /* the table whose problems are checked */
-    int n = against ? dsp_against(&t, op, &h, trials, &c) : dsp_leave_one_out(&t, op, trials, &c), over = 0, missing = 0;
-    if (against)
-        printf("%s: its picks (op %s; device %s; %d SMs) on the %d problems of %s (device %s; measured %s):\nthe pick, "
-               "and its time there over the fastest measured there\n",
-               table, op->name, t.device[0] ? t.device : "not said", t.sms, n, against,
-               h.device[0] ? h.device : "not said", h.measured ? h.measured : "not said");
-    else
-        printf("%s: %d measured problems (op %s; device %s; %d SMs), each predicted from the others as if it had not "
-               "been measured:\nthe pick, and its time there over the fastest measured there\n",
-               table, n, op->name, t.device[0] ? t.device : "not said", t.sms);
-    if (trials > 1)
-        printf("(the time is the best of the %d candidates ranked first there, tuned's `trials: %d`)\n", trials, trials);
-    double logs = 0;
-    for (int i = 0; i < n; i++) {
-        const dsp_row *p = &probs->rows[c[i].prob];
-        char sizes[160], lay[64];
-        dsp_problem_text(op, p, sizes, sizeof sizes, lay, sizeof lay);
-        double rel = c[i].rel > 0 ? c[i].rel : DSP_REL_KEPT; /* at least */
-        logs += log(rel);
-        over += rel > 1.2;
-        missing += c[i].pick >= 0 && c[i].rel == 0;
-        if (c[i].pick < 0)
-            printf("  %-28s %-12s %-5s  none: %s\n", sizes, lay, op->dtypes[p->dtype],
-                   against ? "no rung of the table takes it" : "no other problem's rung takes it");
-        else if (c[i].rel == 0)
-            printf("  %-28s %-12s %-5s  > %.1f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], DSP_REL_KEPT,
-                   t.rows[c[i].pick].text, t.rows[c[i].pick].line);
-        else
-            printf("  %-28s %-12s %-5s  %5.3f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], c[i].rel,
-                   t.rows[c[i].pick].text, t.rows[c[i].pick].line);
-    }
-    printf("geometric mean %.3f x the fastest (%d picks the %s has no row of there counted at %.1f); %d of %d "
-           "above 1.2", n ? exp(logs / n) : 1.0, missing, against ? "held-out table" : "table", DSP_REL_KEPT, over, n);
-    if (trials > 1) printf("; each problem the best of the %d candidates ranked first, as if timed exactly", trials);
-    printf("\n");
+    const dsp_table *held = against ? &h : NULL;
+    int n = against ? dsp_against(&t, op, &h, trials, &c) : dsp_leave_one_out(&t, op, trials, &c);
+    print_checks(table, &t, against, held, op, c, n, trials);
     rc = TL_EXIT_OK;
 out:
     free(c);

@@ -85,11 +85,11 @@ static int check_reasons(void)
               l.grid[0] == (1 << 20) / 512 && l.block[0] == 256 && l.grid[1] == 1 && l.smem == 0,
           "first_add's launch: %u x %u blocks of %u", l.grid[0], l.grid[1], l.block[0]);
     const reg_variant odd = {.name = "odd", .kind = REG_NVRTC, .params = reg_find_variant(reduce, "atomic")->params,
-                             .nparams = 1, .launch = {{"ceil_div(n, BLOCK - 256)"}, {"BLOCK"}}};
+                             .nparams = 1, .launch = {.grid = {"ceil_div(n, BLOCK - 256)"}, .block = {"BLOCK"}}};
     CHECK(reg_geometry(reduce, &odd, b, &r, &l, why, sizeof why) == -1 && strstr(why, "launch grid x") &&
               strstr(why, "positive divisor"), "%s", why);
     const reg_variant empty = {.name = "empty", .kind = REG_NVRTC, .params = odd.params, .nparams = 1,
-                               .launch = {{"n - n"}, {"BLOCK"}}};
+                               .launch = {.grid = {"n - n"}, .block = {"BLOCK"}}};
     CHECK(reg_geometry(reduce, &empty, b, &r, &l, why, sizeof why) == -1 && strstr(why, "= 0 is not 1 .. 2^31 - 1"),
           "%s", why);
     return 1;

@@ -289,9 +289,9 @@ fail:
 
 #define F32_F16 ((1u << F32) | (1u << F16)) /* every variant sums both */
 /* A block BLOCK threads on BLOCK, 2 BLOCK or ITEMS BLOCK elements (REDUCE_PARTS in the kernels). */
-#define ONE_LAUNCH {{"ceil_div(n, BLOCK)"}, {"BLOCK"}}
-#define TWO_LAUNCH {{"ceil_div(n, 2 * BLOCK)"}, {"BLOCK"}}
-#define ITEMS_LAUNCH {{"ceil_div(n, BLOCK * ITEMS)"}, {"BLOCK"}}
+#define ONE_LAUNCH {.grid = {"ceil_div(n, BLOCK)"}, .block = {"BLOCK"}}
+#define TWO_LAUNCH {.grid = {"ceil_div(n, 2 * BLOCK)"}, .block = {"BLOCK"}}
+#define ITEMS_LAUNCH {.grid = {"ceil_div(n, BLOCK * ITEMS)"}, .block = {"BLOCK"}}
 #define FITS "n in at most 2^31 - 1 blocks" /* what the checks test beyond the rules */
 #define TWO_PASS .entry2 = "reduce_finish", .geometry2 = finish_geometry
 

@@ -473,24 +473,25 @@ fail:
 #define PARAMS(list) .params = list, .nparams = (int)(sizeof list / sizeof *list)
 #define RULES(list) .rules = list
 /* CuTe's rungs: a block a BM x BN tile of C, THREADS threads; the blocked ones' pipeline in dynamic smem. */
-#define CUTE_LAUNCH {{"ceil_div(m, BM)", "ceil_div(n, BN)"}, {"THREADS"}}
-#define CUTE_BLOCKED_LAUNCH {{"ceil_div(m, BM)", "ceil_div(n, BN)"}, {"THREADS"}, SGEMM_CUTE_BLOCKED_SMEM}
+#define CUTE_LAUNCH {.grid = {"ceil_div(m, BM)", "ceil_div(n, BN)"}, .block = {"THREADS"}}
+#define CUTE_BLOCKED_LAUNCH                                                                                 \
+    {.grid = {"ceil_div(m, BM)", "ceil_div(n, BN)"}, .block = {"THREADS"}, .smem = SGEMM_CUTE_BLOCKED_SMEM}
 
 static const reg_variant sgemm_variants[] = {
     {.name = "naive", .summary = "one thread per element of C; threadIdx.x walks rows (uncoalesced)",
      .kind = REG_NVRTC, .source = "sgemm/01_naive.cu", .entry = "sgemm_naive", PARAMS(sgemm_naive_params),
      RULES(sgemm_naive_rules), .constraints = "n / BY at most 65535 blocks",
-     .check = sgemm_check_naive, .launch = {{"ceil_div(m, BX)", "ceil_div(n, BY)"}, {"BX", "BY"}}},
+     .check = sgemm_check_naive, .launch = {.grid = {"ceil_div(m, BX)", "ceil_div(n, BY)"}, .block = {"BX", "BY"}}},
     {.name = "gmem_coalesced", .summary = "consecutive threads own consecutive columns of C (coalesced)",
      .kind = REG_NVRTC, .source = "sgemm/02_gmem_coalesced.cu", .entry = "sgemm_gmem_coalesced",
      PARAMS(sgemm_blocksize_params), RULES(sgemm_blocksize_rules),
      .constraints = "n / BLOCKSIZE at most 65535 blocks", .check = sgemm_check_coalesced,
-     .launch = {{"ceil_div(m, BLOCKSIZE)", "ceil_div(n, BLOCKSIZE)"}, {"BLOCKSIZE * BLOCKSIZE"}}},
+     .launch = {.grid = {"ceil_div(m, BLOCKSIZE)", "ceil_div(n, BLOCKSIZE)"}, .block = {"BLOCKSIZE * BLOCKSIZE"}}},
     {.name = "smem_tile", .summary = "BLOCKSIZE x BLOCKSIZE tiles of A and B staged in shared memory",
      .kind = REG_NVRTC, .source = "sgemm/03_smem_tile.cu", .entry = "sgemm_smem_tile", PARAMS(sgemm_blocksize_params),
      RULES(sgemm_blocksize_rules), .constraints = "m / BLOCKSIZE at most 65535 blocks",
      .check = sgemm_check_smem,
-     .launch = {{"ceil_div(n, BLOCKSIZE)", "ceil_div(m, BLOCKSIZE)"}, {"BLOCKSIZE * BLOCKSIZE"}}},
+     .launch = {.grid = {"ceil_div(n, BLOCKSIZE)", "ceil_div(m, BLOCKSIZE)"}, .block = {"BLOCKSIZE * BLOCKSIZE"}}},
     {.name = "blocktile_1d", .summary = "TM results per thread (a column): each B load feeds TM FMAs",
      .kind = REG_NVRTC, .source = "sgemm/04_blocktile_1d.cu", .entry = "sgemm_blocktile_1d", PARAMS(sgemm_p04),
      RULES(sgemm_rules04), .constraints = TILED_CONSTRAINTS, .check = sgemm_check04,

@@ -176,7 +176,7 @@ fail:
 /* A block a TILE x TILE tile, TILE x ROWS threads. */
 #define TILE_CHECK                                                                                         \
     .constraints = "m n at most 2^31 - 1 elements; m / TILE at most 65535 blocks", .check = tile_check,  \
-    .launch = {{"ceil_div(n, TILE)", "ceil_div(m, TILE)"}, {"TILE", "ROWS"}}
+    .launch = {.grid = {"ceil_div(n, TILE)", "ceil_div(m, TILE)"}, .block = {"TILE", "ROWS"}}
 
 static const reg_variant transpose_variants[] = {
     {.name = "naive", .summary = "one thread per element: coalesced reads, writes m floats apart",

@@ -11,25 +11,15 @@ const reg_param sgemm_p11[P11_N] = {SGEMM_HOPPER(REG_PARAM_ROW, P11)};
 
 /* The rules hopper and packed share, in the order the kernels' arithmetic needs them (a divisor before it
  * divides): the tiles, then the flags one by one and how they combine. */
-#define WMITER "WM * WN / (32 * TM * TN * WNITER)"
-#define WARP_THREADS "BM / WM * (BN / WN) * 32"
 #define WARPS "BM / WM * (BN / WN)"
 #define PADDED "BM + BN + 8 * (SWIZZLE == 0)" /* both tiles' rows, padded by 4 floats each unless swizzled */
 #define RULES_HOPPER_TILES                                                                                   \
     {"SWIZZLE == 0 || SWIZZLE == 1", "SWIZZLE = {SWIZZLE} is not 0 or 1"},                                     \
-    {"BM >= 1 && BN >= 1 && BK >= 1 && TM >= 1 && TN >= 1 && BM % TM == 0 && BN % TN == 0",                    \
-     "TM must divide BM and TN divide BN"},                                                                   \
-    {"TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0", "TM, TN and BK must be multiples of 4 (16-byte loads)"},     \
+    RULE_TM_TN,                                                                                              \
+    RULE_VEC,                                                                                                \
     {"SWIZZLE == 0 || (BM >= 4 && BN >= 4 && 1073741824 % BM == 0 && 1073741824 % BN == 0)",                  \
      "BM and BN must be powers of two (swizzled tiles)"},                                                     \
-    {"WM >= 1 && WN >= 1 && WNITER >= 1 && BM % WM == 0 && BN % WN == 0 && WN % WNITER == 0",                 \
-     "WM must divide BM, WN divide BN, WNITER divide WN"},                                                    \
-    {"WM * WN % (32 * TM * TN * WNITER) == 0", "WM * WN is not a multiple of 32 * TM * TN * WNITER"},          \
-    {WMITER " >= 1 && WM % (" WMITER ") == 0", "WMITER = {" WMITER "} does not divide WM"},                  \
-    {"WM / (" WMITER ") % TM == 0 && WN / WNITER % TN == 0 && WM / (" WMITER ") / TM * (WN / WNITER / TN) == 32", \
-     "a warp sub-tile of {WM / (" WMITER ")} x {WN / WNITER} is not 32 lanes of TM x TN"},                   \
-    {WARP_THREADS " >= 32 && " WARP_THREADS " <= 1024", "{" WARP_THREADS "} threads per block, not 32 .. 1024"}, \
-    {"THREADS == 0 || THREADS == " WARP_THREADS, "THREADS = {THREADS}, the tiles need {" WARP_THREADS "} (0 = derived)"}, \
+    RULES_WARPTILE,                                                                                          \
     {"STAGES >= 2 && STAGES <= 8", "STAGES must be 2 .. 8"}
 #define RULE_SMEM                                                                                            \
     {"STAGES * BK * (" PADDED ") * 4 <= 232448", "{STAGES * BK * (" PADDED ") * 4} bytes of shared memory > 227 KiB"}

@@ -188,6 +188,25 @@ typedef int sgemm_check_fn(const long *p, const reg_spec *s, char *why, size_t n
 typedef void sgemm_geometry_fn(const long *p, const reg_spec *s, reg_launch *l);
 typedef uint64_t sgemm_workspace_fn(const long *p, const reg_spec *s);
 
+/* Rule pieces the SIMT families share (sgemm_simt.c's ladder, sgemm_hopper.c's hopper and packed), as text
+ * that each rung's list puts in the order its arithmetic needs (a divisor is checked before it divides). */
+#define RULE_TM_TN {"BM >= 1 && BN >= 1 && BK >= 1 && TM >= 1 && TN >= 1 && BM % TM == 0 && BN % TN == 0", \
+                    "TM must divide BM and TN divide BN"}
+#define RULE_VEC {"TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0", "TM, TN and BK must be multiples of 4 (16-byte loads)"}
+/* The warp tiles (10, 11, 15): WMITER = WM WN / (32 TM TN WNITER) warp sub-tiles along m, each of WM / WMITER
+ * x WN / WNITER, 32 lanes of TM x TN. */
+#define WMITER "WM * WN / (32 * TM * TN * WNITER)"
+#define WARP_THREADS "BM / WM * (BN / WN) * 32"
+#define RULES_WARPTILE                                                                                       \
+    {"WM >= 1 && WN >= 1 && WNITER >= 1 && BM % WM == 0 && BN % WN == 0 && WN % WNITER == 0",                 \
+     "WM must divide BM, WN divide BN, WNITER divide WN"},                                                    \
+    {"WM * WN % (32 * TM * TN * WNITER) == 0", "WM * WN is not a multiple of 32 * TM * TN * WNITER"},          \
+    {WMITER " >= 1 && WM % (" WMITER ") == 0", "WMITER = {" WMITER "} does not divide WM"},                  \
+    {"WM / (" WMITER ") % TM == 0 && WN / WNITER % TN == 0 && WM / (" WMITER ") / TM * (WN / WNITER / TN) == 32", \
+     "a warp sub-tile of {WM / (" WMITER ")} x {WN / WNITER} is not 32 lanes of TM x TN"},                   \
+    {WARP_THREADS " >= 32 && " WARP_THREADS " <= 1024", "{" WARP_THREADS "} threads per block, not 32 .. 1024"}, \
+    {"THREADS == 0 || THREADS == " WARP_THREADS, "THREADS = {THREADS}, the tiles need {" WARP_THREADS "} (0 = derived)"}
+
 /* sgemm_simt.c */
 extern const reg_param sgemm_naive_params[NAIVE_N], sgemm_blocksize_params[BS_N], sgemm_p04[P04_N],
     sgemm_p05[P05_N], sgemm_p07[P07_N], sgemm_p09[P09_N], sgemm_p10[P10_N];

@@ -159,12 +159,9 @@ void sgemm_tiles_geometry(const sgemm_tiles *t, const reg_spec *s, reg_launch *l
 
 /* ---- 04 .. 10: each rung's params as a tile shape, and its rules --------------------------------------- */
 
-/* The rules the ladder's tiled rungs have in common, written once as text pieces: the rung's own lists
- * below put them together in the order the kernels' arithmetic needs (a divisor is checked before it
- * divides). */
-#define RULE_TM_TN {"BM >= 1 && BN >= 1 && BK >= 1 && TM >= 1 && TN >= 1 && BM % TM == 0 && BN % TN == 0", \
-                    "TM must divide BM and TN divide BN"}
-#define RULE_VEC {"TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0", "TM, TN and BK must be multiples of 4 (16-byte loads)"}
+/* The rules the ladder's tiled rungs have in common beyond sgemm_rungs.h's (RULE_TM_TN, RULE_VEC,
+ * RULES_WARPTILE), written once as text pieces: the rung's own lists below put them together in the order
+ * the kernels' arithmetic needs (a divisor is checked before it divides). */
 #define RULE_PAD {"PAD >= 0 && PAD % 4 == 0", "PAD must be a non-negative multiple of 4"}
 #define RULE_THREADS_2D {"BM * BN / (TM * TN) >= 32 && BM * BN / (TM * TN) <= 1024", \
                          "{BM * BN / (TM * TN)} threads per block, not 32 .. 1024"}
@@ -173,19 +170,6 @@ void sgemm_tiles_geometry(const sgemm_tiles *t, const reg_spec *s, reg_launch *l
 #define RULE_STAGES {"STAGES >= 2 && STAGES <= 8", "STAGES must be 2 .. 8"}
 #define RULE_DYNAMIC_SMEM(PADDED) {"STAGES * BK * (" PADDED ") * 4 <= 232448", \
                                    "{STAGES * BK * (" PADDED ") * 4} bytes of shared memory > 227 KiB"}
-/* The warp tiles (10, 11, 15): WMITER = WM WN / (32 TM TN WNITER) warp sub-tiles along m, each of WM / WMITER
- * x WN / WNITER, 32 lanes of TM x TN. */
-#define WMITER "WM * WN / (32 * TM * TN * WNITER)"
-#define WARP_THREADS "BM / WM * (BN / WN) * 32"
-#define RULES_WARPTILE                                                                                       \
-    {"WM >= 1 && WN >= 1 && WNITER >= 1 && BM % WM == 0 && BN % WN == 0 && WN % WNITER == 0",                 \
-     "WM must divide BM, WN divide BN, WNITER divide WN"},                                                    \
-    {"WM * WN % (32 * TM * TN * WNITER) == 0", "WM * WN is not a multiple of 32 * TM * TN * WNITER"},          \
-    {WMITER " >= 1 && WM % (" WMITER ") == 0", "WMITER = {" WMITER "} does not divide WM"},                  \
-    {"WM / (" WMITER ") % TM == 0 && WN / WNITER % TN == 0 && WM / (" WMITER ") / TM * (WN / WNITER / TN) == 32", \
-     "a warp sub-tile of {WM / (" WMITER ")} x {WN / WNITER} is not 32 lanes of TM x TN"},                   \
-    {WARP_THREADS " >= 32 && " WARP_THREADS " <= 1024", "{" WARP_THREADS "} threads per block, not 32 .. 1024"}, \
-    {"THREADS == 0 || THREADS == " WARP_THREADS, "THREADS = {THREADS}, the tiles need {" WARP_THREADS "} (0 = derived)"}
 
 const reg_param sgemm_p04[P04_N] = {SGEMM_P04(REG_PARAM_ROW, P04)};
 const reg_param sgemm_p05[P05_N] = {SGEMM_P05(REG_PARAM_ROW, P05)};

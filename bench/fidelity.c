@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     CUBLAS_CHECK(cublasSetStream(h, st));
     reg_ctx ctx = {.cublas = h, .stream = st};
     reg_spec s = {.dims = {size, size, size}, .args = {1.0, 0.0}, .seed = 1};
-    if (b.op->problem_new(&b.p, &s, &ctx, 1, e)) goto fail;
+    if (b.op->problem_new(b.op, &b.p, &s, &ctx, 1, e)) goto fail;
 
     measure_protocol p = measure_defaults;
     p.warmup = 10, p.min_reps = reps, p.max_reps = reps, p.max_time_s = 1e9, p.l2_flush = 0;

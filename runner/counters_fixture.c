@@ -110,8 +110,8 @@ int main(int argc, char **argv)
         r.status = "ok";
         r.regs = -1, r.smem_bytes = r.local_bytes = r.smem_static_bytes = r.smem_dynamic_bytes = -1;
         r.max_abs_err = r.max_rel_err = 0;
-        r.flop = r.c->op->flop(&r.c->spec);
-        r.bytes = r.c->op->bytes(&r.c->spec);
+        r.flop = r.c->op->flop(r.c->op, &r.c->spec);
+        r.bytes = r.c->op->bytes(r.c->op, &r.c->spec);
         r.protocol = tl_xstrdup("fixture");
         r.verify = "once";
         r.data = "uniform";

@@ -154,7 +154,7 @@ static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const c
         free(c->prob_key);
         c->prob_key = key;
         c->prob_ref = NULL;
-        int rc = op->problem_new(&c->prob, &tc->spec, &c->ctx, on_device, e);
+        int rc = op->problem_new(op, &c->prob, &tc->spec, &c->ctx, on_device, e);
         r->phase_s[PH_INPUTS] += tl_now_s() - t0;
         if (rc) return -1;
     } else {
@@ -467,8 +467,8 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     r->gflops = r->gbs = NAN;
     r->st.median_ms = r->st.mean_ms = r->st.stdev_ms = r->st.min_ms = r->st.max_ms = NAN;
     r->st.p10_ms = r->st.p90_ms = NAN;
-    r->flop = tc->op->flop(&tc->spec);
-    r->bytes = tc->op->bytes(&tc->spec);
+    r->flop = tc->op->flop(tc->op, &tc->spec);
+    r->bytes = tc->op->bytes(tc->op, &tc->spec);
     r->tol = config_tolerance(x, &tc->spec);
     r->protocol = measure_protocol_text(&tc->protocol);
     r->verify = cfg_verify_names[x->verify];

@@ -112,7 +112,7 @@ static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
     char why[256] = "";
     const reg_variant *v = c->run;
     int on_device = v->kind != REG_HOST;
-    uint64_t need = c->op->mem_bytes(&c->spec, on_device);
+    uint64_t need = c->op->mem_bytes(c->op, &c->spec, on_device);
     uint64_t have = on_device ? lim->device_bytes : lim->host_bytes;
     if (need == 0) {
         c->reason = tl_xstrdup("size arithmetic overflows 64 bits");
@@ -367,7 +367,7 @@ void plan_free(tl_plan *p)
 static double run_time(const tl_case *c)
 {
     int host = c->variant->kind == REG_HOST;
-    double flop = c->op->flop(&c->spec), bytes = c->op->bytes(&c->spec);
+    double flop = c->op->flop(c->op, &c->spec), bytes = c->op->bytes(c->op, &c->spec);
     return fmax(flop / (host ? COST_HOST_FLOPS : COST_DEVICE_FLOPS), bytes / (host ? COST_HOST_BPS : COST_DEVICE_BPS));
 }
 

@@ -315,7 +315,7 @@ static int check_packed_launch(void)
                              "variants:\n  - {name: packed, params: {BM: 128, BN: 128, WM: 64, WN: 32, WNITER: 2}}\n";
     if (load(one, &x, &p, 0)) return n + 1;
     const tl_case *c = &p.cases[0];
-    uint64_t need = c->op->mem_bytes(&c->spec, 1) + c->run->workspace(c->run_params, &c->spec);
+    uint64_t need = c->op->mem_bytes(c->op, &c->spec, 1) + c->run->workspace(c->run_params, &c->spec);
     unload(&x, &p);
     if (load(one, &x, &p, need - 1)) return n + 1;
     CHECK(p.cases[0].skipped && strstr(p.cases[0].reason, "of device memory"), "one byte short: %s",

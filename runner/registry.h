@@ -181,7 +181,8 @@ typedef struct {
     const char *nonzero_macro;
 } reg_arg;
 
-typedef struct {
+typedef struct reg_op reg_op;
+struct reg_op {
     const char *name;    /* "sgemm" */
     const char *summary; /* one line */
     const char *const *axes;
@@ -208,12 +209,14 @@ typedef struct {
     const char *kernel_doc; /* what else a kernel of this op may rely on (macros the runner defines) */
 
     const char *rate;                   /* what the tables show: "GFLOP/s" (NULL) or "GB/s" */
-    double (*flop)(const reg_spec *s);  /* floating-point operations of one run */
-    double (*bytes)(const reg_spec *s); /* fewest bytes one run must move */
+    /* The op-level functions take the op itself first: a declared op (runner/dop.h) finds its declaration
+     * through it. */
+    double (*flop)(const reg_op *op, const reg_spec *s);  /* floating-point operations of one run */
+    double (*bytes)(const reg_op *op, const reg_spec *s); /* fewest bytes one run must move */
     /* Memory the runner allocates for a case, bytes; 0 on overflow. */
-    uint64_t (*mem_bytes)(const reg_spec *s, int on_device);
+    uint64_t (*mem_bytes)(const reg_op *op, const reg_spec *s, int on_device);
 
-    int (*problem_new)(reg_problem **out, const reg_spec *s, const reg_ctx *ctx, int on_device,
+    int (*problem_new)(const reg_op *op, reg_problem **out, const reg_spec *s, const reg_ctx *ctx, int on_device,
                        tl_err *e);
     void (*problem_free)(reg_problem *p);
     /* Computes the reference output for later checks. */
@@ -230,7 +233,7 @@ typedef struct {
     int (*operand_tensor)(const reg_problem *p, int i, reg_tensor *t);
     /* Optional: what a dispatching variant's table (runner/dispatch.h) asks of the op, or NULL. */
     const struct dsp_model *dispatch;
-} reg_op;
+};
 
 extern const reg_op *const reg_ops[];
 extern const int reg_nops;

@@ -21,19 +21,22 @@ struct reg_problem {
     float *dx, *dy;
 };
 
-static double copy_flop(const reg_spec *s)
+static double copy_flop(const reg_op *op, const reg_spec *s)
 {
+    (void)op;
     (void)s;
     return 0.0;
 }
 
-static double copy_bytes(const reg_spec *s)
+static double copy_bytes(const reg_op *op, const reg_spec *s)
 {
+    (void)op;
     return 8.0 * (double)s->dims[N_]; /* each float read once and written once */
 }
 
-static uint64_t copy_mem_bytes(const reg_spec *s, int on_device)
+static uint64_t copy_mem_bytes(const reg_op *op, const reg_spec *s, int on_device)
 {
+    (void)op;
     (void)on_device;
     uint64_t b;
     return tl_mul_u64((uint64_t)s->dims[N_], 8, &b) ? b : 0;
@@ -179,8 +182,10 @@ static void copy_problem_free(reg_problem *p)
     free(p);
 }
 
-static int copy_problem_new(reg_problem **out, const reg_spec *s, const reg_ctx *ctx, int on_device, tl_err *e)
+static int copy_problem_new(const reg_op *op, reg_problem **out, const reg_spec *s, const reg_ctx *ctx,
+                            int on_device, tl_err *e)
 {
+    (void)op;
     reg_problem *p = tl_xcalloc(1, sizeof *p);
     p->s = *s;
     p->ctx = ctx;

@@ -41,13 +41,15 @@ static size_t elem_bytes(const reg_spec *s)
     return s->dtype == F16 ? 2 : 4;
 }
 
-static double reduce_flop(const reg_spec *s)
+static double reduce_flop(const reg_op *op, const reg_spec *s)
 {
+    (void)op;
     return (double)s->dims[N_]; /* one addition per element */
 }
 
-static double reduce_bytes(const reg_spec *s)
+static double reduce_bytes(const reg_op *op, const reg_spec *s)
 {
+    (void)op;
     return (double)s->dims[N_] * (double)elem_bytes(s) + 4.0; /* every element read once, one float out */
 }
 
@@ -59,8 +61,9 @@ static size_t parts_capacity(long long n)
     return p > (size_t)MAX_GRID ? p : (size_t)MAX_GRID;
 }
 
-static uint64_t reduce_mem_bytes(const reg_spec *s, int on_device)
+static uint64_t reduce_mem_bytes(const reg_op *op, const reg_spec *s, int on_device)
 {
+    (void)op;
     uint64_t n = (uint64_t)s->dims[N_], x, total;
     if (!tl_mul_u64(n, on_device ? elem_bytes(s) : 4, &x)) return 0;
     if (!on_device) return x;
@@ -204,8 +207,10 @@ static uint16_t *to_half(float *x, long long n)
     return bits;
 }
 
-static int reduce_problem_new(reg_problem **out, const reg_spec *s, const reg_ctx *ctx, int on_device, tl_err *e)
+static int reduce_problem_new(const reg_op *op, reg_problem **out, const reg_spec *s, const reg_ctx *ctx,
+                              int on_device, tl_err *e)
 {
+    (void)op;
     reg_problem *p = tl_xcalloc(1, sizeof *p);
     uint16_t *bits = NULL;
     p->s = *s;

@@ -65,13 +65,15 @@ static float to_tf32(float f)
 
 /* ---- model ------------------------------------------------------------------------------ */
 
-static double sgemm_flop(const reg_spec *s)
+static double sgemm_flop(const reg_op *op, const reg_spec *s)
 {
+    (void)op;
     return 2.0 * (double)s->dims[M_] * (double)s->dims[N_] * (double)s->dims[K_];
 }
 
-static double sgemm_bytes(const reg_spec *s)
+static double sgemm_bytes(const reg_op *op, const reg_spec *s)
 {
+    (void)op;
     double m = (double)s->dims[M_], n = (double)s->dims[N_], k = (double)s->dims[K_];
     double c = s->args[BETA] != 0.0 ? 2.0 * m * n : m * n; /* C read too when beta != 0 */
     return (double)sgemm_elem_bytes(s) * (m * k + k * n) + 4.0 * c;
@@ -79,8 +81,9 @@ static double sgemm_bytes(const reg_spec *s)
 
 /* A, B, C and the initial C, on the device (bf16: A and B in BF16, and FP32 copies while the
  * reference is computed); on the host also the reference and its error scale. */
-static uint64_t sgemm_mem_bytes(const reg_spec *s, int on_device)
+static uint64_t sgemm_mem_bytes(const reg_op *op, const reg_spec *s, int on_device)
 {
+    (void)op;
     uint64_t ak, kn, mn, sum, total;
     uint64_t m = (uint64_t)s->dims[M_], n = (uint64_t)s->dims[N_], k = (uint64_t)s->dims[K_];
     if (!tl_mul_u64(m, k, &ak) || !tl_mul_u64(k, n, &kn) || !tl_mul_u64(m, n, &mn)) return 0;
@@ -282,8 +285,10 @@ fail:
 
 /* On the device, inputs the device can make are made there (nothing crosses the bus); the host makes
  * the others (normal) and copies them up. */
-static int sgemm_problem_new(reg_problem **out, const reg_spec *s, const reg_ctx *ctx, int on_device, tl_err *e)
+static int sgemm_problem_new(const reg_op *op, reg_problem **out, const reg_spec *s, const reg_ctx *ctx,
+                             int on_device, tl_err *e)
 {
+    (void)op;
     reg_problem *p = tl_xcalloc(1, sizeof *p);
     p->s = *s;
     p->ctx = ctx;

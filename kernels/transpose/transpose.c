@@ -23,19 +23,22 @@ struct reg_problem {
     float *dx, *dy;
 };
 
-static double transpose_flop(const reg_spec *s)
+static double transpose_flop(const reg_op *op, const reg_spec *s)
 {
+    (void)op;
     (void)s;
     return 0.0;
 }
 
-static double transpose_bytes(const reg_spec *s)
+static double transpose_bytes(const reg_op *op, const reg_spec *s)
 {
+    (void)op;
     return 8.0 * (double)s->dims[M_] * (double)s->dims[N_];
 }
 
-static uint64_t transpose_mem_bytes(const reg_spec *s, int on_device)
+static uint64_t transpose_mem_bytes(const reg_op *op, const reg_spec *s, int on_device)
 {
+    (void)op;
     (void)on_device;
     uint64_t mn, b;
     if (!tl_mul_u64((uint64_t)s->dims[M_], (uint64_t)s->dims[N_], &mn) || !tl_mul_u64(mn, 12, &b)) return 0;
@@ -111,8 +114,10 @@ static void transpose_problem_free(reg_problem *p)
     free(p);
 }
 
-static int transpose_problem_new(reg_problem **out, const reg_spec *s, const reg_ctx *ctx, int on_device, tl_err *e)
+static int transpose_problem_new(const reg_op *op, reg_problem **out, const reg_spec *s, const reg_ctx *ctx,
+                                 int on_device, tl_err *e)
 {
+    (void)op;
     reg_problem *p = tl_xcalloc(1, sizeof *p);
     p->s = *s;
     p->ctx = ctx;

@@ -10,154 +10,9 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "runner/cfg_node.h"
 #include "runner/decl.h"
 #include "runner/dispatch.h"
-
-typedef struct {
-    const char *path;
-    yaml_document_t doc;
-    tl_err *e;
-} cfg_ctx;
-
-/* ---- errors ---------------------------------------------------------------------------- */
-
-__attribute__((format(printf, 4, 5))) static int fail_at(cfg_ctx *c, const yaml_node_t *n,
-                                                         const char *field, const char *fmt, ...)
-{
-    char what[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    tl_err_set(c->e, "%s:%lu:%lu: %s: %s", c->path, (unsigned long)n->start_mark.line + 1,
-               (unsigned long)n->start_mark.column + 1, field, what);
-    return -1;
-}
-
-static const char *kind_name(const yaml_node_t *n)
-{
-    switch (n->type) {
-    case YAML_SCALAR_NODE: return "a scalar";
-    case YAML_SEQUENCE_NODE: return "a list";
-    case YAML_MAPPING_NODE: return "a mapping";
-    default: return "nothing";
-    }
-}
-
-static yaml_node_t *node(cfg_ctx *c, int id)
-{
-    return yaml_document_get_node(&c->doc, id);
-}
-
-static const char *scalar(const yaml_node_t *n)
-{
-    return (const char *)n->data.scalar.value;
-}
-
-static int expect(cfg_ctx *c, const yaml_node_t *n, yaml_node_type_t t, const char *field)
-{
-    if (n->type == t) return 0;
-    const char *want = t == YAML_SCALAR_NODE ? "a scalar" : t == YAML_SEQUENCE_NODE ? "a list" : "a mapping";
-    return fail_at(c, n, field, "expected %s, got %s", want, kind_name(n));
-}
-
-/* ---- scalars --------------------------------------------------------------------------- */
-
-static int parse_int(cfg_ctx *c, const yaml_node_t *n, const char *field, long lo, long hi, long *out)
-{
-    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
-    const char *s = scalar(n);
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 0);
-    if (!*s || *end || errno) return fail_at(c, n, field, "expected an integer, got '%s'", s);
-    if (v < lo || v > hi) return fail_at(c, n, field, "%lld is out of range [%ld, %ld]", v, lo, hi);
-    *out = (long)v;
-    return 0;
-}
-
-static int parse_double(cfg_ctx *c, const yaml_node_t *n, const char *field, double lo, double hi,
-                        double *out)
-{
-    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
-    const char *s = scalar(n);
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v)) return fail_at(c, n, field, "expected a number, got '%s'", s);
-    if (v < lo || v > hi) return fail_at(c, n, field, "%g is out of range [%g, %g]", v, lo, hi);
-    *out = v;
-    return 0;
-}
-
-static int parse_bool(cfg_ctx *c, const yaml_node_t *n, const char *field, int *out)
-{
-    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
-    const char *s = scalar(n);
-    if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on")) *out = 1;
-    else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off")) *out = 0;
-    else return fail_at(c, n, field, "expected true or false, got '%s'", s);
-    return 0;
-}
-
-static int parse_string(cfg_ctx *c, const yaml_node_t *n, const char *field, char **out)
-{
-    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
-    *out = tl_xstrdup(scalar(n));
-    return 0;
-}
-
-/* One of choices[0..nchoices); *out gets the index. */
-static int parse_choice(cfg_ctx *c, const yaml_node_t *n, const char *field, const char *const *choices,
-                        int nchoices, int *out)
-{
-    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
-    for (int i = 0; i < nchoices; i++)
-        if (!strcmp(scalar(n), choices[i])) return *out = i, 0;
-    char list[512] = "";
-    for (int i = 0; i < nchoices; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", choices[i]);
-    return fail_at(c, n, field, "'%s' is not one of: %s", scalar(n), list);
-}
-
-/* ---- mappings -------------------------------------------------------------------------- */
-
-typedef struct {
-    const char *key;
-    yaml_node_t *value;
-} cfg_pair;
-
-/* Splits a mapping into pairs, rejecting duplicate and (when allowed != NULL) unknown keys. */
-static int mapping_pairs(cfg_ctx *c, yaml_node_t *n, const char *field, const char *const *allowed,
-                         cfg_pair *pairs, int maxpairs, int *npairs)
-{
-    if (expect(c, n, YAML_MAPPING_NODE, field)) return -1;
-    int k = 0;
-    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-        yaml_node_t *kn = node(c, p->key), *vn = node(c, p->value);
-        if (kn->type != YAML_SCALAR_NODE) return fail_at(c, kn, field, "keys must be plain names");
-        const char *key = scalar(kn);
-        for (int i = 0; i < k; i++)
-            if (!strcmp(pairs[i].key, key)) return fail_at(c, kn, field, "key '%s' is given twice", key);
-        if (allowed) {
-            int ok = 0;
-            for (int i = 0; allowed[i]; i++) ok |= !strcmp(allowed[i], key);
-            if (!ok) {
-                char list[512] = "";
-                for (int i = 0; allowed[i]; i++)
-                    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
-                             allowed[i]);
-                return fail_at(c, kn, field, "unknown key '%s' (expected one of: %s)", key, list);
-            }
-        }
-        if (k == maxpairs) return fail_at(c, kn, field, "too many keys (at most %d)", maxpairs);
-        pairs[k].key = key;
-        pairs[k].value = vn;
-        k++;
-    }
-    *npairs = k;
-    return 0;
-}
 
 /* ---- value lists: 8 | [8, 16] | {pow2: [3, 5]} | {range: [start, stop, step]} ------------- */
 
@@ -168,60 +23,60 @@ static void push_value(long **vals, int *n, long v)
     (*vals)[(*n)++] = v;
 }
 
-static int parse_values(cfg_ctx *c, yaml_node_t *n, const char *field, long lo, long hi, long **vals,
+static int parse_values(cfgn_ctx *c, yaml_node_t *n, const char *field, long lo, long hi, long **vals,
                         int *nvals)
 {
     long v;
     *vals = NULL;
     *nvals = 0;
     if (n->type == YAML_SCALAR_NODE) {
-        if (parse_int(c, n, field, lo, hi, &v)) return -1;
+        if (cfgn_int(c, n, field, lo, hi, &v)) return -1;
         push_value(vals, nvals, v);
         return 0;
     }
     if (n->type == YAML_SEQUENCE_NODE) {
         if (n->data.sequence.items.top == n->data.sequence.items.start)
-            return fail_at(c, n, field, "the list is empty");
+            return cfgn_fail(c, n, field, "the list is empty");
         for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-            if (parse_int(c, node(c, *it), field, lo, hi, &v)) goto fail;
+            if (cfgn_int(c, cfgn_node(c, *it), field, lo, hi, &v)) goto fail;
             push_value(vals, nvals, v);
         }
         return 0;
     }
     static const char *const forms[] = {"pow2", "range", NULL};
-    cfg_pair pr[2];
+    cfgn_pair pr[2];
     int np;
-    if (mapping_pairs(c, n, field, forms, pr, 2, &np)) return -1;
-    if (np != 1) return fail_at(c, n, field, "expected one of {pow2: [lo, hi]} or {range: [start, stop, step]}");
+    if (cfgn_pairs(c, n, field, forms, pr, 2, &np)) return -1;
+    if (np != 1) return cfgn_fail(c, n, field, "expected one of {pow2: [lo, hi]} or {range: [start, stop, step]}");
     yaml_node_t *seq = pr[0].value;
     int is_pow2 = !strcmp(pr[0].key, "pow2");
     int want = is_pow2 ? 2 : 3;
-    if (expect(c, seq, YAML_SEQUENCE_NODE, field)) return -1;
+    if (cfgn_expect(c, seq, YAML_SEQUENCE_NODE, field)) return -1;
     long a[3];
     int got = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
     if (got != want)
-        return fail_at(c, seq, field, "%s takes %d numbers, got %d", pr[0].key, want, got);
+        return cfgn_fail(c, seq, field, "%s takes %d numbers, got %d", pr[0].key, want, got);
     for (int i = 0; i < want; i++) {
         /* A range's step is checked below, with its own message. */
         long ilo = is_pow2 ? 0 : i == 2 ? -(1L << 62) : lo, ihi = is_pow2 ? 62 : i == 2 ? (1L << 62) : hi;
-        if (parse_int(c, node(c, seq->data.sequence.items.start[i]), field, ilo, ihi, &a[i])) return -1;
+        if (cfgn_int(c, cfgn_node(c, seq->data.sequence.items.start[i]), field, ilo, ihi, &a[i])) return -1;
     }
     if (is_pow2) {
-        if (a[0] > a[1]) return fail_at(c, seq, field, "pow2: lo %ld is above hi %ld", a[0], a[1]);
+        if (a[0] > a[1]) return cfgn_fail(c, seq, field, "pow2: lo %ld is above hi %ld", a[0], a[1]);
         for (long e = a[0]; e <= a[1]; e++) {
             long p = 1L << e;
             if (p < lo || p > hi) {
-                fail_at(c, seq, field, "2^%ld = %ld is out of range [%ld, %ld]", e, p, lo, hi);
+                cfgn_fail(c, seq, field, "2^%ld = %ld is out of range [%ld, %ld]", e, p, lo, hi);
                 goto fail;
             }
             push_value(vals, nvals, p);
         }
         return 0;
     }
-    if (a[2] <= 0) return fail_at(c, seq, field, "range: step must be positive, got %ld", a[2]);
-    if (a[0] > a[1]) return fail_at(c, seq, field, "range: start %ld is above stop %ld", a[0], a[1]);
+    if (a[2] <= 0) return cfgn_fail(c, seq, field, "range: step must be positive, got %ld", a[2]);
+    if (a[0] > a[1]) return cfgn_fail(c, seq, field, "range: start %ld is above stop %ld", a[0], a[1]);
     if ((a[1] - a[0]) / a[2] >= CFG_MAX_VALUES)
-        return fail_at(c, seq, field, "range expands to more than %d values", CFG_MAX_VALUES);
+        return cfgn_fail(c, seq, field, "range expands to more than %d values", CFG_MAX_VALUES);
     for (long x = a[0]; x <= a[1]; x += a[2]) push_value(vals, nvals, x);
     return 0;
 fail:
@@ -243,7 +98,7 @@ typedef struct {
 } size_factor;
 
 /* "mnk" ties the single-letter axes m, n and k; an exact axis name sets that axis. */
-static int axes_of_key(cfg_ctx *c, yaml_node_t *kn, const char *key, const reg_op *op, int *axes,
+static int axes_of_key(cfgn_ctx *c, yaml_node_t *kn, const char *key, const reg_op *op, int *axes,
                        int *naxes, int *seen)
 {
     int a = reg_find_axis(op, key);
@@ -258,14 +113,14 @@ static int axes_of_key(cfg_ctx *c, yaml_node_t *kn, const char *key, const reg_o
                 char list[128] = "";
                 for (int i = 0; i < op->naxes; i++)
                     snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", op->axes[i]);
-                return fail_at(c, kn, "sizes", "'%s' is not an axis of %s (axes: %s; 'mnk' ties m, n and k)",
+                return cfgn_fail(c, kn, "sizes", "'%s' is not an axis of %s (axes: %s; 'mnk' ties m, n and k)",
                                key, op->name, list);
             }
             axes[(*naxes)++] = b;
         }
     }
     for (int i = 0; i < *naxes; i++) {
-        if (seen[axes[i]]) return fail_at(c, kn, "sizes", "axis '%s' is given twice", op->axes[axes[i]]);
+        if (seen[axes[i]]) return cfgn_fail(c, kn, "sizes", "axis '%s' is given twice", op->axes[axes[i]]);
         seen[axes[i]] = 1;
     }
     return 0;
@@ -284,17 +139,17 @@ static void factors_free(size_factor *f, int nf)
         for (int j = 0; j < REG_MAX_AXES; j++) free(f[i].vals[j]);
 }
 
-static int parse_zip(cfg_ctx *c, yaml_node_t *n, const reg_op *op, int *seen, size_factor *f)
+static int parse_zip(cfgn_ctx *c, yaml_node_t *n, const reg_op *op, int *seen, size_factor *f)
 {
-    cfg_pair pr[REG_MAX_AXES];
+    cfgn_pair pr[REG_MAX_AXES];
     int np;
-    if (mapping_pairs(c, n, "sizes.zip", NULL, pr, REG_MAX_AXES, &np)) return -1;
-    if (np == 0) return fail_at(c, n, "sizes.zip", "zip needs at least one axis");
+    if (cfgn_pairs(c, n, "sizes.zip", NULL, pr, REG_MAX_AXES, &np)) return -1;
+    if (np == 0) return cfgn_fail(c, n, "sizes.zip", "zip needs at least one axis");
     f->naxes = 0;
     for (int i = 0; i < np; i++) {
         yaml_node_t *kn = NULL;
         for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
-            if (node(c, p->value) == pr[i].value) kn = node(c, p->key);
+            if (cfgn_node(c, p->value) == pr[i].value) kn = cfgn_node(c, p->key);
         int axes[REG_MAX_AXES], na;
         if (axes_of_key(c, kn, pr[i].key, op, axes, &na, seen)) return -1;
         int nv;
@@ -302,7 +157,7 @@ static int parse_zip(cfg_ctx *c, yaml_node_t *n, const reg_op *op, int *seen, si
         snprintf(field, sizeof field, "sizes.zip.%s", pr[i].key);
         if (parse_values(c, pr[i].value, field, 1, AXIS_MAX, &f->vals[f->naxes], &nv)) return -1;
         if (i > 0 && nv != f->nvals)
-            return fail_at(c, pr[i].value, field, "zip needs lists of one length: %d here, %d before", nv,
+            return cfgn_fail(c, pr[i].value, field, "zip needs lists of one length: %d here, %d before", nv,
                            f->nvals);
         f->nvals = nv;
         for (int j = 0; j < na; j++) {
@@ -318,15 +173,15 @@ static int parse_zip(cfg_ctx *c, yaml_node_t *n, const reg_op *op, int *seen, si
 }
 
 /* A sizes mapping: the product of its factors (an axis, tied axes, or a zip). */
-static int parse_sizes_mapping(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_sizes_mapping(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
     const reg_op *op = x->op;
-    cfg_pair pr[REG_MAX_AXES + 1];
+    cfgn_pair pr[REG_MAX_AXES + 1];
     int np, seen[REG_MAX_AXES] = {0};
     size_factor f[REG_MAX_AXES + 1];
     memset(f, 0, sizeof f);
     int nf = 0, rc = -1;
-    if (mapping_pairs(c, n, "sizes", NULL, pr, REG_MAX_AXES + 1, &np)) return -1;
+    if (cfgn_pairs(c, n, "sizes", NULL, pr, REG_MAX_AXES + 1, &np)) return -1;
     yaml_node_pair_t *p = n->data.mapping.pairs.start;
     for (int i = 0; i < np; i++, p++) {
         size_factor *fi = &f[nf++];
@@ -335,7 +190,7 @@ static int parse_sizes_mapping(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
             continue;
         }
         int na;
-        if (axes_of_key(c, node(c, p->key), pr[i].key, op, fi->axes, &na, seen)) goto out;
+        if (axes_of_key(c, cfgn_node(c, p->key), pr[i].key, op, fi->axes, &na, seen)) goto out;
         char field[64];
         snprintf(field, sizeof field, "sizes.%s", pr[i].key);
         if (parse_values(c, pr[i].value, field, 1, AXIS_MAX, &fi->vals[0], &fi->nvals)) goto out;
@@ -347,7 +202,7 @@ static int parse_sizes_mapping(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
     }
     for (int a = 0; a < op->naxes; a++)
         if (!seen[a]) {
-            fail_at(c, n, "sizes", "axis '%s' is not given", op->axes[a]);
+            cfgn_fail(c, n, "sizes", "axis '%s' is not given", op->axes[a]);
             goto out;
         }
     /* Product over factors, the last factor varying fastest. */
@@ -357,7 +212,7 @@ static int parse_sizes_mapping(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
         for (int i = 0; i < nf; i++)
             for (int j = 0; j < f[i].naxes; j++) dims[f[i].axes[j]] = f[i].vals[j][idx[i]];
         if (x->nsizes >= CFG_MAX_CASES) {
-            fail_at(c, n, "sizes", "expands to more than %d sizes", CFG_MAX_CASES);
+            cfgn_fail(c, n, "sizes", "expands to more than %d sizes", CFG_MAX_CASES);
             goto out;
         }
         push_size(x, dims);
@@ -371,17 +226,17 @@ out:
     return rc;
 }
 
-static int parse_sizes(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_sizes(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
     if (n->type == YAML_MAPPING_NODE) return parse_sizes_mapping(c, n, x);
     if (n->type != YAML_SEQUENCE_NODE)
-        return fail_at(c, n, "sizes", "expected a mapping of axes or a list of them, got %s", kind_name(n));
+        return cfgn_fail(c, n, "sizes", "expected a mapping of axes or a list of them, got %s", cfgn_kind_name(n));
     if (n->data.sequence.items.top == n->data.sequence.items.start)
-        return fail_at(c, n, "sizes", "the list is empty");
+        return cfgn_fail(c, n, "sizes", "the list is empty");
     for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-        yaml_node_t *item = node(c, *it);
+        yaml_node_t *item = cfgn_node(c, *it);
         if (item->type != YAML_MAPPING_NODE)
-            return fail_at(c, item, "sizes", "each list item must be a mapping of axes, like {m: 64, n: 64, k: 64}");
+            return cfgn_fail(c, item, "sizes", "each list item must be a mapping of axes, like {m: 64, n: 64, k: 64}");
         if (parse_sizes_mapping(c, item, x)) return -1;
     }
     return 0;
@@ -389,10 +244,10 @@ static int parse_sizes(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
 
 /* ---- variants -------------------------------------------------------------------------- */
 
-static int parse_measure(cfg_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m);
+static int parse_measure(cfgn_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m);
 
 /* `counters:` at the top (field "counters") or in a variant: a set or metric name, or a list of them. */
-static int parse_counters(cfg_ctx *c, yaml_node_t *n, const char *field, ctr_list *l)
+static int parse_counters(cfgn_ctx *c, yaml_node_t *n, const char *field, ctr_list *l)
 {
     ctr_list_free(l);
     l->text = tl_xstrdup("");
@@ -401,28 +256,28 @@ static int parse_counters(cfg_ctx *c, yaml_node_t *n, const char *field, ctr_lis
         items = n->data.sequence.items.start;
         top = n->data.sequence.items.top;
     } else if (n->type != YAML_SCALAR_NODE) {
-        return fail_at(c, n, field, "expected a metric or set name, or a list of them, like [memory, "
-                                    "dram__bytes_read.sum], got %s", kind_name(n));
+        return cfgn_fail(c, n, field, "expected a metric or set name, or a list of them, like [memory, "
+                                    "dram__bytes_read.sum], got %s", cfgn_kind_name(n));
     }
     for (yaml_node_item_t *it = items; it < top; it++) {
-        yaml_node_t *item = it == &one ? n : node(c, *it);
+        yaml_node_t *item = it == &one ? n : cfgn_node(c, *it);
         if (item->type != YAML_SCALAR_NODE)
-            return fail_at(c, item, field, "each item must be a metric or set name, got %s", kind_name(item));
+            return cfgn_fail(c, item, field, "each item must be a metric or set name, got %s", cfgn_kind_name(item));
         tl_err why;
-        if (ctr_list_add(l, scalar(item), (int)item->start_mark.line + 1, (int)item->start_mark.column + 1, &why))
-            return fail_at(c, item, field, "%s", why.msg);
+        if (ctr_list_add(l, cfgn_scalar(item), (int)item->start_mark.line + 1, (int)item->start_mark.column + 1, &why))
+            return cfgn_fail(c, item, field, "%s", why.msg);
     }
     return 0;
 }
 
-static int parse_params(cfg_ctx *c, yaml_node_t *n, const char *field, cfg_variant *cv)
+static int parse_params(cfgn_ctx *c, yaml_node_t *n, const char *field, cfg_variant *cv)
 {
     const reg_variant *v = cv->v;
-    cfg_pair pr[REG_MAX_PARAMS];
+    cfgn_pair pr[REG_MAX_PARAMS];
     int np;
     if (n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.top - n->data.mapping.pairs.start > REG_MAX_PARAMS)
-        return fail_at(c, n, field, "too many params");
-    if (mapping_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
+        return cfgn_fail(c, n, field, "too many params");
+    if (cfgn_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
     yaml_node_pair_t *p = n->data.mapping.pairs.start;
     for (int i = 0; i < np; i++, p++) {
         int k = reg_find_param(v, pr[i].key);
@@ -430,7 +285,7 @@ static int parse_params(cfg_ctx *c, yaml_node_t *n, const char *field, cfg_varia
             char list[256] = "";
             for (int j = 0; j < v->nparams; j++)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", v->params[j].name);
-            return fail_at(c, node(c, p->key), field, "variant '%s' has no param '%s' (its params: %s)", v->name,
+            return cfgn_fail(c, cfgn_node(c, p->key), field, "variant '%s' has no param '%s' (its params: %s)", v->name,
                            pr[i].key, v->nparams ? list : "none");
         }
         char f2[128];
@@ -460,7 +315,7 @@ static void owned_free(cfg_owned *o)
 }
 
 /* The keys both kinds of variant take. */
-static int parse_variant_common(cfg_ctx *c, yaml_node_t *n, yaml_node_t *measure, yaml_node_t *counters,
+static int parse_variant_common(cfgn_ctx *c, yaml_node_t *n, yaml_node_t *measure, yaml_node_t *counters,
                                 const char *field, cfg_variant *cv, tl_experiment *x)
 {
     ctr_list_copy(&cv->counters, &x->counters);
@@ -475,7 +330,7 @@ static int parse_variant_common(cfg_ctx *c, yaml_node_t *n, yaml_node_t *measure
         if (parse_measure(c, measure, f2, &cv->protocol)) return -1;
     }
     if (x->verify == CFG_VERIFY_EVERY && cv->protocol.batch > 1)
-        return fail_at(c, measure ? measure : n, field,
+        return cfgn_fail(c, measure ? measure : n, field,
                        "verify: every checks each run, so it needs batch: 1 (a batch repeats runs on one output)");
     return 0;
 }
@@ -484,25 +339,25 @@ static int parse_variant_common(cfg_ctx *c, yaml_node_t *n, yaml_node_t *measure
  * folder, or `table: tilelab:OP/NAME.table`, another of the tables this runner carries (kernels/OP/,
  * e.g. one measured on another GPU). Read through the store, so the result file carries it; so are the
  * rungs it names. */
-static int load_table(cfg_ctx *c, yaml_node_t *node, const char *field, cfg_variant *cv, tl_experiment *x)
+static int load_table(cfgn_ctx *c, yaml_node_t *node, const char *field, cfg_variant *cv, tl_experiment *x)
 {
     char f2[80];
     snprintf(f2, sizeof f2, "%s.table", field);
-    if (node && expect(c, node, YAML_SCALAR_NODE, f2)) return -1;
-    const char *origin = node ? SRC_EXPERIMENT : SRC_TILELAB, *path = node ? scalar(node) : cv->v->table;
+    if (node && cfgn_expect(c, node, YAML_SCALAR_NODE, f2)) return -1;
+    const char *origin = node ? SRC_EXPERIMENT : SRC_TILELAB, *path = node ? cfgn_scalar(node) : cv->v->table;
     if (node && !strncmp(path, TILELAB_TABLE_PREFIX, strlen(TILELAB_TABLE_PREFIX))) {
         origin = SRC_TILELAB;
         path += strlen(TILELAB_TABLE_PREFIX);
         if (!reg_is_table_of(path, x->op->name)) {
             char list[1024];
             reg_list_tables(x->op->name, list, sizeof list);
-            return fail_at(c, node, f2, "'%s' names no table this runner carries for op %s (%s)", scalar(node),
+            return cfgn_fail(c, node, f2, "'%s' names no table this runner carries for op %s (%s)", cfgn_scalar(node),
                            x->op->name, list);
         }
         if (!x->store.tilelab_preloaded && !reg_find_source(path)) { /* rerun: the file's copy */
             char list[1024];
             reg_list_tables(x->op->name, list, sizeof list);
-            return fail_at(c, node, f2, "this runner carries no table kernels/%s (%s)", path, list);
+            return cfgn_fail(c, node, f2, "this runner carries no table kernels/%s (%s)", path, list);
         }
     }
     if (src_resolve_table(&x->store, origin, path, &cv->src, c->e)) {
@@ -533,16 +388,16 @@ static int load_table(cfg_ctx *c, yaml_node_t *node, const char *field, cfg_vari
     return 0;
 }
 
-static int parse_registered(cfg_ctx *c, yaml_node_t *name, yaml_node_t *params, yaml_node_t *table, yaml_node_t *trials,
+static int parse_registered(cfgn_ctx *c, yaml_node_t *name, yaml_node_t *params, yaml_node_t *table, yaml_node_t *trials,
                             const char *field, cfg_variant *cv, tl_experiment *x)
 {
-    cv->v = reg_find_variant(x->op, scalar(name));
+    cv->v = reg_find_variant(x->op, cfgn_scalar(name));
     if (!cv->v) {
         char list[1024] = "";
         for (int i = 0; i < x->op->nvariants; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", x->op->variants[i].name);
-        return fail_at(c, name, field, "op '%s' has no variant '%s' (variants: %s; a variant of your own needs "
-                                       "`source:`)", x->op->name, scalar(name), list);
+        return cfgn_fail(c, name, field, "op '%s' has no variant '%s' (variants: %s; a variant of your own needs "
+                                       "`source:`)", x->op->name, cfgn_scalar(name), list);
     }
     cv->origin = SRC_TILELAB;
     for (int k = 0; k < cv->v->nparams; k++) {
@@ -556,14 +411,14 @@ static int parse_registered(cfg_ctx *c, yaml_node_t *name, yaml_node_t *params, 
         if (parse_params(c, params, f2, cv)) return -1;
     }
     if (table && !cv->v->table)
-        return fail_at(c, table, field, "table: belongs to a dispatching variant; %s is not one", cv->v->name);
+        return cfgn_fail(c, table, field, "table: belongs to a dispatching variant; %s is not one", cv->v->name);
     if (trials && !cv->v->table)
-        return fail_at(c, trials, field, "trials: belongs to a dispatching variant; %s is not one", cv->v->name);
+        return cfgn_fail(c, trials, field, "trials: belongs to a dispatching variant; %s is not one", cv->v->name);
     if (cv->v->table) {
         long k = CFG_TRIALS;
         char f2[80];
         snprintf(f2, sizeof f2, "%s.trials", field);
-        if (trials && parse_int(c, trials, f2, 1, CFG_MAX_TRIALS, &k)) return -1;
+        if (trials && cfgn_int(c, trials, f2, 1, CFG_MAX_TRIALS, &k)) return -1;
         cv->trials = (int)k;
         return load_table(c, table, field, cv, x);
     }
@@ -601,28 +456,28 @@ static const char *reserved_param(const reg_op *op, const char *name)
 
 static int by_key(const void *a, const void *b)
 {
-    return strcmp(((const cfg_pair *)a)->key, ((const cfg_pair *)b)->key);
+    return strcmp(((const cfgn_pair *)a)->key, ((const cfgn_pair *)b)->key);
 }
 
 /* A declared variant's params: every one is a macro, swept over its values; sorted by name, so that
  * the case's text (and id) does not depend on the order they are written in. */
-static int parse_declared_params(cfg_ctx *c, yaml_node_t *n, const char *field, cfg_owned *o, cfg_variant *cv,
+static int parse_declared_params(cfgn_ctx *c, yaml_node_t *n, const char *field, cfg_owned *o, cfg_variant *cv,
                                  const reg_op *op)
 {
-    cfg_pair pr[REG_MAX_PARAMS];
+    cfgn_pair pr[REG_MAX_PARAMS];
     int np;
     if (n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.top - n->data.mapping.pairs.start > REG_MAX_PARAMS)
-        return fail_at(c, n, field, "more than %d params", REG_MAX_PARAMS);
-    if (mapping_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
+        return cfgn_fail(c, n, field, "more than %d params", REG_MAX_PARAMS);
+    if (cfgn_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
     qsort(pr, (size_t)np, sizeof *pr, by_key);
     for (int k = 0; k < np; k++) {
         char f2[128];
         const char *why = reserved_param(op, pr[k].key);
         snprintf(f2, sizeof f2, "%s.%s", field, pr[k].key);
         if (!is_identifier(pr[k].key) || strlen(pr[k].key) > 64)
-            return fail_at(c, pr[k].value, field, "'%s' is not a macro name (letters, digits and _, not first a digit)",
+            return cfgn_fail(c, pr[k].value, field, "'%s' is not a macro name (letters, digits and _, not first a digit)",
                            pr[k].key);
-        if (why) return fail_at(c, pr[k].value, field, "'%s' cannot be a param: %s", pr[k].key, why);
+        if (why) return cfgn_fail(c, pr[k].value, field, "'%s' cannot be a param: %s", pr[k].key, why);
         if (parse_values(c, pr[k].value, f2, -(1L << 62), 1L << 62, &cv->values[k], &cv->nvalues[k])) return -1;
         o->pnames[k] = tl_xstrdup(pr[k].key);
         o->params[k] = (reg_param){o->pnames[k], cv->values[k][0], "declared in the experiment file"};
@@ -632,101 +487,58 @@ static int parse_declared_params(cfg_ctx *c, yaml_node_t *n, const char *field, 
     return 0;
 }
 
-/* One expression: its text, parsed against the variant's names, errors at its column. */
-static int parse_expr(cfg_ctx *c, yaml_node_t *n, const char *field, const expr_scope *scope, decl_expr *out)
-{
-    char msg[768];
-    int at;
-    if (expect(c, n, YAML_SCALAR_NODE, field)) return -1;
-    snprintf(out->field, sizeof out->field, "%s", field);
-    out->line = (int)n->start_mark.line + 1;
-    out->col = (int)n->start_mark.column + 1;
-    int quoted = n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-                 n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
-    if (expr_parse(scalar(n), scope, &out->x, &at, msg, sizeof msg) == 0) return 0;
-    const char *hint = strchr(scalar(n), '(') && !strchr(scalar(n), ')') && !quoted
-                           ? " (in a [...] list, quote an expression that holds a comma)" : "";
-    tl_err_set(c->e, "%s:%d:%d: %s: '%s': %s%s", c->path, out->line, out->col + quoted + at, field, scalar(n), msg,
-               hint);
-    return -1;
-}
-
-/* A list of 1..max expressions (or one scalar). */
-static int parse_expr_list(cfg_ctx *c, yaml_node_t *n, const char *field, int min, int max, const expr_scope *scope,
-                           decl_expr *out, int *count)
-{
-    char f2[80];
-    if (n->type == YAML_SCALAR_NODE) {
-        snprintf(f2, sizeof f2, "%s[0]", field);
-        *count = 1;
-        return parse_expr(c, n, f2, scope, &out[0]);
-    }
-    if (expect(c, n, YAML_SEQUENCE_NODE, field)) return -1;
-    int k = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
-    if (k < min || k > max)
-        return max == 3 ? fail_at(c, n, field, "expected 1 to 3 expressions (x, y, z), got %d", k)
-                        : fail_at(c, n, field, "expected at least %d expressions, got %d", min, k);
-    for (int i = 0; i < k; i++) {
-        snprintf(f2, sizeof f2, "%s[%d]", field, i);
-        *count = i;
-        if (parse_expr(c, node(c, n->data.sequence.items.start[i]), f2, scope, &out[i])) return -1;
-    }
-    *count = k;
-    return 0;
-}
-
 typedef struct {
     yaml_node_t *name, *params, *source, *entry, *block, *grid, *smem, *requires;
 } decl_nodes;
 
-static int parse_launch(cfg_ctx *c, const decl_nodes *dn, const char *field, cfg_owned *o, const reg_op *op)
+static int parse_launch(cfgn_ctx *c, const decl_nodes *dn, const char *field, cfg_owned *o, const reg_op *op)
 {
     expr_scope scope = {(const char *const *)o->pnames, o->v.nparams, op->axes, op->naxes};
     char f2[80];
     decl_variant *d = &o->d;
     if (!dn->block || !dn->grid)
-        return fail_at(c, dn->name, field, "a variant with `source:` needs `block:` and `grid:` (expressions of its "
+        return cfgn_fail(c, dn->name, field, "a variant with `source:` needs `block:` and `grid:` (expressions of its "
                                            "params, the op's axes and sms, smem_optin, warp)");
     snprintf(f2, sizeof f2, "%s.block", field);
-    if (parse_expr_list(c, dn->block, f2, 1, 3, &scope, d->block, &d->nblock)) return -1;
+    if (cfgn_expr_list(c, dn->block, f2, 1, 3, &scope, d->block, &d->nblock)) return -1;
     snprintf(f2, sizeof f2, "%s.grid", field);
-    if (parse_expr_list(c, dn->grid, f2, 1, 3, &scope, d->grid, &d->ngrid)) return -1;
+    if (cfgn_expr_list(c, dn->grid, f2, 1, 3, &scope, d->grid, &d->ngrid)) return -1;
     snprintf(f2, sizeof f2, "%s.smem", field);
-    if (dn->smem && parse_expr(c, dn->smem, f2, &scope, &d->smem)) return -1;
+    if (dn->smem && cfgn_expr(c, dn->smem, f2, &scope, &d->smem)) return -1;
     d->has_smem = dn->smem != NULL;
     if (dn->requires) {
         int k = dn->requires->type == YAML_SEQUENCE_NODE
                     ? (int)(dn->requires->data.sequence.items.top - dn->requires->data.sequence.items.start) : 1;
         d->requires = tl_xcalloc((size_t)k + 1, sizeof *d->requires);
         snprintf(f2, sizeof f2, "%s.requires", field);
-        if (parse_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, d->requires, &d->nrequires)) return -1;
+        if (cfgn_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, d->requires, &d->nrequires)) return -1;
     }
     return 0;
 }
 
 /* name, source and entry of a declared variant. */
-static int parse_declared_names(cfg_ctx *c, const decl_nodes *dn, const char *field, int index, cfg_owned *o,
+static int parse_declared_names(cfgn_ctx *c, const decl_nodes *dn, const char *field, int index, cfg_owned *o,
                                 tl_experiment *x)
 {
-    const char *name = scalar(dn->name);
+    const char *name = cfgn_scalar(dn->name);
     if (!is_identifier(name) || strlen(name) > 64)
-        return fail_at(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
+        return cfgn_fail(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
     if (reg_find_variant(x->op, name))
-        return fail_at(c, dn->name, field, "'%s' is a registered variant of %s: a variant with `source:` needs a name "
+        return cfgn_fail(c, dn->name, field, "'%s' is a registered variant of %s: a variant with `source:` needs a name "
                                            "of its own", name, x->op->name);
     for (int i = 0; i < index; i++)
         if (x->variants[i].own && !strcmp(x->variants[i].v->name, name))
-            return fail_at(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
+            return cfgn_fail(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
     char f2[80];
     snprintf(f2, sizeof f2, "%s.source", field);
-    if (expect(c, dn->source, YAML_SCALAR_NODE, f2)) return -1;
+    if (cfgn_expect(c, dn->source, YAML_SCALAR_NODE, f2)) return -1;
     snprintf(f2, sizeof f2, "%s.entry", field);
-    if (dn->entry && expect(c, dn->entry, YAML_SCALAR_NODE, f2)) return -1;
-    const char *entry = dn->entry ? scalar(dn->entry) : name;
+    if (dn->entry && cfgn_expect(c, dn->entry, YAML_SCALAR_NODE, f2)) return -1;
+    const char *entry = dn->entry ? cfgn_scalar(dn->entry) : name;
     if (!is_identifier(entry))
-        return fail_at(c, dn->entry ? dn->entry : dn->name, f2, "'%s' is not a kernel name", entry);
+        return cfgn_fail(c, dn->entry ? dn->entry : dn->name, f2, "'%s' is not a kernel name", entry);
     o->name = tl_xstrdup(name);
-    o->source = tl_xstrdup(scalar(dn->source));
+    o->source = tl_xstrdup(cfgn_scalar(dn->source));
     o->entry = tl_xstrdup(entry);
     o->summary = tl_xasprintf("declared in %s: %s, %s", x->path, o->source, entry);
     o->v = (reg_variant){.name = o->name, .summary = o->summary, .kind = REG_NVRTC, .source = o->source,
@@ -735,7 +547,7 @@ static int parse_declared_names(cfg_ctx *c, const decl_nodes *dn, const char *fi
     return 0;
 }
 
-static int parse_declared(cfg_ctx *c, const decl_nodes *dn, const char *field, int index, cfg_variant *cv,
+static int parse_declared(cfgn_ctx *c, const decl_nodes *dn, const char *field, int index, cfg_variant *cv,
                           tl_experiment *x)
 {
     cfg_owned *o = tl_xcalloc(1, sizeof *o);
@@ -755,7 +567,7 @@ static int parse_declared(cfg_ctx *c, const decl_nodes *dn, const char *field, i
     return 0;
 }
 
-static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
+static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "params", "measure", "counters", "source", "entry", "block", "grid",
                                         "smem", "requires", "table", "trials", NULL};
@@ -767,26 +579,26 @@ static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x
     decl_nodes dn = {.name = n};
     yaml_node_t *measure = NULL, *counters = NULL, *table = NULL, *trials = NULL;
     if (n->type == YAML_MAPPING_NODE) {
-        cfg_pair pr[12];
+        cfgn_pair pr[12];
         int np;
-        if (mapping_pairs(c, n, field, keys, pr, 12, &np)) return -1;
+        if (cfgn_pairs(c, n, field, keys, pr, 12, &np)) return -1;
         yaml_node_t **slot[] = {&dn.name, &dn.params, &measure, &counters, &dn.source, &dn.entry, &dn.block, &dn.grid,
                                 &dn.smem, &dn.requires, &table, &trials};
         dn.name = NULL;
         for (int i = 0; i < np; i++)
             for (int k = 0; keys[k]; k++)
                 if (!strcmp(pr[i].key, keys[k])) *slot[k] = pr[i].value;
-        if (!dn.name) return fail_at(c, n, field, "'name' is required");
+        if (!dn.name) return cfgn_fail(c, n, field, "'name' is required");
     }
     if (dn.name->type != YAML_SCALAR_NODE)
-        return fail_at(c, dn.name, field, "expected a variant name or {name: ..., params: {...}}, got %s",
-                       kind_name(dn.name));
+        return cfgn_fail(c, dn.name, field, "expected a variant name or {name: ..., params: {...}}, got %s",
+                       cfgn_kind_name(dn.name));
     if (!dn.source) {
         yaml_node_t *only = dn.entry ? dn.entry : dn.block ? dn.block : dn.grid ? dn.grid : dn.smem ? dn.smem : dn.requires;
-        if (only) return fail_at(c, only, field, "entry, block, grid, smem and requires belong to a variant with `source:`");
+        if (only) return cfgn_fail(c, only, field, "entry, block, grid, smem and requires belong to a variant with `source:`");
         if (parse_registered(c, dn.name, dn.params, table, trials, field, cv, x)) return -1;
     } else if (table || trials) {
-        return fail_at(c, table ? table : trials, field, "%s: belongs to a dispatching variant (e.g. tuned), not one "
+        return cfgn_fail(c, table ? table : trials, field, "%s: belongs to a dispatching variant (e.g. tuned), not one "
                        "with `source:`", table ? "table" : "trials");
     } else if (parse_declared(c, &dn, field, index, cv, x)) {
         return -1;
@@ -794,47 +606,47 @@ static int parse_variant(cfg_ctx *c, yaml_node_t *n, int index, tl_experiment *x
     return parse_variant_common(c, n, measure, counters, field, cv, x);
 }
 
-static int parse_variants(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_variants(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
-    if (expect(c, n, YAML_SEQUENCE_NODE, "variants")) return -1;
+    if (cfgn_expect(c, n, YAML_SEQUENCE_NODE, "variants")) return -1;
     int count = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
-    if (count == 0) return fail_at(c, n, "variants", "the list is empty");
+    if (count == 0) return cfgn_fail(c, n, "variants", "the list is empty");
     x->variants = tl_xcalloc((size_t)count, sizeof *x->variants);
     x->nvariants = count;
     for (int i = 0; i < count; i++)
-        if (parse_variant(c, node(c, n->data.sequence.items.start[i]), i, x)) return -1;
+        if (parse_variant(c, cfgn_node(c, n->data.sequence.items.start[i]), i, x)) return -1;
     return 0;
 }
 
 /* ---- the small sections ---------------------------------------------------------------- */
 
-static int parse_layout(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_layout(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
     static const char *const names[] = {"row", "col"};
-    cfg_pair pr[REG_MAX_OPERANDS];
+    cfgn_pair pr[REG_MAX_OPERANDS];
     int np;
-    if (mapping_pairs(c, n, "layout", NULL, pr, REG_MAX_OPERANDS, &np)) return -1;
+    if (cfgn_pairs(c, n, "layout", NULL, pr, REG_MAX_OPERANDS, &np)) return -1;
     yaml_node_pair_t *p = n->data.mapping.pairs.start;
     for (int i = 0; i < np; i++, p++) {
         int o = -1;
         for (int j = 0; j < x->op->noperands; j++)
             if (!strcmp(x->op->operands[j], pr[i].key)) o = j;
-        if (o < 0) return fail_at(c, node(c, p->key), "layout", "op '%s' has no operand '%s'", x->op->name, pr[i].key);
+        if (o < 0) return cfgn_fail(c, cfgn_node(c, p->key), "layout", "op '%s' has no operand '%s'", x->op->name, pr[i].key);
         char field[64];
         snprintf(field, sizeof field, "layout.%s", pr[i].key);
         yaml_node_t *v = pr[i].value;
         x->nlayouts[o] = 0;
         if (v->type == YAML_SEQUENCE_NODE) {
             int cnt = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
-            if (cnt < 1 || cnt > 2) return fail_at(c, v, field, "expected row, col or [row, col]");
+            if (cnt < 1 || cnt > 2) return cfgn_fail(c, v, field, "expected row, col or [row, col]");
             for (int k = 0; k < cnt; k++) {
                 int which;
-                if (parse_choice(c, node(c, v->data.sequence.items.start[k]), field, names, 2, &which)) return -1;
+                if (cfgn_choice(c, cfgn_node(c, v->data.sequence.items.start[k]), field, names, 2, &which)) return -1;
                 x->layouts[o][x->nlayouts[o]++] = which;
             }
         } else {
             int which;
-            if (parse_choice(c, v, field, names, 2, &which)) return -1;
+            if (cfgn_choice(c, v, field, names, 2, &which)) return -1;
             x->layouts[o][x->nlayouts[o]++] = which;
         }
     }
@@ -842,26 +654,26 @@ static int parse_layout(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
 }
 
 /* dtype: one of the op's, or a list of them (a sweep axis). */
-static int parse_dtypes(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_dtypes(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
     const reg_op *op = x->op;
-    if (n->type != YAML_SEQUENCE_NODE) return parse_choice(c, n, "dtype", op->dtypes, op->ndtypes, &x->dtypes[0]);
+    if (n->type != YAML_SEQUENCE_NODE) return cfgn_choice(c, n, "dtype", op->dtypes, op->ndtypes, &x->dtypes[0]);
     int cnt = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
-    if (cnt < 1 || cnt > op->ndtypes) return fail_at(c, n, "dtype", "expected 1 to %d of the op's dtypes", op->ndtypes);
+    if (cnt < 1 || cnt > op->ndtypes) return cfgn_fail(c, n, "dtype", "expected 1 to %d of the op's dtypes", op->ndtypes);
     x->ndtypes = 0;
     for (int k = 0; k < cnt; k++) {
-        yaml_node_t *item = node(c, n->data.sequence.items.start[k]);
+        yaml_node_t *item = cfgn_node(c, n->data.sequence.items.start[k]);
         int which;
-        if (parse_choice(c, item, "dtype", op->dtypes, op->ndtypes, &which)) return -1;
+        if (cfgn_choice(c, item, "dtype", op->dtypes, op->ndtypes, &which)) return -1;
         for (int j = 0; j < x->ndtypes; j++)
-            if (x->dtypes[j] == which) return fail_at(c, item, "dtype", "'%s' is listed twice", op->dtypes[which]);
+            if (x->dtypes[j] == which) return cfgn_fail(c, item, "dtype", "'%s' is listed twice", op->dtypes[which]);
         x->dtypes[x->ndtypes++] = which;
     }
     return 0;
 }
 
 /* Every variant takes at least one of the dtypes swept (a case is planned for each it takes). */
-static int check_variant_dtypes(cfg_ctx *c, tl_experiment *x)
+static int check_variant_dtypes(cfgn_ctx *c, tl_experiment *x)
 {
     const reg_op *op = x->op;
     for (int i = 0; i < x->nvariants; i++) {
@@ -881,35 +693,35 @@ static int check_variant_dtypes(cfg_ctx *c, tl_experiment *x)
     return 0;
 }
 
-static int parse_args(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_args(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
-    cfg_pair pr[REG_MAX_ARGS];
+    cfgn_pair pr[REG_MAX_ARGS];
     int np;
-    if (mapping_pairs(c, n, "args", NULL, pr, REG_MAX_ARGS, &np)) return -1;
+    if (cfgn_pairs(c, n, "args", NULL, pr, REG_MAX_ARGS, &np)) return -1;
     yaml_node_pair_t *p = n->data.mapping.pairs.start;
     for (int i = 0; i < np; i++, p++) {
         int a = -1;
         for (int j = 0; j < x->op->nargs; j++)
             if (!strcmp(x->op->args[j].name, pr[i].key)) a = j;
-        if (a < 0) return fail_at(c, node(c, p->key), "args", "op '%s' has no arg '%s'", x->op->name, pr[i].key);
+        if (a < 0) return cfgn_fail(c, cfgn_node(c, p->key), "args", "op '%s' has no arg '%s'", x->op->name, pr[i].key);
         char field[64];
         snprintf(field, sizeof field, "args.%s", pr[i].key);
-        if (parse_double(c, pr[i].value, field, -1e30, 1e30, &x->args[a])) return -1;
+        if (cfgn_double(c, pr[i].value, field, -1e30, 1e30, &x->args[a])) return -1;
     }
     return 0;
 }
 
-static int parse_tolerance(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_tolerance(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
     static const char *const keys[] = {"rtol", "atol", NULL};
-    cfg_pair pr[2];
+    cfgn_pair pr[2];
     int np;
-    if (mapping_pairs(c, n, "tolerance", keys, pr, 2, &np)) return -1;
+    if (cfgn_pairs(c, n, "tolerance", keys, pr, 2, &np)) return -1;
     for (int i = 0; i < np; i++) {
         double *dst = !strcmp(pr[i].key, "rtol") ? &x->tol.rtol : &x->tol.atol;
         char field[32];
         snprintf(field, sizeof field, "tolerance.%s", pr[i].key);
-        if (parse_double(c, pr[i].value, field, 0, 1, dst)) return -1;
+        if (cfgn_double(c, pr[i].value, field, 0, 1, dst)) return -1;
     }
     return 0;
 }
@@ -917,115 +729,108 @@ static int parse_tolerance(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
 const char *const cfg_verify_names[] = {"off", "once", "every"};
 
 /* `measure:` at the top (prefix "measure") or in a variant (prefix "variants[i].measure"). */
-static int parse_measure(cfg_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m)
+static int parse_measure(cfgn_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m)
 {
     static const char *const keys[] = {"warmup", "warmup_s", "min_reps", "max_reps", "max_noise", "max_time_s",
                                        "l2_flush", "batch", NULL};
-    cfg_pair pr[8];
+    cfgn_pair pr[8];
     int np;
     long v;
-    if (mapping_pairs(c, n, prefix, keys, pr, 8, &np)) return -1;
+    if (cfgn_pairs(c, n, prefix, keys, pr, 8, &np)) return -1;
     for (int i = 0; i < np; i++) {
         const char *k = pr[i].key;
         char field[96];
         snprintf(field, sizeof field, "%s.%s", prefix, k);
         int rc;
-        if (!strcmp(k, "warmup")) rc = parse_int(c, pr[i].value, field, 0, 100000, &v), m->warmup = (int)v;
-        else if (!strcmp(k, "warmup_s")) rc = parse_double(c, pr[i].value, field, 0, 3600, &m->warmup_s);
-        else if (!strcmp(k, "batch")) rc = parse_int(c, pr[i].value, field, 1, 100000, &v), m->batch = (int)v;
-        else if (!strcmp(k, "min_reps")) rc = parse_int(c, pr[i].value, field, 1, 1000000, &v), m->min_reps = (int)v;
-        else if (!strcmp(k, "max_reps")) rc = parse_int(c, pr[i].value, field, 1, 1000000, &v), m->max_reps = (int)v;
-        else if (!strcmp(k, "max_noise")) rc = parse_double(c, pr[i].value, field, 0, 1, &m->max_noise);
-        else if (!strcmp(k, "max_time_s")) rc = parse_double(c, pr[i].value, field, 0, 86400, &m->max_time_s);
-        else rc = parse_bool(c, pr[i].value, field, &m->l2_flush);
+        if (!strcmp(k, "warmup")) rc = cfgn_int(c, pr[i].value, field, 0, 100000, &v), m->warmup = (int)v;
+        else if (!strcmp(k, "warmup_s")) rc = cfgn_double(c, pr[i].value, field, 0, 3600, &m->warmup_s);
+        else if (!strcmp(k, "batch")) rc = cfgn_int(c, pr[i].value, field, 1, 100000, &v), m->batch = (int)v;
+        else if (!strcmp(k, "min_reps")) rc = cfgn_int(c, pr[i].value, field, 1, 1000000, &v), m->min_reps = (int)v;
+        else if (!strcmp(k, "max_reps")) rc = cfgn_int(c, pr[i].value, field, 1, 1000000, &v), m->max_reps = (int)v;
+        else if (!strcmp(k, "max_noise")) rc = cfgn_double(c, pr[i].value, field, 0, 1, &m->max_noise);
+        else if (!strcmp(k, "max_time_s")) rc = cfgn_double(c, pr[i].value, field, 0, 86400, &m->max_time_s);
+        else rc = cfgn_bool(c, pr[i].value, field, &m->l2_flush);
         if (rc) return -1;
     }
     if (m->min_reps > m->max_reps)
-        return fail_at(c, n, prefix, "min_reps (%d) is above max_reps (%d)", m->min_reps, m->max_reps);
+        return cfgn_fail(c, n, prefix, "min_reps (%d) is above max_reps (%d)", m->min_reps, m->max_reps);
     return 0;
 }
 
-static int parse_name(cfg_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_name(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
-    if (parse_string(c, n, "name", &x->name)) return -1;
-    if (!*x->name) return fail_at(c, n, "name", "must not be empty");
+    if (cfgn_string(c, n, "name", &x->name)) return -1;
+    if (!*x->name) return cfgn_fail(c, n, "name", "must not be empty");
     for (const char *p = x->name; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
               *p == '-'))
-            return fail_at(c, n, "name", "'%s' may hold only letters, digits, '_' and '-' (it names the output file)",
+            return cfgn_fail(c, n, "name", "'%s' may hold only letters, digits, '_' and '-' (it names the output file)",
                            x->name);
     return 0;
 }
 
 /* ---- the document ---------------------------------------------------------------------- */
 
-static yaml_node_t *find_key(cfg_pair *pr, int np, const char *key)
-{
-    for (int i = 0; i < np; i++)
-        if (!strcmp(pr[i].key, key)) return pr[i].value;
-    return NULL;
-}
-
-static int parse_root(cfg_ctx *c, yaml_node_t *root, tl_experiment *x)
+static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "description", "op", "seed", "dtype", "layout", "args", "sizes",
                                        "variants", "reference", "tolerance", "measure", "counters", "data", "verify", NULL};
-    cfg_pair pr[17];
+    cfgn_pair pr[17];
     int np;
     if (root->type != YAML_MAPPING_NODE)
-        return fail_at(c, root, "experiment", "expected a mapping of fields (name, op, sizes, variants, ...), got %s",
-                       kind_name(root));
-    if (mapping_pairs(c, root, "experiment", keys, pr, 17, &np)) return -1;
+        return cfgn_fail(c, root, "experiment", "expected a mapping of fields (name, op, sizes, variants, ...), got %s",
+                       cfgn_kind_name(root));
+    if (cfgn_pairs(c, root, "experiment", keys, pr, 17, &np)) return -1;
     static const char *const required[] = {"name", "op", "seed", "sizes", "variants"};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-        if (!find_key(pr, np, required[i]))
-            return fail_at(c, root, required[i], "required field is missing");
+        if (!cfgn_find(pr, np, required[i]))
+            return cfgn_fail(c, root, required[i], "required field is missing");
 
     yaml_node_t *n;
-    if (parse_name(c, find_key(pr, np, "name"), x)) return -1;
-    if ((n = find_key(pr, np, "description")) && parse_string(c, n, "description", &x->description)) return -1;
-    n = find_key(pr, np, "op");
-    if (expect(c, n, YAML_SCALAR_NODE, "op")) return -1;
-    if (!(x->op = reg_find_op(scalar(n)))) {
+    if (parse_name(c, cfgn_find(pr, np, "name"), x)) return -1;
+    if ((n = cfgn_find(pr, np, "description")) && cfgn_string(c, n, "description", &x->description)) return -1;
+    n = cfgn_find(pr, np, "op");
+    if (cfgn_expect(c, n, YAML_SCALAR_NODE, "op")) return -1;
+    if (!(x->op = reg_find_op(cfgn_scalar(n)))) {
         char list[256] = "";
         for (int i = 0; i < reg_nops; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", reg_ops[i]->name);
-        return fail_at(c, n, "op", "unknown op '%s' (ops: %s)", scalar(n), list);
+        return cfgn_fail(c, n, "op", "unknown op '%s' (ops: %s)", cfgn_scalar(n), list);
     }
     const reg_op *op = x->op;
     long seed;
-    if (parse_int(c, find_key(pr, np, "seed"), "seed", 0, 0x7fffffffffffffffL, &seed)) return -1;
+    if (cfgn_int(c, cfgn_find(pr, np, "seed"), "seed", 0, 0x7fffffffffffffffL, &seed)) return -1;
     x->seed = (uint64_t)seed;
     x->dtypes[0] = 0, x->ndtypes = 1;
     int which;
-    if ((n = find_key(pr, np, "dtype")) && parse_dtypes(c, n, x)) return -1;
+    if ((n = cfgn_find(pr, np, "dtype")) && parse_dtypes(c, n, x)) return -1;
     for (int o = 0; o < op->noperands; o++) x->layouts[o][0] = REG_ROW, x->nlayouts[o] = 1;
-    if ((n = find_key(pr, np, "layout")) && parse_layout(c, n, x)) return -1;
+    if ((n = cfgn_find(pr, np, "layout")) && parse_layout(c, n, x)) return -1;
     for (int a = 0; a < op->nargs; a++) x->args[a] = op->args[a].def;
-    if ((n = find_key(pr, np, "args")) && parse_args(c, n, x)) return -1;
-    if ((n = find_key(pr, np, "data"))) {
-        if (parse_choice(c, n, "data", reg_dist_names, REG_NDISTS, &which)) return -1;
+    if ((n = cfgn_find(pr, np, "args")) && parse_args(c, n, x)) return -1;
+    if ((n = cfgn_find(pr, np, "data"))) {
+        if (cfgn_choice(c, n, "data", reg_dist_names, REG_NDISTS, &which)) return -1;
         x->dist = (reg_dist)which;
     }
     x->verify = CFG_VERIFY_ONCE;
-    if ((n = find_key(pr, np, "verify"))) {
-        if (parse_choice(c, n, "verify", cfg_verify_names, 3, &which)) return -1;
+    if ((n = cfgn_find(pr, np, "verify"))) {
+        if (cfgn_choice(c, n, "verify", cfg_verify_names, 3, &which)) return -1;
         x->verify = (cfg_verify)which;
     }
-    if (parse_sizes(c, find_key(pr, np, "sizes"), x)) return -1;
+    if (parse_sizes(c, cfgn_find(pr, np, "sizes"), x)) return -1;
     x->protocol = measure_defaults;
-    if ((n = find_key(pr, np, "measure")) && parse_measure(c, n, "measure", &x->protocol)) return -1;
-    if ((n = find_key(pr, np, "counters")) && parse_counters(c, n, "counters", &x->counters)) return -1;
-    if (parse_variants(c, find_key(pr, np, "variants"), x)) return -1;
+    if ((n = cfgn_find(pr, np, "measure")) && parse_measure(c, n, "measure", &x->protocol)) return -1;
+    if ((n = cfgn_find(pr, np, "counters")) && parse_counters(c, n, "counters", &x->counters)) return -1;
+    if (parse_variants(c, cfgn_find(pr, np, "variants"), x)) return -1;
     if (check_variant_dtypes(c, x)) return -1;
     x->reference = op->references[0];
-    if ((n = find_key(pr, np, "reference"))) {
-        if (parse_choice(c, n, "reference", op->references, op->nreferences, &which)) return -1;
+    if ((n = cfgn_find(pr, np, "reference"))) {
+        if (cfgn_choice(c, n, "reference", op->references, op->nreferences, &which)) return -1;
         x->reference = op->references[which];
     }
     /* Integer inputs give exact results: checked exactly unless the file says otherwise. */
     x->tol = config_tolerance(x, &(reg_spec){.dtype = x->dtypes[0]});
-    if ((n = find_key(pr, np, "tolerance"))) {
+    if ((n = cfgn_find(pr, np, "tolerance"))) {
         if (parse_tolerance(c, n, x)) return -1;
         x->tol_given = 1;
     }
@@ -1042,7 +847,7 @@ reg_tolerance config_tolerance(const tl_experiment *x, const reg_spec *s)
 int config_parse_with(const char *path, const char *text, size_t len, src_store *store, tl_experiment *x, tl_err *e)
 {
     yaml_parser_t parser;
-    cfg_ctx c = {.path = path, .e = e};
+    cfgn_ctx c = {.path = path, .e = e};
     int rc = -1, have_doc = 0;
     memset(x, 0, sizeof *x);
     x->store = *store;

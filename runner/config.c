@@ -11,6 +11,7 @@
 #include <yaml.h>
 
 #include "runner/cfg_node.h"
+#include "runner/cfg_op.h"
 #include "runner/decl.h"
 #include "runner/dispatch.h"
 
@@ -392,6 +393,9 @@ static int parse_registered(cfgn_ctx *c, yaml_node_t *name, yaml_node_t *params,
                             const char *field, cfg_variant *cv, tl_experiment *x)
 {
     cv->v = reg_find_variant(x->op, cfgn_scalar(name));
+    if (!cv->v && x->dop)
+        return cfgn_fail(c, name, field, "'%s': op %s is declared in this file, so its variants are too: each needs "
+                                         "`source:`, `block:` and `grid:`", cfgn_scalar(name), x->op->name);
     if (!cv->v) {
         char list[1024] = "";
         for (int i = 0; i < x->op->nvariants; i++)
@@ -771,6 +775,45 @@ static int parse_name(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 
 /* ---- the document ---------------------------------------------------------------------- */
 
+/* `op:` names a registered op, or declares one (a mapping: runner/cfg_op.h), whose buffers then say what the
+ * registered ops' dtype, layout, args, data, reference and tolerance keys say. */
+static int parse_op(cfgn_ctx *c, yaml_node_t *n, cfgn_pair *pr, int np, tl_experiment *x)
+{
+    if (n->type == YAML_MAPPING_NODE) {
+        static const char *const keys[] = {"dtype", "layout", "args", "data", "reference", "tolerance"};
+        for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+            yaml_node_t *k = cfgn_find(pr, np, keys[i]);
+            if (k) return cfgn_fail(c, k, keys[i], "belongs to a registered op; a declared op's buffers give their types "
+                                                   "and inits, and `op:` its reference and tolerance");
+        }
+        if (cfgop_parse(c, n, &x->dop)) return -1;
+        x->op = &x->dop->op;
+        return 0;
+    }
+    if (cfgn_expect(c, n, YAML_SCALAR_NODE, "op")) return -1;
+    if (!(x->op = reg_find_op(cfgn_scalar(n)))) {
+        char list[256] = "";
+        for (int i = 0; i < reg_nops; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", reg_ops[i]->name);
+        return cfgn_fail(c, n, "op", "unknown op '%s' (ops: %s; or declare one: `op: {name: ..., axes: [...], "
+                                     "buffers: {...}, ...}`)", cfgn_scalar(n), list);
+    }
+    return 0;
+}
+
+/* A declared op's reference is one of the experiment's variants. */
+static int check_reference(cfgn_ctx *c, tl_experiment *x)
+{
+    char list[1024] = "";
+    for (int v = 0; v < x->nvariants; v++) {
+        if (!strcmp(x->variants[v].v->name, x->dop->reference)) return 0;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", v ? ", " : "", x->variants[v].v->name);
+    }
+    tl_err_set(c->e, "%s:%d:%d: op.reference: '%s' is not a variant of this experiment (variants: %s)", c->path,
+               x->dop->reference_line, x->dop->reference_col, x->dop->reference, list);
+    return -1;
+}
+
 static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "description", "op", "seed", "dtype", "layout", "args", "sizes",
@@ -789,14 +832,7 @@ static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
     yaml_node_t *n;
     if (parse_name(c, cfgn_find(pr, np, "name"), x)) return -1;
     if ((n = cfgn_find(pr, np, "description")) && cfgn_string(c, n, "description", &x->description)) return -1;
-    n = cfgn_find(pr, np, "op");
-    if (cfgn_expect(c, n, YAML_SCALAR_NODE, "op")) return -1;
-    if (!(x->op = reg_find_op(cfgn_scalar(n)))) {
-        char list[256] = "";
-        for (int i = 0; i < reg_nops; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", reg_ops[i]->name);
-        return cfgn_fail(c, n, "op", "unknown op '%s' (ops: %s)", cfgn_scalar(n), list);
-    }
+    if (parse_op(c, cfgn_find(pr, np, "op"), pr, np, x)) return -1;
     const reg_op *op = x->op;
     long seed;
     if (cfgn_int(c, cfgn_find(pr, np, "seed"), "seed", 0, 0x7fffffffffffffffL, &seed)) return -1;
@@ -824,6 +860,7 @@ static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
     if (parse_variants(c, cfgn_find(pr, np, "variants"), x)) return -1;
     if (check_variant_dtypes(c, x)) return -1;
     x->reference = op->references[0];
+    if (x->dop && check_reference(c, x)) return -1;
     if ((n = cfgn_find(pr, np, "reference"))) {
         if (cfgn_choice(c, n, "reference", op->references, op->nreferences, &which)) return -1;
         x->reference = op->references[which];
@@ -853,6 +890,7 @@ int config_parse_with(const char *path, const char *text, size_t len, src_store 
     x->store = *store;
     memset(store, 0, sizeof *store); /* x owns it now */
     x->path = tl_xstrdup(path);
+    c.path = x->path; /* a declared op keeps it for its messages */
     x->yaml = tl_xmalloc(len + 1);
     memcpy(x->yaml, text, len);
     x->yaml[len] = '\0';
@@ -933,6 +971,7 @@ void config_free(tl_experiment *x)
     free(x->variants);
     ctr_list_free(&x->counters);
     src_store_free(&x->store);
+    dop_free(x->dop);
     memset(x, 0, sizeof *x);
 }
 

@@ -49,7 +49,8 @@ typedef struct {
     char sha256[65];     /* of the file's bytes */
     char *name;          /* experiment name, used in the output file name */
     char *description;
-    const reg_op *op;
+    const reg_op *op;       /* registered, or &dop->op */
+    struct dop *dop;        /* the op declared in the file (`op:` a mapping), else NULL */
     uint64_t seed;
     int dtypes[REG_MAX_DTYPES];             /* the dtypes swept: indices into op->dtypes */
     int ndtypes;

@@ -19,7 +19,7 @@ static const bad_row bad_rows[] = {
     {"- a\n- b\n", "t.yaml:1:1: experiment: expected a mapping of fields"},
     {HEAD SIZES VARS "nmae: x\n", "t.yaml:6:1: experiment: unknown key 'nmae' (expected one of: name, description"},
     {"op: sgemm\nseed: 1\n" SIZES VARS, "t.yaml:1:1: name: required field is missing"},
-    {"name: t\nop: dgemm\nseed: 1\n" SIZES VARS, "t.yaml:2:5: op: unknown op 'dgemm' (ops: sgemm, reduce, copy, transpose)"},
+    {"name: t\nop: dgemm\nseed: 1\n" SIZES VARS, "t.yaml:2:5: op: unknown op 'dgemm' (ops: sgemm, reduce, copy, transpose; or declare one"},
     {"name: t\nop: sgemm\nseed: abc\n" SIZES VARS, "t.yaml:3:7: seed: expected an integer, got 'abc'"},
     {"name: t\nop: sgemm\nseed: -4\n" SIZES VARS, "t.yaml:3:7: seed: -4 is out of range"},
     {HEAD SIZES "variants: [smem]\n", "t.yaml:5:12: variants[0]: op 'sgemm' has no variant 'smem' (variants: naive,"},

@@ -64,4 +64,43 @@ TL_HD float tl_from_bf16(uint16_t h)
     return f;
 }
 
+/* FP32 -> FP16, round to nearest even (overflow to infinity, NaN stays NaN), as __float2half does; and back
+ * (exact). */
+TL_HD uint16_t tl_to_f16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
+    if (a >= 0x47800000u) return (uint16_t)(sign | 0x7c00u); /* 2^16 and up; 65520 .. 2^16 round up below */
+    if (a < 0x38800000u) {                                    /* under 2^-14: a subnormal half, or zero */
+        int e = (int)(a >> 23);
+        if (e < 102) return (uint16_t)sign; /* under 2^-25 */
+        uint32_t m = (a & 0x7fffffu) | 0x800000u, shift = (uint32_t)(126 - e);
+        uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (q & 1u))) q++;
+        return (uint16_t)(sign | q);
+    }
+    uint32_t h = (a - 0x38000000u) >> 13, rem = a & 0x1fffu; /* the exponent's bias 127 -> 15 */
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;   /* a carry into the exponent is right */
+    return (uint16_t)(sign | h);
+}
+
+TL_HD float tl_from_f16(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, u;
+    float f;
+    if (e == 0x1f) {
+        u = sign | 0x7f800000u | (m << 13);
+    } else if (e) {
+        u = sign | ((e + 112) << 23) | (m << 13);
+    } else {
+        f = (float)m * (1.0f / 16777216.0f); /* m 2^-24, exact */
+        memcpy(&u, &f, sizeof u);
+        u |= sign;
+    }
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
 #endif

@@ -143,6 +143,42 @@ const char *const tl_phase_names[PH_N] = {"compile", "load", "inputs", "referenc
 
 /* ---- steps ------------------------------------------------------------------------------ */
 
+static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, jit_cubin *cb,
+                          tl_result *r, tl_err *e);
+static int run_launch(void *ctx, tl_err *e);
+static void release_kernels(exec_ctx *c, jit_kernel *k, jit_kernel *k2, int failed);
+
+/* A declared op's reference: its reference variant's case for the problem (tc->ref) run once on the poisoned
+ * outputs, which op->reference then takes as the truth. Outside any timing. */
+static int run_reference(exec_ctx *c, const tl_case *tc, tl_err *e)
+{
+    const tl_case *ref = tc->ref;
+    if (!ref) {
+        tl_err_set(e, "the reference variant %s has no case for %s", c->x->reference, tc->sizes_text);
+        return -1;
+    }
+    if (ref->skipped) {
+        tl_err_set(e, "the reference variant %s cannot run %s: %s", ref->variant->name, tc->sizes_text, ref->reason);
+        return -1;
+    }
+    jit_kernel k = {0}, k2 = {0};
+    jit_cubin cb = {0};
+    tl_result tr = {.status = "ok"};
+    run_ctx rt = {.tc = ref, .prob = c->prob, .stream = c->ctx.stream, .r = &tr};
+    int bad = prepare_kernel(c, ref, &rt, &k, &k2, &cb, &tr, e);
+    if (!bad && strcmp(tr.status, "ok")) {
+        tl_err_set(e, "the reference variant %s cannot run %s: %s", ref->variant->name, tc->sizes_text,
+                   tr.reason ? tr.reason : tr.status);
+        bad = -1;
+    }
+    if (!bad) bad = ref->op->reset_output(c->prob, 1, e) || run_launch(&rt, e);
+    if (bad) tl_err_wrap(e, "reference %s %s", ref->variant->name, ref->params_text);
+    free(tr.reason), free(tr.nvrtc_options);
+    release_kernels(c, &k, &k2, bad != 0);
+    jit_cubin_free(&cb);
+    return bad ? -1 : 0;
+}
+
 static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const char *ref, tl_result *r, tl_err *e)
 {
     const reg_op *op = tc->op;
@@ -162,7 +198,7 @@ static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const c
     }
     if (!ref || (c->prob_ref && !strcmp(c->prob_ref, ref))) return 0;
     t0 = tl_now_s();
-    int rc = op->reference(c->prob, ref, e);
+    int rc = (tc->ref || op->decl) && run_reference(c, tc, e) ? -1 : op->reference(c->prob, ref, e);
     r->phase_s[PH_REFERENCE] += tl_now_s() - t0;
     if (rc) return -1;
     c->prob_ref = ref;

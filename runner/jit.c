@@ -14,6 +14,7 @@
 
 #include "runner/cache.h"
 #include "runner/cuda_check.h"
+#include "runner/dop.h"
 
 #define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + REG_MAX_ARGS + 8)
 
@@ -169,7 +170,8 @@ static int build_options(const jit_request *rq, char **opts)
 
 static const char *kind_text(char k)
 {
-    return k == 'p' ? "a pointer" : k == 'i' ? "a 32-bit integer" : k == 'l' ? "a 64-bit integer" : "a float";
+    return k == 'p' ? "a pointer" : k == 'i' ? "a 32-bit integer" : k == 'l' ? "a 64-bit integer" : k == 'd' ? "a double"
+                                                                                                   : "a float";
 }
 
 /* static_asserts that entry takes the op's arguments: their number, and each one's kind. */
@@ -186,31 +188,48 @@ static void signature_check(tl_buf *b, const reg_op *op, const char *entry)
     tl_buf_printf(b, "); runner list %s explains them\");\n", op->name);
     for (int i = 0; i < op->nkargs; i++) {
         const reg_karg *a = &op->kargs[i];
-        int code = a->kind == 'p' ? 1 : a->kind == 'i' ? 2 : a->kind == 'l' ? 3 : 4;
+        int code = a->kind == 'p' ? 1 : a->kind == 'i' ? 2 : a->kind == 'l' ? 3 : a->kind == 'd' ? 5 : 4;
         tl_buf_printf(b, "static_assert(tl_sig_%s::n != %d || tl_sig_%s::at<%d>::kind == %d, \"tilelab: argument %d "
                          "of %s must be %s %s (%s)\");\n", entry, op->nkargs, entry, i, code, i + 1, entry, a->type,
                       a->name, kind_text(a->kind));
+        /* A declared op's buffers have an element type: a pointer to elements of another size is the wrong one. */
+        int elem = op->decl ? dop_karg_elem_size(op->decl, i) : 0;
+        if (elem)
+            tl_buf_printf(b, "static_assert(tl_sig_%s::n != %d || tl_sig_%s::at<%d>::kind != 1 || "
+                             "tl_sig_%s::at<%d>::elem == %d || tl_sig_%s::at<%d>::elem == 0, \"tilelab: argument %d of "
+                             "%s points to elements of %d bytes: %s %s\");\n", entry, op->nkargs, entry, i, entry, i,
+                          elem, entry, i, i + 1, entry, elem, a->type, a->name);
     }
 }
 
-/* Kinds of argument types: 1 pointer, 2 32-bit integer, 3 64-bit integer, 4 float, 0 anything else. */
+/* Kinds of argument types: 1 pointer, 2 32-bit integer, 3 64-bit integer, 4 float, 5 double, 0 anything else;
+ * elem: the bytes of what a pointer points to (0: void, or not a pointer). */
 static const char check_templates[] =
-    "template <class T> struct tl_arg { enum { kind = 0 }; };\n"
-    "template <class T> struct tl_arg<T *> { enum { kind = 1 }; };\n"
-    "template <> struct tl_arg<int> { enum { kind = 2 }; };\n"
-    "template <> struct tl_arg<unsigned> { enum { kind = 2 }; };\n"
-    "template <> struct tl_arg<long long> { enum { kind = 3 }; };\n"
-    "template <> struct tl_arg<unsigned long long> { enum { kind = 3 }; };\n"
-    "template <> struct tl_arg<long> { enum { kind = sizeof(long) == 8 ? 3 : 2 }; };\n"
-    "template <> struct tl_arg<unsigned long> { enum { kind = sizeof(long) == 8 ? 3 : 2 }; };\n"
-    "template <> struct tl_arg<float> { enum { kind = 4 }; };\n"
-    "template <int I, class... A> struct tl_nth { enum { kind = -1 }; };\n"
-    "template <class H, class... T> struct tl_nth<0, H, T...> { enum { kind = tl_arg<H>::kind }; };\n"
-    "template <int I, class H, class... T> struct tl_nth<I, H, T...> { enum { kind = tl_nth<I - 1, T...>::kind }; };\n"
-    "template <class F> struct tl_sig { enum { fn = 0, n = -1 }; template <int I> struct at { enum { kind = -1 }; }; };\n"
+    "template <class T> struct tl_size { enum { n = sizeof(T) }; };\n"
+    "template <> struct tl_size<void> { enum { n = 0 }; };\n"
+    "template <> struct tl_size<const void> { enum { n = 0 }; };\n"
+    "template <class T> struct tl_arg { enum { kind = 0, elem = 0 }; };\n"
+    "template <class T> struct tl_arg<T *> { enum { kind = 1, elem = tl_size<T>::n }; };\n"
+    "template <> struct tl_arg<int> { enum { kind = 2, elem = 0 }; };\n"
+    "template <> struct tl_arg<unsigned> { enum { kind = 2, elem = 0 }; };\n"
+    "template <> struct tl_arg<long long> { enum { kind = 3, elem = 0 }; };\n"
+    "template <> struct tl_arg<unsigned long long> { enum { kind = 3, elem = 0 }; };\n"
+    "template <> struct tl_arg<long> { enum { kind = sizeof(long) == 8 ? 3 : 2, elem = 0 }; };\n"
+    "template <> struct tl_arg<unsigned long> { enum { kind = sizeof(long) == 8 ? 3 : 2, elem = 0 }; };\n"
+    "template <> struct tl_arg<float> { enum { kind = 4, elem = 0 }; };\n"
+    "template <> struct tl_arg<double> { enum { kind = 5, elem = 0 }; };\n"
+    "template <int I, class... A> struct tl_nth { enum { kind = -1, elem = 0 }; };\n"
+    "template <class H, class... T> struct tl_nth<0, H, T...> { enum { kind = tl_arg<H>::kind, elem = tl_arg<H>::elem }; };\n"
+    "template <int I, class H, class... T> struct tl_nth<I, H, T...> {\n"
+    "  enum { kind = tl_nth<I - 1, T...>::kind, elem = tl_nth<I - 1, T...>::elem };\n"
+    "};\n"
+    "template <class F> struct tl_sig {\n"
+    "  enum { fn = 0, n = -1 };\n"
+    "  template <int I> struct at { enum { kind = -1, elem = 0 }; };\n"
+    "};\n"
     "template <class... A> struct tl_sig<void(A...)> {\n"
     "  enum { fn = 1, n = sizeof...(A) };\n"
-    "  template <int I> struct at { enum { kind = tl_nth<I, A...>::kind }; };\n"
+    "  template <int I> struct at { enum { kind = tl_nth<I, A...>::kind, elem = tl_nth<I, A...>::elem }; };\n"
     "};\n";
 
 /* The variant's rules as the preprocessor reads them, on the -D values of its params: the registry's words

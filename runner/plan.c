@@ -1,6 +1,7 @@
 #include "runner/plan.h"
 
 #include "runner/decl.h"
+#include "runner/dop.h"
 #include "runner/dispatch.h"
 
 #include <math.h>
@@ -60,7 +61,10 @@ char *plan_canonical(const tl_case *c)
     tl_buf b = {0};
     /* "tilelab-case/2;op=%s;variant=%s;target=%s;params=%s;sizes=%s;dtype=%s;layout=%s;args=" piece by
      * piece: a plan of 10^5 cases builds one each. */
-    const char *parts[] = {"tilelab-case/2;op=", c->op->name, ";variant=", c->variant->name,
+    /* A declared op's declaration is part of what runs: a changed buffer, init or signature is another case. */
+    const char *decl = c->op->decl ? c->op->decl->identity_id : NULL;
+    const char *parts[] = {"tilelab-case/2;op=", c->op->name, decl ? ";decl=" : "", decl ? decl : "", ";variant=",
+                           c->variant->name,
                            ";target=", reg_target_name(c->variant->kind), ";params=", c->params_text,
                            ";sizes=", c->sizes_text, ";dtype=", c->dtype, ";layout=", c->layout_text, ";args="};
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) tl_buf_puts(&b, parts[i]);
@@ -114,7 +118,11 @@ static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
     int on_device = v->kind != REG_HOST;
     uint64_t need = c->op->mem_bytes(c->op, &c->spec, on_device);
     uint64_t have = on_device ? lim->device_bytes : lim->host_bytes;
-    if (need == 0) {
+    /* A declared op's counts and inits: what a registered op's mem_bytes and checks cover. */
+    if (c->op->decl && dop_check(c->op->decl, &c->spec, why, sizeof why, e)) return -1;
+    if (why[0]) {
+        c->reason = tl_xstrdup(why);
+    } else if (need == 0) {
         c->reason = tl_xstrdup("size arithmetic overflows 64 bits");
     } else if (v->decl) {
         if (check_declared(c, lim, e)) return -1;
@@ -303,9 +311,21 @@ static int check_duplicates(const tl_experiment *x, const tl_plan *p, tl_err *e)
     return rc;
 }
 
+/* A declared op's problem: the cases from first on (its cases) get the index of its reference case in *refs
+ * (grown with the plan), pointers once the plan stops growing. */
+static void note_reference(const tl_experiment *x, const tl_plan *p, int first, int **refs)
+{
+    int r = first;
+    while (r < p->ncases && strcmp(p->cases[r].variant->name, x->dop->reference)) r++;
+    *refs = realloc(*refs, sizeof **refs * (size_t)(p->ncases ? p->ncases : 1));
+    if (!*refs) abort();
+    for (int i = first; i < p->ncases; i++) (*refs)[i] = r < p->ncases ? r : -1;
+}
+
 int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_err *e)
 {
     const reg_op *op = x->op;
+    int *refs = NULL;
     memset(p, 0, sizeof *p);
     for (int s = 0; s < x->nsizes; s++) {
         int lidx[REG_MAX_OPERANDS] = {0};
@@ -318,18 +338,23 @@ int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_e
             spec.dist = x->dist;
             for (int d = 0; d < x->ndtypes; d++) {
                 spec.dtype = x->dtypes[d];
+                int first = p->ncases;
                 for (int v = 0; v < x->nvariants; v++)
                     if (reg_variant_takes(x->variants[v].v, spec.dtype) &&
                         expand_params(p, x, &x->variants[v], &spec, lim, e)) {
+                        free(refs);
                         plan_free(p);
                         return -1;
                     }
+                if (x->dop) note_reference(x, p, first, &refs);
             }
             int o = op->noperands - 1;
             while (o >= 0 && ++lidx[o] == x->nlayouts[o]) lidx[o--] = 0;
             if (o < 0) break;
         }
     }
+    for (int i = 0; refs && i < p->ncases; i++) p->cases[i].ref = refs[i] >= 0 ? &p->cases[refs[i]] : NULL;
+    free(refs);
     if (check_duplicates(x, p, e)) {
         plan_free(p);
         return -1;

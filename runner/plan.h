@@ -37,6 +37,9 @@ typedef struct tl_case {
      * case (exec_case). NULL and 0 otherwise. */
     struct tl_case *trial;
     int ntrials;
+    /* A declared op (reg_op.decl): the case of this problem whose run makes its reference (the reference
+     * variant's first params), in the same plan; else NULL. */
+    const struct tl_case *ref;
 } tl_case;
 
 typedef struct {

@@ -117,6 +117,7 @@ typedef struct {
 } reg_launch_exprs;
 
 struct decl_variant; /* runner/decl.h */
+struct dop;          /* runner/dop.h */
 
 typedef struct {
     const char *name;    /* as written in YAML */
@@ -233,6 +234,9 @@ struct reg_op {
     int (*operand_tensor)(const reg_problem *p, int i, reg_tensor *t);
     /* Optional: what a dispatching variant's table (runner/dispatch.h) asks of the op, or NULL. */
     const struct dsp_model *dispatch;
+    /* Declared in the experiment file (runner/dop.h), else NULL: then its reference is a variant of the
+     * experiment (references[0]), run once per problem, and every case id holds the declaration. */
+    const struct dop *decl;
 };
 
 extern const reg_op *const reg_ops[];

@@ -89,6 +89,12 @@ void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl
     }
     fprintf(f, "%s: ok: experiment '%s', op %s, %d sizes, %d cases (%d on the GPU, %d on the host, %d skipped)\n", path,
             x->name, x->op->name, x->nsizes, p->ncases, p->ncases - host, host, p->nskipped);
+    if (x->dop) { /* what its kernels must be: the declaration's signature */
+        fprintf(f, "  op %s (declared): axes", x->op->name);
+        for (int i = 0; i < x->op->naxes; i++) fprintf(f, " %s", x->op->axes[i]);
+        fprintf(f, "; reference %s; %s\n", x->reference, x->op->rate);
+        report_signature(f, x->op);
+    }
     for (int v = 0; v < x->nvariants; v++) {
         const cfg_variant *cv = &x->variants[v];
         if (!cv->own) continue;

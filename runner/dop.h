@@ -1,0 +1,135 @@
+/* dop: an op declared in an experiment file (`op:` as a mapping, parsed by runner/cfg_op.c): its axes, its
+ * device buffers (element type, count, role, initial data), its scalars, the kernel signature, the work model,
+ * the variant whose outputs are the truth and the tolerance. dop_finish makes it a reg_op, so the plan,
+ * execute, the writer and the analysis handle it as they handle the registered ops: nothing after the config
+ * knows which kind it has. */
+#ifndef TILELAB_DOP_H
+#define TILELAB_DOP_H
+
+#include <stdint.h>
+
+#include "runner/decl.h"
+#include "runner/registry.h"
+
+/* Element types of buffers (and, the first four, of scalars). */
+typedef enum {
+    DOP_F32, DOP_F64, DOP_I32, DOP_I64, /* scalars may be these */
+    DOP_F16, DOP_BF16, DOP_I8, DOP_U8, DOP_I16, DOP_U16, DOP_U32, DOP_U64,
+    DOP_NTYPES
+} dop_type;
+#define DOP_NSCALAR_TYPES 4
+
+typedef struct {
+    const char *name;  /* "f32", as the YAML spells it */
+    const char *ctype; /* "float": what a kernel may call it (f16: __half, bf16: __nv_bfloat16) */
+    int size;          /* bytes */
+    int is_float;
+    double lo, hi;     /* the values it holds exactly as integers (floats: the finite range) */
+} dop_type_info;
+extern const dop_type_info dop_types[DOP_NTYPES];
+/* Its index, or -1. */
+int dop_find_type(const char *name);
+
+typedef enum {
+    DOP_IN,    /* made once per problem from its init */
+    DOP_OUT,   /* poisoned before the verified run (floats NaN, integers 0x5a bytes), then checked */
+    DOP_INOUT  /* put back to its init before every run, outside the timed region, then checked */
+} dop_role;
+
+typedef enum {
+    DOP_UNIFORM,     /* a + (b - a) u, u uniform in [0, 1) */
+    DOP_NORMAL,      /* mean a, standard deviation b */
+    DOP_INTS,        /* integers a .. b, uniformly */
+    DOP_CONSTANT,    /* a */
+    DOP_SEQUENCE,    /* a + i b */
+    DOP_PERMUTATION, /* 0 .. count - 1 in a seeded random order */
+    DOP_NINITS
+} dop_init_kind;
+extern const char *const dop_init_names[DOP_NINITS];
+
+typedef struct {
+    dop_init_kind kind;
+    double a, b; /* see dop_init_kind */
+} dop_init;
+
+typedef struct {
+    char *name;
+    dop_type type;
+    dop_role role;
+    decl_expr count;   /* elements: an expression of the axes */
+    dop_init init;     /* DOP_IN, DOP_INOUT */
+    reg_tolerance tol; /* DOP_OUT, DOP_INOUT with tol_given: its own check */
+    int tol_given;
+    uint64_t stream;   /* its generator stream, from its name: every buffer's data differ */
+} dop_buffer;
+
+typedef struct {
+    char *name;
+    dop_type type;   /* DOP_F32 .. DOP_I64 */
+    decl_expr value; /* an integer scalar: an expression of the axes (is_expr) */
+    int is_expr;
+    double number;   /* else its value */
+} dop_scalar;
+
+typedef enum { DOP_ARG_BUFFER, DOP_ARG_AXIS, DOP_ARG_SCALAR } dop_arg_kind;
+typedef struct {
+    dop_arg_kind kind;
+    int index; /* into buffers, axes or scalars */
+} dop_arg;
+
+#define DOP_MAX_BUFFERS 16
+#define DOP_MAX_SCALARS 16
+#define DOP_MAX_ARGS 32
+/* Bytes checked before and after every output buffer: a kernel that writes past either end fails. */
+#define DOP_GUARD 4096
+
+typedef struct dop {
+    reg_op op;              /* what the runner sees: op.kargs and the texts point in here */
+    const char *path;       /* the experiment file, for messages (not owned) */
+    char *name, *summary;
+    char *axes[REG_MAX_AXES];
+    int naxes;
+    dop_buffer buffers[DOP_MAX_BUFFERS];
+    int nbuffers;
+    dop_scalar scalars[DOP_MAX_SCALARS];
+    int nscalars;
+    dop_arg args[DOP_MAX_ARGS]; /* the signature */
+    int nargs;
+    reg_karg kargs[DOP_MAX_ARGS];
+    char *karg_types[DOP_MAX_ARGS], *karg_docs[DOP_MAX_ARGS];
+    decl_expr flop, bytes;  /* the work of one run (has_*: given; bytes defaults to every buffer once) */
+    int has_flop, has_bytes;
+    char *reference;        /* the variant whose outputs are the truth */
+    int reference_line, reference_col; /* where the file names it */
+    reg_tolerance tol;      /* for the float buffers without their own */
+    char *rate;             /* what the tables show: "GB/s" or "GFLOP/s" */
+    const char *refs[1];
+    const char *dtypes[1];  /* one "dtype": the first checked buffer's type */
+    char *kernel_doc;
+    char *identity;         /* the declaration's canonical text */
+    char identity_id[17];   /* its hash's first 16 hex digits: in every case's canonical text */
+} dop;
+
+/* After the parser has filled the declaration: the reg_op, the kernel arguments, the identity. */
+void dop_finish(dop *d);
+void dop_free(dop *d);
+/* The dop behind op, or NULL for a registered op. */
+const dop *dop_of(const reg_op *op);
+
+/* Kernel argument i: the bytes of a buffer's element, 0 for a scalar or an axis (the compile checks the size). */
+int dop_karg_elem_size(const dop *d, int i);
+
+/* The problem's counts: -1 with e (file:line:column of the expression) when one overflows or is not positive. */
+int dop_counts(const dop *d, const reg_spec *s, int64_t *counts, tl_err *e);
+
+/* Problem s of d: -1 with e when a count is bad (dop_counts); 0 with why[0] != 0 when an init cannot fill its
+ * buffer (a sequence past what its type holds); else 0 with why "". */
+int dop_check(const dop *d, const reg_spec *s, char *why, size_t n, tl_err *e);
+
+/* Buffer b's initial data for problem s (count elements of its type) into out, on the host: value i depends
+ * only on the seed, the buffer's name and i. */
+void dop_fill(const dop *d, int b, const reg_spec *s, int64_t count, void *out);
+/* Element i of a buffer of type t as a double (exact for every type but 64-bit integers past 2^53). */
+double dop_get(dop_type t, const void *data, int64_t i);
+
+#endif

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""GPU check for ops declared in the experiment file (Bazel tag gpu; also runs from the portable bundle):
+
+1. Every example of experiments/ops/ runs and every case verifies against its reference variant.
+2. Kernels that are wrong fail verification (exit 1, verify_failed, the reason naming the buffer and the
+   element): one that skips the last element, one that writes one element past the end of its output (the
+   guard after the buffer catches it), one with the wrong result.
+3. Counters on a declared op: the memory set on a softmax variant, status ok.
+4. A result file is rerun after its folder is deleted: the same case ids, every case ok.
+5. The overhead of a declared op's case (everything but its timed runs) against a registered op's on the same
+   kernel: copy's 01_coalesced declared in a folder vs `op: copy`; printed, and at most 1.10 x.
+
+usage: gpu_ops_check.py [RUNNER] [--out DIR]
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+OPS = os.path.join(ROOT, "experiments", "ops")
+
+WRONG = {
+    "skips_last": ("if (r * cols + c != rows * cols - 1) out[c] = expf(in[c] - m) * inv;", None),
+    "writes_past": ("out[c] = expf(in[c] - m) * inv; if (r == rows - 1 && c == cols - 1) out[c + 1] = 0.0f;",
+                    "past the end of y"),
+    "wrong_result": ("out[c] = expf(in[c] - m);", None),
+}
+
+DECLARED_COPY = """name: copy_declared
+op:
+  name: copy_declared
+  axes: [n]
+  buffers:
+    x: {type: f32, count: n}
+    y: {type: f32, count: n, out: true}
+  signature: [x, y, n]
+  reference: coalesced
+seed: 7
+sizes: {n: [16777216, 67108864]}
+variants:
+  - name: coalesced
+    source: k/01_coalesced.cu
+    entry: copy_coalesced
+    params: {BLOCK: [128, 256, 512, 1024], GRID: [0]}
+    block: [BLOCK]
+    grid: ["ceil_div(n, BLOCK)"]
+measure: {warmup: 3, min_reps: 10, max_reps: 10}
+"""
+REGISTERED_COPY = """name: copy_registered
+op: copy
+seed: 7
+sizes: {n: [16777216, 67108864]}
+variants:
+  - {name: coalesced, params: {BLOCK: [128, 256, 512, 1024], GRID: [0]}}
+measure: {warmup: 3, min_reps: 10, max_reps: 10}
+"""
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def cases(path):
+    with h5py.File(path, "r") as f:
+        return {c: {k: text(v) for k, v in f["cases"][c].attrs.items() if isinstance(v, (str, bytes, int, float))}
+                for c in f["cases"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("runner", nargs="?", default=os.path.join("runner", "runner"))
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    runner = os.path.abspath(a.runner)
+    out = a.out or tempfile.mkdtemp()
+    os.makedirs(out, exist_ok=True)
+    failures = []
+
+    def run(*args):
+        p = subprocess.run([runner, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return p
+
+    def expect(cond, what):
+        print(("ok   " if cond else "FAIL ") + what, flush=True)
+        if not cond:
+            failures.append(what)
+
+    # 1. The examples.
+    files = {}
+    for name in sorted(os.listdir(OPS)):
+        folder = os.path.join(out, name)
+        shutil.copytree(os.path.join(OPS, name), folder)
+        h5 = os.path.join(out, name + ".h5")
+        p = run("run", "-q", os.path.join(folder, name + ".yaml"), "-o", h5)
+        print(p.stdout)
+        cs = cases(h5) if os.path.exists(h5) else {}
+        bad = {c: v for c, v in cs.items() if v.get("status") not in ("ok", "skipped")}
+        expect(p.returncode == 0 and cs and not bad,
+               "%s: %d cases, all verified (rc %d) %s" % (name, len(cs), p.returncode,
+                                                        "; ".join("%s %s" % (v.get("variant"), v.get("reason"))
+                                                                  for v in bad.values())[:600] + p.stderr[-400:]))
+        files[name] = (folder, h5)
+
+    # 2. Wrong kernels: the softmax's warp kernel with a bug each.
+    src = open(os.path.join(OPS, "softmax", "kernels", "warp.cu")).read()
+    line = "for (long long c = threadIdx.x; c < cols; c += 32) out[c] = expf(in[c] - m) * inv;"
+    assert line in src, "warp.cu changed: the wrong-kernel check edits its last line"
+    for name, (body, reason) in WRONG.items():
+        d = os.path.join(out, "wrong_" + name)
+        shutil.copytree(os.path.join(OPS, "softmax"), d)
+        with open(os.path.join(d, "kernels", "warp.cu"), "w") as f:
+            f.write(src.replace(line, "for (long long c = threadIdx.x; c < cols; c += 32) { %s }" % body))
+        y = os.path.join(d, "softmax.yaml")
+        text_ = open(y).read().replace("sizes: {rows: 4096, cols: [128, 1000, 32768]}", "sizes: {rows: 512, cols: 1000}")
+        text_ = text_.replace("measure: {warmup: 3, min_reps: 10, max_reps: 100, max_time_s: 1}",
+                              "measure: {warmup: 1, min_reps: 3, max_reps: 3}")
+        with open(y, "w") as f:
+            f.write(text_)
+        h5 = os.path.join(out, "wrong_%s.h5" % name)
+        p = run("run", "-q", y, "-o", h5)
+        cs = cases(h5) if os.path.exists(h5) else {}
+        warp = [v for v in cs.values() if v.get("variant") == "warp"]
+        others = [v for v in cs.values() if v.get("variant") != "warp"]
+        ok = (p.returncode == 1 and warp and all(v["status"] == "verify_failed" for v in warp) and
+              all(v["status"] == "ok" for v in others) and (reason is None or all(reason in v["reason"] for v in warp)))
+        expect(ok, "%s: rc %d, warp %s: %s" % (name, p.returncode, [v.get("status") for v in warp],
+                                              warp[0].get("reason", "")[:300] if warp else p.stderr[-300:]))
+
+    # 3. Counters on a declared op.
+    d = os.path.join(out, "counted")
+    shutil.copytree(os.path.join(OPS, "softmax"), d)
+    y = os.path.join(d, "softmax.yaml")
+    t = open(y).read().replace("sizes: {rows: 4096, cols: [128, 1000, 32768]}", "sizes: {rows: 4096, cols: 1000}")
+    with open(y, "w") as f:
+        f.write(t + "counters: [memory]\n")
+    h5 = os.path.join(out, "counted.h5")
+    p = run("run", "-q", y, "-o", h5)
+    st = [c.get("counters_status") for c in cases(h5).values()] if os.path.exists(h5) else []
+    expect(p.returncode == 0 and st and all(s == "ok" for s in st), "counters on a declared op: %s %s" % (st, p.stderr[-300:]))
+
+    # 4. Rerun after the folder is gone.
+    folder, h5 = files["gather"]
+    shutil.rmtree(folder)
+    again = os.path.join(out, "gather_rerun.h5")
+    p = run("rerun", h5, "-o", again, "-q")
+    a_, b_ = cases(h5), cases(again) if os.path.exists(again) else {}
+    expect(p.returncode == 0 and set(a_) == set(b_) and all(v["status"] == "ok" for v in b_.values()),
+           "rerun without the folder: %d of %d ids again %s" % (len(set(a_) & set(b_)), len(a_), p.stderr[-300:]))
+
+    # 5. Overhead per case, declared against registered, on one kernel.
+    d = os.path.join(out, "copy_declared")
+    os.makedirs(os.path.join(d, "k"))
+    for f_ in ("01_coalesced.cu", "copy_common.cuh"):
+        shutil.copy(os.path.join(ROOT, "kernels", "copy", f_), os.path.join(d, "k", f_))
+    with open(os.path.join(d, "e.yaml"), "w") as f:
+        f.write(DECLARED_COPY)
+    with open(os.path.join(out, "r.yaml"), "w") as f:
+        f.write(REGISTERED_COPY)
+    over = {}
+    for name, y in (("declared", os.path.join(d, "e.yaml")), ("registered", os.path.join(out, "r.yaml"))):
+        h5 = os.path.join(out, "copy_%s.h5" % name)
+        run("run", "-q", y, "-o", h5)  # warms the kernel cache
+        os.remove(h5)
+        p = run("run", "-q", y, "-o", h5)
+        cs = cases(h5) if os.path.exists(h5) else {}
+        walls = [sum(float(v) for k, v in c.items() if k.startswith("t_") and k.endswith("_s") and k != "t_timed_s")
+                 for c in cs.values()]
+        ok = p.returncode == 0 and cs and all(c["status"] == "ok" for c in cs.values())
+        expect(ok, "copy %s: %d cases ok %s" % (name, len(cs), p.stderr[-300:]))
+        over[name] = sum(walls) / max(1, len(walls))
+    ratio = over["declared"] / over["registered"] if over.get("registered") else float("inf")
+    print("overhead per case (all but the timed runs): declared %.4f s, registered %.4f s, ratio %.3f"
+          % (over["declared"], over["registered"], ratio))
+    expect(ratio <= 1.10, "declared op's overhead per case within 10%% of the registered op's (%.3f)" % ratio)
+
+    print("GPU OPS CHECK %s" % ("PASSED" if not failures else "FAILED: %d" % len(failures)))
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -214,6 +214,7 @@ static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int 
     H5_CHECK(h5_put_str(g, SCH_CASE_STATUS, r->status));
     H5_CHECK(h5_put_str(g, SCH_CASE_REASON, r->reason));
     H5_CHECK(h5_put_str(g, SCH_CASE_REFERENCE, r->reference));
+    H5_CHECK(h5_put_str(g, SCH_CASE_RATE_NAME, c->op->rate ? c->op->rate : "GFLOP/s")); /* schema 1.12 */
     H5_CHECK(h5_put_str(g, SCH_CASE_TOLERANCE, tol));
     H5_CHECK(h5_put_f64(g, SCH_CASE_MAX_ABS_ERR, r->max_abs_err));
     H5_CHECK(h5_put_f64(g, SCH_CASE_MAX_REL_ERR, r->max_rel_err));

@@ -148,6 +148,8 @@ const sch_field sch_fields[SCH_N] = {
     [SCH_CASE_REASON] = A(CASE, "reason", STR, "", 0, ALWAYS,
                           "why not ok: the skip reason, the first mismatches (index, got, want), the CUDA message"),
     [SCH_CASE_REFERENCE] = A(CASE, "reference", STR, "", 0, ALWAYS, "what the output was compared with"),
+    [SCH_CASE_RATE_NAME] = A(CASE, "rate_name", STR, "", 12, ALWAYS,
+                             "what the op is judged by: `GB/s` or `GFLOP/s` (a declared op's `work.rate`)"),
     [SCH_CASE_TOLERANCE] = A(CASE, "tolerance", STR, "", 0, ALWAYS, "under which tolerance, `rtol=...;atol=...`"),
     [SCH_CASE_MAX_ABS_ERR] = A(CASE, "max_abs_err", F64, "", 0, ALWAYS, "largest `|got - want|`; NaN when not verified"),
     [SCH_CASE_MAX_REL_ERR] = A(CASE, "max_rel_err", F64, "", 0, ALWAYS,

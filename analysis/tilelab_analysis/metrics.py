@@ -9,11 +9,16 @@ REFERENCE = {"sgemm": "cublas", "reduce": "cub", "copy": "memcpy", "transpose": 
 BANDWIDTH_OPS = {"reduce", "copy", "transpose"}
 
 
-def reference_variant(op):
-    return REFERENCE.get(op)
+def reference_variant(op, reference=None):
+    """The variant op's cases are measured against: a registered op's library; a declared op's reference
+    variant (the case's `reference`)."""
+    return REFERENCE.get(op, reference)
 
 
-def rate_name(op):
+def rate_name(op, written=None):
+    """GB/s or GFLOP/s: as the file says (schema 1.12), else by the registered op."""
+    if isinstance(written, str) and written in ("GB/s", "GFLOP/s"):
+        return written
     return "GB/s" if op in BANDWIDTH_OPS else "GFLOP/s"
 
 
@@ -28,12 +33,14 @@ def add_metrics(df, envs):
     cases' hardware counters (counters.DERIVED). envs: each file's /env as load read it, by path (the
     package's add_metrics reads those it lacks)."""
     df = df.copy()
-    df["rate_name"] = [rate_name(op) for op in df["op"]]
+    written = df["rate_name"] if "rate_name" in df else [None] * len(df)
+    df["rate_name"] = [rate_name(op, w) for op, w in zip(df["op"], written)]
     df["rate"] = np.where(df["rate_name"] == "GB/s", df["gbs"], df["gflops"])
     keys = _match_key(df)
     ref_time = {}
-    for k, variant, op, med, status in zip(keys, df["variant"], df["op"], df["median_ms"], df["status"]):
-        if variant == reference_variant(op) and status == "ok":
+    refs = df["reference"] if "reference" in df else [None] * len(df)
+    for k, variant, op, med, status, ref in zip(keys, df["variant"], df["op"], df["median_ms"], df["status"], refs):
+        if variant == reference_variant(op, ref) and status == "ok":
             ref_time[k] = med
     df["pct_ref"] = [100.0 * ref_time[k] / m if k in ref_time and m > 0 else np.nan
                      for k, m in zip(keys, df["median_ms"])]

@@ -1,8 +1,8 @@
 """The result file's schema, for the readers: made from runner/schema.c by runner/schema_doc_test.c
 (`bazel run //runner:schema_doc_test -- --write`); edit the table there, not this file."""
 
-MINOR = 11
-VERSION = "tilelab/1.11"
+MINOR = 12
+VERSION = "tilelab/1.12"
 STATUSES = ("ok", "verify_failed", "skipped", "error")
 
 # (group, name, type, unit, since, presence, check, lo, hi, what, reader's default)
@@ -104,6 +104,7 @@ FIELDS = (
     ("case", "status", "string", "", 0, "always", "must", None, None, None, None),
     ("case", "reason", "string", "", 0, "always", "", None, None, None, None),
     ("case", "reference", "string", "", 0, "always", "", None, None, None, None),
+    ("case", "rate_name", "string", "", 12, "always", "", None, None, None, None),
     ("case", "tolerance", "string", "", 0, "always", "", None, None, None, None),
     ("case", "max_abs_err", "float64", "", 0, "always", "", None, None, None, None),
     ("case", "max_rel_err", "float64", "", 0, "always", "", None, None, None, None),

@@ -304,6 +304,7 @@ typedef struct cfg_owned {
     char *pnames[REG_MAX_PARAMS];
     decl_variant d;
     char *name, *source, *entry, *summary;
+    char *entries[REG_MAX_KERNELS]; /* `kernels:`' entries */
 } cfg_owned;
 
 static void owned_free(cfg_owned *o)
@@ -312,6 +313,7 @@ static void owned_free(cfg_owned *o)
     for (int k = 0; k < REG_MAX_PARAMS; k++) free(o->pnames[k]);
     decl_free(&o->d);
     free(o->name), free(o->source), free(o->entry), free(o->summary);
+    for (int k = 0; k < REG_MAX_KERNELS; k++) free(o->entries[k]);
     free(o);
 }
 
@@ -492,24 +494,81 @@ static int parse_declared_params(cfgn_ctx *c, yaml_node_t *n, const char *field,
 }
 
 typedef struct {
-    yaml_node_t *name, *params, *source, *entry, *block, *grid, *smem, *requires;
+    yaml_node_t *name, *params, *source, *entry, *block, *grid, *smem, *requires, *kernels, *workspace;
 } decl_nodes;
+
+/* One kernel's launch: block and grid (1 to 3 expressions each), smem (bytes, optional). */
+static int parse_kernel_launch(cfgn_ctx *c, yaml_node_t *at, yaml_node_t *block, yaml_node_t *grid, yaml_node_t *smem,
+                               const char *field, const expr_scope *scope, decl_kernel *k)
+{
+    char f2[96];
+    if (!block || !grid)
+        return cfgn_fail(c, at, field, "%s needs `block:` and `grid:` (expressions of its params, the op's axes and "
+                                       "sms, smem_optin, warp)", strstr(field, ".kernels[") ? "a kernel" :
+                                                                   "a variant with `source:`");
+    snprintf(f2, sizeof f2, "%s.block", field);
+    if (cfgn_expr_list(c, block, f2, 1, 3, scope, k->block, &k->nblock)) return -1;
+    snprintf(f2, sizeof f2, "%s.grid", field);
+    if (cfgn_expr_list(c, grid, f2, 1, 3, scope, k->grid, &k->ngrid)) return -1;
+    snprintf(f2, sizeof f2, "%s.smem", field);
+    if (smem && cfgn_expr(c, smem, f2, scope, &k->smem)) return -1;
+    k->has_smem = smem != NULL;
+    return 0;
+}
+
+/* `kernels:`, the kernels one run launches in order, each {entry, block, grid, smem}. */
+static int parse_kernels(cfgn_ctx *c, yaml_node_t *n, const char *field, const expr_scope *scope, cfg_owned *o)
+{
+    static const char *const keys[] = {"entry", "block", "grid", "smem", NULL};
+    char f[80], f2[96];
+    snprintf(f, sizeof f, "%s.kernels", field);
+    if (cfgn_expect(c, n, YAML_SEQUENCE_NODE, f)) return -1;
+    int nk = cfgn_count(n);
+    if (nk < 1 || nk > REG_MAX_KERNELS) return cfgn_fail(c, n, f, "expected 1 to %d kernels, got %d", REG_MAX_KERNELS, nk);
+    for (int k = 0; k < nk; k++) {
+        yaml_node_t *kn = cfgn_item(c, n, k);
+        cfgn_pair pr[4];
+        int np;
+        snprintf(f2, sizeof f2, "%s[%d]", f, k);
+        if (cfgn_pairs(c, kn, f2, keys, pr, 4, &np)) return -1;
+        yaml_node_t *entry = cfgn_find(pr, np, "entry");
+        if (!entry) return cfgn_fail(c, kn, f2, "a kernel needs `entry:` (its extern \"C\" name)");
+        char f3[112];
+        snprintf(f3, sizeof f3, "%s.entry", f2);
+        if (cfgn_expect(c, entry, YAML_SCALAR_NODE, f3)) return -1;
+        if (!is_identifier(cfgn_scalar(entry))) return cfgn_fail(c, entry, f3, "'%s' is not a kernel name", cfgn_scalar(entry));
+        for (int j = 0; j < k; j++)
+            if (!strcmp(o->entries[j], cfgn_scalar(entry)))
+                return cfgn_fail(c, entry, f3, "'%s' is kernel %d already: a run launches each kernel once",
+                                 cfgn_scalar(entry), j);
+        o->entries[k] = tl_xstrdup(cfgn_scalar(entry));
+        o->d.kernels[k].entry = o->entries[k];
+        if (parse_kernel_launch(c, kn, cfgn_find(pr, np, "block"), cfgn_find(pr, np, "grid"), cfgn_find(pr, np, "smem"),
+                                f2, scope, &o->d.kernels[k]))
+            return -1;
+        o->d.nkernels = k + 1;
+    }
+    return 0;
+}
 
 static int parse_launch(cfgn_ctx *c, const decl_nodes *dn, const char *field, cfg_owned *o, const reg_op *op)
 {
     expr_scope scope = {(const char *const *)o->pnames, o->v.nparams, op->axes, op->naxes};
     char f2[80];
     decl_variant *d = &o->d;
-    if (!dn->block || !dn->grid)
-        return cfgn_fail(c, dn->name, field, "a variant with `source:` needs `block:` and `grid:` (expressions of its "
-                                           "params, the op's axes and sms, smem_optin, warp)");
-    snprintf(f2, sizeof f2, "%s.block", field);
-    if (cfgn_expr_list(c, dn->block, f2, 1, 3, &scope, d->block, &d->nblock)) return -1;
-    snprintf(f2, sizeof f2, "%s.grid", field);
-    if (cfgn_expr_list(c, dn->grid, f2, 1, 3, &scope, d->grid, &d->ngrid)) return -1;
-    snprintf(f2, sizeof f2, "%s.smem", field);
-    if (dn->smem && cfgn_expr(c, dn->smem, f2, &scope, &d->smem)) return -1;
-    d->has_smem = dn->smem != NULL;
+    if (dn->kernels) {
+        yaml_node_t *one = dn->entry ? dn->entry : dn->block ? dn->block : dn->grid ? dn->grid : dn->smem;
+        if (one) return cfgn_fail(c, one, field, "with `kernels:`, each kernel has its own entry, block, grid and smem");
+        if (parse_kernels(c, dn->kernels, field, &scope, o)) return -1;
+        o->v.entry = o->entries[0];
+    } else {
+        d->kernels[0].entry = o->entry;
+        d->nkernels = 1;
+        if (parse_kernel_launch(c, dn->name, dn->block, dn->grid, dn->smem, field, &scope, &d->kernels[0])) return -1;
+    }
+    snprintf(f2, sizeof f2, "%s.workspace", field);
+    if (dn->workspace && cfgn_expr(c, dn->workspace, f2, &scope, &d->workspace)) return -1;
+    d->has_workspace = dn->workspace != NULL;
     if (dn->requires) {
         int k = dn->requires->type == YAML_SEQUENCE_NODE
                     ? (int)(dn->requires->data.sequence.items.top - dn->requires->data.sequence.items.start) : 1;
@@ -574,7 +633,7 @@ static int parse_declared(cfgn_ctx *c, const decl_nodes *dn, const char *field, 
 static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "params", "measure", "counters", "source", "entry", "block", "grid",
-                                        "smem", "requires", "table", "trials", NULL};
+                                        "smem", "requires", "table", "trials", "kernels", "workspace", NULL};
     char field[64];
     snprintf(field, sizeof field, "variants[%d]", index);
     cfg_variant *cv = &x->variants[index];
@@ -583,11 +642,11 @@ static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *
     decl_nodes dn = {.name = n};
     yaml_node_t *measure = NULL, *counters = NULL, *table = NULL, *trials = NULL;
     if (n->type == YAML_MAPPING_NODE) {
-        cfgn_pair pr[12];
+        cfgn_pair pr[14];
         int np;
-        if (cfgn_pairs(c, n, field, keys, pr, 12, &np)) return -1;
+        if (cfgn_pairs(c, n, field, keys, pr, 14, &np)) return -1;
         yaml_node_t **slot[] = {&dn.name, &dn.params, &measure, &counters, &dn.source, &dn.entry, &dn.block, &dn.grid,
-                                &dn.smem, &dn.requires, &table, &trials};
+                                &dn.smem, &dn.requires, &table, &trials, &dn.kernels, &dn.workspace};
         dn.name = NULL;
         for (int i = 0; i < np; i++)
             for (int k = 0; keys[k]; k++)
@@ -598,8 +657,11 @@ static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *
         return cfgn_fail(c, dn.name, field, "expected a variant name or {name: ..., params: {...}}, got %s",
                        cfgn_kind_name(dn.name));
     if (!dn.source) {
-        yaml_node_t *only = dn.entry ? dn.entry : dn.block ? dn.block : dn.grid ? dn.grid : dn.smem ? dn.smem : dn.requires;
-        if (only) return cfgn_fail(c, only, field, "entry, block, grid, smem and requires belong to a variant with `source:`");
+        yaml_node_t *only = dn.entry ? dn.entry : dn.block ? dn.block : dn.grid ? dn.grid : dn.smem ? dn.smem
+                            : dn.requires ? dn.requires : dn.kernels ? dn.kernels : dn.workspace;
+        if (only)
+            return cfgn_fail(c, only, field, "entry, block, grid, smem, requires, kernels and workspace belong to a variant "
+                                             "with `source:`");
         if (parse_registered(c, dn.name, dn.params, table, trials, field, cv, x)) return -1;
     } else if (table || trials) {
         return cfgn_fail(c, table ? table : trials, field, "%s: belongs to a dispatching variant (e.g. tuned), not one "

@@ -52,9 +52,9 @@ static int eval_dims(const decl_variant *d, const decl_expr *xs, int n, const ex
     return 0;
 }
 
-static int block_ok(const decl_variant *d, const int64_t *b, const char *case_text, tl_err *e)
+static int block_ok(const decl_variant *d, const decl_kernel *k, const int64_t *b, const char *case_text, tl_err *e)
 {
-    const decl_expr *x = &d->block[0];
+    const decl_expr *x = &k->block[0];
     const char *what = NULL;
     if (b[0] > DECL_MAX_THREADS || b[1] > DECL_MAX_THREADS) what = "x and y may be 1024 at most";
     else if (b[2] > DECL_MAX_BLOCK_Z) what = "z may be 64 at most";
@@ -66,25 +66,28 @@ static int block_ok(const decl_variant *d, const int64_t *b, const char *case_te
     return -1;
 }
 
-static int launch_of(const decl_variant *d, const expr_env *env, const char *case_text, decl_outcome *out, tl_err *e)
+/* Kernel k's launch into *l; a skip or an undecided launch goes to out. */
+static int launch_of(const decl_variant *d, const decl_kernel *k, const expr_env *env, const char *case_text,
+                     decl_outcome *out, reg_launch *l, tl_err *e)
 {
     int64_t block[3], grid[3], smem = 0;
     int rc;
-    if ((rc = eval_dims(d, d->block, d->nblock, env, case_text, block, e)) ||
-        (rc = eval_dims(d, d->grid, d->ngrid, env, case_text, grid, e)) ||
-        (d->has_smem && (rc = eval(d, &d->smem, env, case_text, &smem, e)))) {
+    if ((rc = eval_dims(d, k->block, k->nblock, env, case_text, block, e)) ||
+        (rc = eval_dims(d, k->grid, k->ngrid, env, case_text, grid, e)) ||
+        (k->has_smem && (rc = eval(d, &k->smem, env, case_text, &smem, e)))) {
         if (rc > 0) out->undecided = 1;
         return rc < 0 ? -1 : 0;
     }
-    if (block_ok(d, block, case_text, e)) return -1;
+    if (block_ok(d, k, block, case_text, e)) return -1;
     if (smem < 0) {
-        tl_err_set(e, "%s:%d:%d: %s: '%s' is %lld bytes for %s", d->path, d->smem.line, d->smem.col, d->smem.field,
-                   d->smem.x.text, (long long)smem, case_text);
+        tl_err_set(e, "%s:%d:%d: %s: '%s' is %lld bytes for %s", d->path, k->smem.line, k->smem.col, k->smem.field,
+                   k->smem.x.text, (long long)smem, case_text);
         return -1;
     }
     if (grid[0] > DECL_MAX_GRID_X || grid[1] > DECL_MAX_GRID_YZ || grid[2] > DECL_MAX_GRID_YZ) {
-        out->skip = tl_xasprintf("grid [%lld, %lld, %lld] is over CUDA's limits (2^31-1, 65535, 65535)",
-                                 (long long)grid[0], (long long)grid[1], (long long)grid[2]);
+        out->skip = tl_xasprintf("%s%sgrid [%lld, %lld, %lld] is over CUDA's limits (2^31-1, 65535, 65535)",
+                                 d->nkernels > 1 ? k->entry : "", d->nkernels > 1 ? "'s " : "", (long long)grid[0],
+                                 (long long)grid[1], (long long)grid[2]);
         return 0;
     }
     if (env->device && smem > env->device[EXPR_SMEM_OPTIN]) {
@@ -93,8 +96,27 @@ static int launch_of(const decl_variant *d, const expr_env *env, const char *cas
         out->device_skip = 1;
         return 0;
     }
-    for (int i = 0; i < 3; i++) out->launch.block[i] = (unsigned)block[i], out->launch.grid[i] = (unsigned)grid[i];
-    out->launch.smem = (size_t)smem;
+    for (int i = 0; i < 3; i++) l->block[i] = (unsigned)block[i], l->grid[i] = (unsigned)grid[i];
+    l->smem = (size_t)smem;
+    return 0;
+}
+
+/* The workspace's bytes: at most 2^40 (a TiB: a slip in the expression, not a scratch buffer). */
+static int workspace_of(const decl_variant *d, const expr_env *env, const char *case_text, decl_outcome *out,
+                        tl_err *e)
+{
+    int64_t w;
+    int rc = eval(d, &d->workspace, env, case_text, &w, e);
+    if (rc) {
+        if (rc > 0) out->undecided = 1;
+        return rc < 0 ? -1 : 0;
+    }
+    if (w < 0 || w > (1LL << 40)) {
+        tl_err_set(e, "%s:%d:%d: %s: '%s' is %lld bytes for %s (0 .. 2^40)", d->path, d->workspace.line,
+                   d->workspace.col, d->workspace.field, d->workspace.x.text, (long long)w, case_text);
+        return -1;
+    }
+    out->workspace = (uint64_t)w;
     return 0;
 }
 
@@ -105,14 +127,32 @@ int decl_evaluate(const decl_variant *d, const long *params, const reg_spec *s, 
     memset(out, 0, sizeof *out);
     if (requires_hold(d, &env, case_text, out, e)) return -1;
     if (out->skip) return 0;
-    return launch_of(d, &env, case_text, out, e);
+    for (int k = 0; k < d->nkernels && !out->skip; k++)
+        if (launch_of(d, &d->kernels[k], &env, case_text, out, &out->launch[k], e)) return -1;
+    if (!out->skip && d->has_workspace && workspace_of(d, &env, case_text, out, e)) return -1;
+    return 0;
 }
 
 void decl_free(decl_variant *d)
 {
-    for (int i = 0; i < 3; i++) expr_free(&d->block[i].x), expr_free(&d->grid[i].x);
-    expr_free(&d->smem.x);
+    for (int k = 0; k < REG_MAX_KERNELS; k++) {
+        decl_kernel *kn = &d->kernels[k];
+        for (int i = 0; i < 3; i++) expr_free(&kn->block[i].x), expr_free(&kn->grid[i].x);
+        expr_free(&kn->smem.x);
+    }
+    expr_free(&d->workspace.x);
     for (int i = 0; i < d->nrequires; i++) expr_free(&d->requires[i].x);
     free(d->requires);
     memset(d, 0, sizeof *d);
+}
+
+int decl_entries(const reg_variant *v, const char **out)
+{
+    if (v->decl) {
+        for (int k = 0; k < v->decl->nkernels; k++) out[k] = v->decl->kernels[k].entry;
+        return v->decl->nkernels;
+    }
+    out[0] = v->entry;
+    if (v->entry2) out[1] = v->entry2;
+    return v->entry2 ? 2 : 1;
 }

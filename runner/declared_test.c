@@ -98,7 +98,7 @@ static const bad_row bad_rows[] = {
     {"  - {name: naive, source: k/ok.cu, block: [1], grid: [1]}\n",
      "e.yaml:6:12: variants[0]: 'naive' is a registered variant of sgemm: a variant with `source:` needs a name"},
     {"  - {name: mine, source: k/ok.cu, grid: [1]}\n", "e.yaml:6:12: variants[0]: a variant with `source:` needs `block:`"},
-    {"  - {name: naive, entry: k}\n", "e.yaml:6:26: variants[0]: entry, block, grid, smem and requires belong to a variant"},
+    {"  - {name: naive, entry: k}\n", "e.yaml:6:26: variants[0]: entry, block, grid, smem, requires, kernels and workspace belong to a variant"},
     {"  - {name: my-k, source: k/ok.cu, block: [1], grid: [1]}\n", "e.yaml:6:12: variants[0]: 'my-k': a declared variant's name"},
     {DECL("") DECL(""), "e.yaml:7:12: variants[1]: 'mine' is declared twice (first at line 6)"},
     {"  - {name: mine, source: k/ok.cu, entry: 2k, block: [1], grid: [1]}\n", "variants[0].entry: '2k' is not a kernel name"},

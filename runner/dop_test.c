@@ -131,6 +131,18 @@ static const bad_row bad_rows[] = {
      "e.yaml:12:12: variants[0]: 'naive': op mine is declared in this file, so its variants are too"},
     {OP_HEAD OPDECL(BUFS, "") "sizes: {rows: 8, colz: 16}\nvariants:\n  - {name: k, source: k.cu, block: [1], grid: [1]}\n",
      "sizes: 'colz' is not an axis of mine (axes: rows, cols"},
+    /* A variant of several kernels. */
+    {OP_HEAD OPDECL(BUFS, "") "sizes: {rows: 8, cols: 16}\nvariants:\n  - {name: k, source: k.cu, kernels: [{entry: k}]}\n",
+     "e.yaml:13:39: variants[0].kernels[0]: a kernel needs `block:` and `grid:`"},
+    {OP_HEAD OPDECL(BUFS, "") "sizes: {rows: 8, cols: 16}\nvariants:\n  - {name: k, source: k.cu, block: [1], kernels: []}\n",
+     "e.yaml:13:36: variants[0]: with `kernels:`, each kernel has its own entry, block, grid and smem"},
+    {OP_HEAD OPDECL(BUFS, "") "sizes: {rows: 8, cols: 16}\nvariants:\n  - {name: k, source: k.cu, kernels: []}\n",
+     "variants[0].kernels: expected 1 to 4 kernels, got 0"},
+    {OP_HEAD OPDECL(BUFS, "") "sizes: {rows: 8, cols: 16}\nvariants:\n  - name: k\n    source: k.cu\n    kernels:\n"
+     "      - {entry: k, block: [1], grid: [1]}\n      - {entry: k, block: [1], grid: [1]}\n",
+     "e.yaml:17:17: variants[0].kernels[1].entry: 'k' is kernel 0 already"},
+    {OP_HEAD OPDECL(BUFS, "") "sizes: {rows: 8, cols: 16}\nvariants:\n  - {name: k, source: k.cu, block: [1], grid: [1], "
+     "workspace: \"rows - 9\"}\n", "variants[0].workspace: 'rows - 9' is -1 bytes for rows=8,cols=16 (0 .. 2^40)"},
     /* What the sizes make of the counts: the plan's errors, with the expression's place. */
     {OP_HEAD OPDECL(XB("{type: f32, count: \"rows - 8\"}"), "") TAIL,
      "e.yaml:7:27: op.buffers.x.count: 'rows - 8' is 0 elements at rows=8,cols=16: a buffer's count must be positive"},
@@ -203,6 +215,29 @@ static void first_id(const char *yaml, char *id)
         return;
     }
     memcpy(id, p.cases[0].id, 17);
+    plan_free(&p);
+    config_free(&x);
+}
+
+/* Two kernels a run, and their workspace: a launch each, in order. */
+static void test_kernels(void)
+{
+    tl_experiment x;
+    tl_plan p;
+    tl_err e = {{0}};
+    const char *yaml = OP_HEAD OPDECL(BUFS, "") "sizes: {rows: 8, cols: 16}\nvariants:\n  - name: k\n    source: k.cu\n"
+        "    params: {T: [64]}\n    kernels:\n      - {entry: k, block: [T], grid: [rows]}\n"
+        "      - {entry: k2, block: [32, 2], grid: [\"ceil_div(rows * cols, 64)\"], smem: 128}\n"
+        "    workspace: \"rows * 8\"\n";
+    if (load(yaml, &x, &p, &e)) {
+        CHECK(0, "%s", e.msg);
+        return;
+    }
+    const tl_case *c = &p.cases[0];
+    CHECK(c->nlaunch == 2 && c->launch[0].block[0] == 64 && c->launch[0].grid[0] == 8 && c->launch[1].block[1] == 2 &&
+              c->launch[1].grid[0] == 2 && c->launch[1].smem == 128, "launches %d: %u x %u, %u x %u", c->nlaunch,
+          c->launch[0].grid[0], c->launch[0].block[0], c->launch[1].grid[0], c->launch[1].block[0]);
+    CHECK(c->workspace == 64, "workspace %llu", (unsigned long long)c->workspace);
     plan_free(&p);
     config_free(&x);
 }
@@ -307,7 +342,8 @@ int main(void)
     put("k.cu", "extern \"C\" __global__ void k(const float *x, float *y, long long r, long long c) {}\n");
     test_bad();
     test_good();
+    test_kernels();
     test_ids();
     test_inits();
-    return TEST_REPORT((int)(sizeof bad_rows / sizeof *bad_rows) + 3);
+    return TEST_REPORT((int)(sizeof bad_rows / sizeof *bad_rows) + 4);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runner/cuda_check.h"
+#include "runner/decl.h"
 #include "runner/jit.h"
 #include "runner/tma.h"
 
@@ -60,10 +61,9 @@ void exec_free(exec_ctx *c)
 typedef struct {
     const tl_case *tc;
     reg_problem *prob;
-    const jit_kernel *k;    /* REG_NVRTC */
-    reg_launch geo;         /* REG_NVRTC */
-    const jit_kernel *k2;   /* REG_NVRTC with entry2: the kernel launched after k (before it: entry2_first) */
-    reg_launch geo2;
+    const jit_kernel *k[REG_MAX_KERNELS]; /* REG_NVRTC: the run's kernels, in decl_entries' order */
+    reg_launch geo[REG_MAX_KERNELS];
+    int nk;
     void *stream;           /* cudaStream_t */
     int verify_every;       /* poison before and check after every timed run */
     tl_result *r;           /* where a failed check is reported */
@@ -89,17 +89,12 @@ static int run_launch(void *ctx, tl_err *e)
         tl_err_set(e, "op %s: kernel arguments do not fit", tc->op->name);
         return -1;
     }
-    /* In launch order: k then k2, or k2 first (entry2_first). */
-    const jit_kernel *ks[2] = {r->k, r->k2};
-    const reg_launch *gs[2] = {&r->geo, &r->geo2};
-    if (r->k2 && tc->run->entry2_first) {
-        ks[0] = r->k2, ks[1] = r->k;
-        gs[0] = &r->geo2, gs[1] = &r->geo;
-    }
-    for (int i = 0; i < (r->k2 ? 2 : 1); i++) {
-        const reg_launch *g = gs[i];
+    /* In order, but for entry2_first: the second kernel, then the first. */
+    for (int i = 0; i < r->nk; i++) {
+        int j = r->nk == 2 && tc->run->entry2_first ? 1 - i : i;
+        const reg_launch *g = &r->geo[j];
         dim3 grid = {g->grid[0], g->grid[1], g->grid[2]}, block = {g->block[0], g->block[1], g->block[2]};
-        CUDA_CHECK(cudaLaunchKernel((const void *)ks[i]->kernel, grid, block, argv, g->smem, (cudaStream_t)r->stream));
+        CUDA_CHECK(cudaLaunchKernel((const void *)r->k[j]->kernel, grid, block, argv, g->smem, (cudaStream_t)r->stream));
         CUDA_CHECK(cudaGetLastError());
     }
     return 0;
@@ -143,10 +138,10 @@ const char *const tl_phase_names[PH_N] = {"compile", "load", "inputs", "referenc
 
 /* ---- steps ------------------------------------------------------------------------------ */
 
-static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, jit_cubin *cb,
-                          tl_result *r, tl_err *e);
+static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, jit_cubin *cb, tl_result *r,
+                          tl_err *e);
 static int run_launch(void *ctx, tl_err *e);
-static void release_kernels(exec_ctx *c, jit_kernel *k, jit_kernel *k2, int failed);
+static void release_kernels(exec_ctx *c, jit_kernel *ks, int failed);
 
 /* A declared op's reference: its reference variant's case for the problem (tc->ref) run once on the poisoned
  * outputs, which op->reference then takes as the truth. Outside any timing. */
@@ -161,11 +156,11 @@ static int run_reference(exec_ctx *c, const tl_case *tc, tl_err *e)
         tl_err_set(e, "the reference variant %s cannot run %s: %s", ref->variant->name, tc->sizes_text, ref->reason);
         return -1;
     }
-    jit_kernel k = {0}, k2 = {0};
+    jit_kernel ks[REG_MAX_KERNELS] = {{0}};
     jit_cubin cb = {0};
     tl_result tr = {.status = "ok"};
     run_ctx rt = {.tc = ref, .prob = c->prob, .stream = c->ctx.stream, .r = &tr};
-    int bad = prepare_kernel(c, ref, &rt, &k, &k2, &cb, &tr, e);
+    int bad = prepare_kernel(c, ref, &rt, ks, &cb, &tr, e);
     if (!bad && strcmp(tr.status, "ok")) {
         tl_err_set(e, "the reference variant %s cannot run %s: %s", ref->variant->name, tc->sizes_text,
                    tr.reason ? tr.reason : tr.status);
@@ -174,7 +169,7 @@ static int run_reference(exec_ctx *c, const tl_case *tc, tl_err *e)
     if (!bad) bad = ref->op->reset_output(c->prob, 1, e) || run_launch(&rt, e);
     if (bad) tl_err_wrap(e, "reference %s %s", ref->variant->name, ref->params_text);
     free(tr.reason), free(tr.nvrtc_options);
-    release_kernels(c, &k, &k2, bad != 0);
+    release_kernels(c, ks, bad != 0);
     jit_cubin_free(&cb);
     return bad ? -1 : 0;
 }
@@ -258,17 +253,18 @@ fail:
     return -1;
 }
 
-static int load_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, const jit_cubin *cb,
-                       tl_result *r, tl_err *e);
+static int load_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, const jit_cubin *cb, tl_result *r,
+                       tl_err *e);
 
-/* The case's kernel (and its second, entry2) compiled or from the cache, then loaded: r's compile and
- * load phases. */
-static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, jit_cubin *cb,
-                          tl_result *r, tl_err *e)
+/* The case's kernels (one module) compiled or from the cache, then loaded into ks[0 .. REG_MAX_KERNELS): r's
+ * compile and load phases. */
+static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, jit_cubin *cb, tl_result *r,
+                          tl_err *e)
 {
     jit_request rq;
+    const char *entries[REG_MAX_KERNELS];
     jit_request_of_case(c->x, tc, c->env->cc_major * 10 + c->env->cc_minor, &rq);
-    if (tc->nlaunch < (tc->run->entry2 ? 2 : 1)) {
+    if (tc->nlaunch < decl_entries(tc->run, entries)) {
         tl_err_set(e, "the launch of %s is not known (the plan had no device facts)", tc->variant->name);
         return -1;
     }
@@ -277,52 +273,51 @@ static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kerne
     double t1 = tl_now_s();
     r->phase_s[PH_COMPILE] += t1 - t0;
     if (bad) return -1;
-    bad = load_kernel(c, tc, rc, k, k2, cb, r, e);
+    bad = load_kernel(c, tc, rc, ks, cb, r, e);
     r->phase_s[PH_LOAD] += tl_now_s() - t1;
     return bad;
 }
 
-/* Loads cb's module, binds its TMA maps and workspace, and sets the launch's shared memory; a launch
- * the kernel cannot take makes r a skip. */
-static int load_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *k, jit_kernel *k2, const jit_cubin *cb,
-                       tl_result *r, tl_err *e)
+/* Loads cb's module, binds its TMA maps and workspace, and sets the launches' shared memory; a launch a
+ * kernel cannot take makes r a skip. */
+static int load_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, const jit_cubin *cb, tl_result *r,
+                       tl_err *e)
 {
+    const char *entries[REG_MAX_KERNELS];
+    int nk = decl_entries(tc->run, entries);
     /* The registry's kernels reset what they keep in globals for their next launch, so a later case may
      * run a module an earlier one loaded; a declared kernel gets a fresh module each case. */
-    if (tc->cv->own ? jit_load(cb, tc->run->entry, k, e) : jit_load_kept(&c->mods, cb, tc->run->entry, k, e))
+    if (tc->cv->own ? jit_load(cb, entries[0], &ks[0], e) : jit_load_kept(&c->mods, cb, entries[0], &ks[0], e))
         return -1;
     /* TMA tensor maps for kernels that ask for them: they name the problem's buffers (runner/tma.h). */
-    if (tma_bind(tc->op, cb, k, rc->prob, r->tensor_maps, sizeof r->tensor_maps, e)) return -1;
-    rc->geo = tc->launch[0];
-    rc->k = k;
-    if (tc->run->entry2) { /* from k's module: its TMA maps and workspace are bound already */
-        if (jit_load_also(k, tc->run->entry2, k2, e)) return -1;
-        rc->geo2 = tc->launch[1];
-        rc->k2 = k2;
-        if (!launch_fits(c, k2, &rc->geo2, r)) return 0;
-    }
-    uint64_t ws = tc->run->workspace ? tc->run->workspace(tc->run_params, &tc->spec) : 0;
-    r->workspace_bytes = (long long)ws;
-    if (ws && (workspace_ready(c, ws, e) || workspace_bind(k, c->ws_buf, tc->run->entry, e))) return -1;
+    if (tma_bind(tc->op, cb, &ks[0], rc->prob, r->tensor_maps, sizeof r->tensor_maps, e)) return -1;
+    for (int i = 1; i < nk; i++) /* from the first's module: its TMA maps and workspace are bound already */
+        if (jit_load_also(&ks[0], entries[i], &ks[i], e)) return -1;
+    rc->nk = nk;
+    for (int i = 0; i < nk; i++) rc->k[i] = &ks[i], rc->geo[i] = tc->launch[i];
+    r->workspace_bytes = (long long)tc->workspace;
+    if (tc->workspace && (workspace_ready(c, tc->workspace, e) || workspace_bind(&ks[0], c->ws_buf, entries[0], e)))
+        return -1;
+    const jit_kernel *k = &ks[0];
     r->regs = k->regs;
-    r->smem_bytes = (long)(k->smem_static + rc->geo.smem);
+    r->smem_bytes = (long)(k->smem_static + rc->geo[0].smem);
     r->smem_static_bytes = (long)k->smem_static;
-    r->smem_dynamic_bytes = (long)rc->geo.smem;
+    r->smem_dynamic_bytes = (long)rc->geo[0].smem;
     r->local_bytes = (long)k->local_bytes;
     memcpy(r->cubin_sha256, cb->cubin_sha256, sizeof r->cubin_sha256);
     r->nvrtc_options = tl_xstrdup(cb->options);
     memcpy(r->cutlass_version, cb->cutlass_version, sizeof r->cutlass_version);
-    memcpy(r->grid, rc->geo.grid, sizeof r->grid);
-    memcpy(r->block, rc->geo.block, sizeof r->block);
-    /* Registers and shared memory are the first kernel's; spills count if either kernel spills. */
-    if (rc->k2 && (long)k2->local_bytes > r->local_bytes) r->local_bytes = (long)k2->local_bytes;
-    if (!launch_fits(c, k, &rc->geo, r)) return 0;
-    if (rc->geo.smem > 48 * 1024)
-        CUDA_CHECK(cudaFuncSetAttribute((const void *)k->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)rc->geo.smem));
-    if (rc->k2 && rc->geo2.smem > 48 * 1024)
-        CUDA_CHECK(cudaFuncSetAttribute((const void *)k2->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)rc->geo2.smem));
+    memcpy(r->grid, rc->geo[0].grid, sizeof r->grid);
+    memcpy(r->block, rc->geo[0].block, sizeof r->block);
+    /* Registers and shared memory are the first kernel's; spills count if any kernel spills. */
+    for (int i = 1; i < nk; i++)
+        if ((long)ks[i].local_bytes > r->local_bytes) r->local_bytes = (long)ks[i].local_bytes;
+    for (int i = 0; i < nk; i++) {
+        if (!launch_fits(c, &ks[i], &rc->geo[i], r)) return 0;
+        if (rc->geo[i].smem > 48 * 1024)
+            CUDA_CHECK(cudaFuncSetAttribute((const void *)ks[i].kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)rc->geo[i].smem));
+    }
     return 0;
 fail:
     return -1;
@@ -330,11 +325,10 @@ fail:
 
 /* Done with a case's kernels: a module the run keeps stays loaded for the next cases, unless the case
  * failed with it (failed): then it is unloaded, and a later case loads it afresh. */
-static void release_kernels(exec_ctx *c, jit_kernel *k, jit_kernel *k2, int failed)
+static void release_kernels(exec_ctx *c, jit_kernel *ks, int failed)
 {
-    if (failed && k->lib && !k->owns_lib) jit_modules_drop(&c->mods, k->lib);
-    jit_unload(k2);
-    jit_unload(k);
+    if (failed && ks[0].lib && !ks[0].owns_lib) jit_modules_drop(&c->mods, ks[0].lib);
+    for (int i = REG_MAX_KERNELS - 1; i >= 0; i--) jit_unload(&ks[i]); /* the first, whose module it is, last */
 }
 
 /* Compares the output of the last run; keeps the largest errors seen. 1: it failed. */
@@ -415,7 +409,7 @@ static int collect_counters(exec_ctx *c, run_ctx *rc, tl_result *r, tl_err *e)
     }
     rc->l2_buf = c->l2_buf;
     rc->l2_bytes = c->l2_bytes;
-    int kernels = tc->run->kind == REG_NVRTC ? (rc->k2 ? 2 : 1) : 0; /* a library's: counted */
+    int kernels = tc->run->kind == REG_NVRTC ? rc->nk : 0; /* a library's: counted */
     return ctr_collect(c->ctr, &tc->cv->counters, kernels, ctr_prepare, ctr_run, rc, &r->counters, e);
 }
 
@@ -442,12 +436,12 @@ static int run_trials(exec_ctx *c, const tl_case *tc, tl_result *r, int *pick, t
     *pick = -1;
     for (int i = 0; i < tc->ntrials && !rc; i++) {
         const tl_case *t = &tc->trial[i];
-        jit_kernel k = {0}, k2 = {0};
+        jit_kernel ks[REG_MAX_KERNELS] = {{0}};
         jit_cubin cb = {0};
         tl_result tr = {.status = "ok"};
         run_ctx rt = {.tc = t, .prob = c->prob, .stream = c->ctx.stream, .r = &tr};
         measure_samples sm = {0};
-        rc = prepare_kernel(c, t, &rt, &k, &k2, &cb, &tr, e);
+        rc = prepare_kernel(c, t, &rt, ks, &cb, &tr, e);
         r->trial_compiled += cb.cubin_len > 0 && cb.cached == 0; /* NVRTC compiled it here, not ahead */
         if (!rc && !strcmp(tr.status, "ok")) {
             measure_target mt = {.on_device = 1, .stream = c->ctx.stream, .reset = run_reset, .launch = run_launch,
@@ -465,7 +459,7 @@ static int run_trials(exec_ctx *c, const tl_case *tc, tl_result *r, int *pick, t
         }
         measure_samples_free(&sm);
         free(tr.reason), free(tr.nvrtc_options);
-        release_kernels(c, &k, &k2, rc != 0);
+        release_kernels(c, ks, rc != 0);
         jit_cubin_free(&cb);
     }
     tl_buf text = {0};
@@ -491,7 +485,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
 {
     const tl_experiment *x = c->x;
     int on_device = tc->run->kind != REG_HOST;
-    jit_kernel k = {0}, k2 = {0};
+    jit_kernel ks[REG_MAX_KERNELS] = {{0}};
     jit_cubin cb = {0};
     run_ctx rc = {.tc = tc, .stream = c->ctx.stream, .r = r, .verify_every = x->verify == CFG_VERIFY_EVERY};
     memset(r, 0, sizeof *r);
@@ -526,7 +520,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
         t0 = tl_now_s();
     }
     if (tc->run->kind == REG_NVRTC) {
-        int bad = prepare_kernel(c, tc, &rc, &k, &k2, &cb, r, e);
+        int bad = prepare_kernel(c, tc, &rc, ks, &cb, r, e);
         r->compile_cached = cb.cached;
         if (bad) goto error;
     }
@@ -575,9 +569,9 @@ done:
         ctr_result_unavailable(&r->counters, "not_run", why);
         free(why);
     }
-    if (k.lib) {
+    if (ks[0].lib) {
         t0 = tl_now_s();
-        release_kernels(c, &k, &k2, !strcmp(r->status, "error") || !strcmp(r->status, "verify_failed"));
+        release_kernels(c, ks, !strcmp(r->status, "error") || !strcmp(r->status, "verify_failed"));
         r->phase_s[PH_LOAD] += tl_now_s() - t0;
     }
     jit_cubin_free(&cb);

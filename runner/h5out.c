@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "runner/build_info.h"
+#include "runner/decl.h"
 #include "runner/h5in.h"
 #include "runner/h5src.h"
 
@@ -176,6 +177,13 @@ static int write_kernel_attrs(hid_t g, const char *where, const tl_case *c, cons
     tl_sha256_hex(text, strlen(text), hex);
     H5_CHECK(h5_put_str(g, SCH_CASE_ENTRY, c->run->entry));
     if (c->run->entry2) H5_CHECK(h5_put_str(g, SCH_CASE_ENTRY2, c->run->entry2));
+    if (c->run->decl && c->run->decl->nkernels > 1) { /* schema 1.12: a declared variant's kernels, in order */
+        tl_buf k = {0};
+        for (int i = 0; i < c->run->decl->nkernels; i++) tl_buf_printf(&k, "%s%s", i ? "," : "", c->run->decl->kernels[i].entry);
+        int bad = h5_put_str(g, SCH_CASE_KERNELS, k.s) < 0;
+        free(k.s);
+        if (bad) goto fail;
+    }
     if (c->run->entry2_first) H5_CHECK(h5_put_i64(g, SCH_CASE_ENTRY2_FIRST, 1)); /* schema 1.9 */
     H5_CHECK(h5_put_str(g, SCH_CASE_SOURCES, text));
     H5_CHECK(h5_put_str(g, SCH_CASE_SOURCES_SHA256, hex));

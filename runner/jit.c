@@ -14,6 +14,7 @@
 
 #include "runner/cache.h"
 #include "runner/cuda_check.h"
+#include "runner/decl.h"
 #include "runner/dop.h"
 
 #define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + REG_MAX_ARGS + 8)
@@ -28,9 +29,12 @@ void jit_nvrtc_version(char out[16])
 void jit_request_of_case(const tl_experiment *x, const tl_case *c, int arch, jit_request *rq)
 {
     const reg_variant *v = c->run; /* a dispatching variant's: the rung its table picked */
-    *rq = (jit_request){.op = c->op, .store = &x->store, .src = c->run_src, .entry = v->entry, .entry2 = v->entry2,
+    const char *entries[REG_MAX_KERNELS];
+    int n = decl_entries(v, entries);
+    *rq = (jit_request){.op = c->op, .store = &x->store, .src = c->run_src, .entry = v->entry,
                         .params = v->params, .nparams = v->nparams, .values = c->run_params, .spec = &c->spec,
                         .variant = v->rules ? v : NULL, .arch = arch, .arch_specific = v->arch_specific};
+    for (int i = 1; i < n; i++) rq->also[i - 1] = entries[i];
 }
 
 /* ---- the CUTLASS headers ---------------------------------------------------------------------- */
@@ -253,7 +257,7 @@ static char *wrapper_text(const jit_request *rq)
     if (rq->variant) rule_checks(&b, rq->variant, rq->values);
     tl_buf_printf(&b, "#include \"%s\"\n#line 1 \"" JIT_CHECK_FILE "\"\n%s", rq->src->names[0], check_templates);
     signature_check(&b, rq->op, rq->entry);
-    if (rq->entry2) signature_check(&b, rq->op, rq->entry2);
+    for (int i = 0; i < REG_MAX_KERNELS - 1 && rq->also[i]; i++) signature_check(&b, rq->op, rq->also[i]);
     return b.s;
 }
 
@@ -336,13 +340,14 @@ static void compile_error(const jit_request *rq, const char *log, nvrtcResult rc
 {
     char *main_shown = src_display(rq->store, &rq->store->files[rq->src->files[0]]);
     const char *check = log ? strstr(log, JIT_CHECK_FILE "(") : NULL;
-    const char *entries[2] = {rq->entry, rq->entry2};
-    for (int i = 0; i < 2 && check && entries[i]; i++) {
+    const char *entries[REG_MAX_KERNELS] = {rq->entry};
+    memcpy(entries + 1, rq->also, sizeof rq->also);
+    for (int i = 0; i < REG_MAX_KERNELS && check && entries[i]; i++) {
         char undefined[160];
         snprintf(undefined, sizeof undefined, "identifier \"%s\" is undefined", entries[i]);
         if (strstr(check, undefined)) {
             tl_err_set(e, "%s: no function named '%s' (the %s) in it or the files it includes", main_shown, entries[i],
-                       i ? "second kernel" : "entry");
+                       i ? "next kernel" : "entry");
             free(main_shown);
             return;
         }
@@ -371,11 +376,15 @@ static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, 
     int nh = rq->src->n;
     const char **texts = tl_xcalloc((size_t)nh, sizeof *texts);
     for (int i = 0; i < nh; i++) texts[i] = rq->store->files[rq->src->files[i]].text;
+    tl_buf also = {0};
+    tl_buf_puts(&also, "");
+    for (int i = 0; i < REG_MAX_KERNELS - 1 && rq->also[i]; i++) tl_buf_printf(&also, "%s%s", i ? "," : "", rq->also[i]);
     jit_build_job j = {wrapper, opts, nopts, nh, texts, (const char *const *)rq->src->names, rq->arch,
-                       rq->arch_specific, rq->entry, rq->entry2, rq->front_end_only};
+                       rq->arch_specific, rq->entry, also.s, rq->front_end_only};
     int rc = h ? jit_helper_build(h, &j, out, e) : JIT_HELPER_GONE;
     if (rc == JIT_HELPER_GONE) rc = jit_build_run(&j, out, e); /* (a helper that is gone left out as it was) */
     free(texts);
+    tl_buf_free(&also);
     if (rc > 0) compile_error(rq, out->log, (nvrtcResult)rc, e);
     return rc ? -1 : 0;
 }
@@ -383,8 +392,9 @@ static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, 
 /* Both entries are extern "C" kernels of the cubin. */
 static int check_entries(const jit_request *rq, const jit_cubin *cb, tl_err *e)
 {
-    const char *entries[2] = {rq->entry, rq->entry2};
-    for (int i = 0; i < 2 && entries[i]; i++) {
+    const char *entries[REG_MAX_KERNELS] = {rq->entry};
+    memcpy(entries + 1, rq->also, sizeof rq->also);
+    for (int i = 0; i < REG_MAX_KERNELS && entries[i]; i++) {
         char kernels[512];
         int rc = jit_cubin_has_kernel(cb->cubin, cb->cubin_len, entries[i], kernels, sizeof kernels);
         if (rc == 1) continue;

@@ -39,7 +39,7 @@ typedef struct {
     const src_store *store;
     const src_set *src;    /* the files, main source first */
     const char *entry;     /* the kernel */
-    const char *entry2;    /* a second kernel of the same module, or NULL */
+    const char *also[REG_MAX_KERNELS - 1]; /* the module's other kernels the run launches (NULL after the last) */
     const reg_param *params;
     int nparams;
     const long *values;    /* per param */

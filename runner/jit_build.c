@@ -36,12 +36,16 @@ static void link_error(nvJitLinkHandle h, nvJitLinkResult r, const char *call, t
 static int link_lto(const jit_build_job *j, const char *ir, size_t len, jit_cubin *out, tl_err *e)
 {
     nvJitLinkHandle h = NULL;
-    char *lopts[8];
+    char *lopts[8 + REG_MAX_KERNELS];
     int n = 0;
     lopts[n++] = tl_xasprintf("-arch=sm_%d%s", j->arch, j->arch_specific ? "a" : "");
     lopts[n++] = tl_xstrdup("-lto");
     lopts[n++] = tl_xasprintf("-kernels-used=%s", j->entry);
-    if (j->entry2) lopts[n++] = tl_xasprintf("-kernels-used=%s", j->entry2);
+    for (const char *a = j->also; a && *a && n < 3 + REG_MAX_KERNELS;) {
+        size_t len = strcspn(a, ",");
+        lopts[n++] = tl_xasprintf("-kernels-used=%.*s", (int)len, a);
+        a += len + (a[len] == ',');
+    }
     lopts[n++] = tl_xstrdup("-variables-used=" REG_WORKSPACE_SYMBOL);
     lopts[n++] = tl_xstrdup("-variables-used=" REG_TMA_REQUESTS_SYMBOL);
     lopts[n++] = tl_xstrdup("-variables-used=" REG_TMA_MAPS_SYMBOL);

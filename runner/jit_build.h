@@ -30,7 +30,8 @@ typedef struct {
     const char *const *texts;
     const char *const *names;
     int arch, arch_specific;   /* sm_<arch>, "a" when arch_specific: nvJitLink's target */
-    const char *entry, *entry2; /* the kernels the link keeps (entry2 may be NULL) */
+    const char *entry;         /* the kernel the link keeps */
+    const char *also;          /* and these, comma-separated ("" or NULL: none) */
     int front_end_only;        /* --fdevice-syntax-only: no cubin */
 } jit_build_job;
 

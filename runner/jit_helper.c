@@ -19,7 +19,7 @@ extern char **environ;
 
 /* A message is a count of fields, then each field as its length and its bytes (both counts
  * little-endian as the machine has them: both ends are this program on this machine). A job is
- * wrapper, arch, arch_specific, entry, entry2 ("" for none), front_end_only, nopts, the options, nh, and
+ * wrapper, arch, arch_specific, entry, also ("" for none), front_end_only, nopts, the options, nh, and
  * nh pairs of text and name; an answer is rc, whether there is a log, the log, the cubin, e's message. */
 #define MSG_MAX_FIELDS 100000
 #define MSG_MAX_FIELD ((uint64_t)1 << 31)
@@ -183,7 +183,7 @@ int jit_helper_build(jit_helper *h, const jit_build_job *j, jit_cubin *out, tl_e
     put_int(&b, j->arch);
     put_int(&b, j->arch_specific);
     put_str(&b, j->entry);
-    put_str(&b, j->entry2);
+    put_str(&b, j->also ? j->also : "");
     put_int(&b, j->front_end_only);
     put_int(&b, j->nopts);
     for (int i = 0; i < j->nopts; i++) put_str(&b, j->opts[i]);

@@ -65,7 +65,7 @@ static void check_lto_cubin(const char *path, const tl_case *c, const jit_reques
           cb->options);
     CHECK(globals >= 0 && globals < 64, "%s: %s: %d globals in a cubin of %zu bytes", path, c->variant->name, globals,
           cb->cubin_len);
-    const char *entries[] = {rq->entry, rq->entry2};
+    const char *entries[] = {rq->entry, rq->also[0]};
     for (int i = 0; i < 2; i++)
         if (entries[i])
             CHECK(jit_cubin_has_kernel(cb->cubin, cb->cubin_len, entries[i], kernels, sizeof kernels) == 1,
@@ -188,7 +188,7 @@ static int compile_registry_for(const reg_op *op, const reg_variant *v, const lo
     src_store_init(&st, "registry.yaml");
     int rc = src_resolve(&st, SRC_TILELAB, v->source, &set, e);
     if (rc == 0) {
-        jit_request rq = {.op = op, .store = &st, .src = &set, .entry = v->entry, .entry2 = v->entry2,
+        jit_request rq = {.op = op, .store = &st, .src = &set, .entry = v->entry, .also = {v->entry2},
                           .params = v->params, .nparams = v->nparams, .values = params, .spec = s, .variant = v,
                           .arch = arch, .arch_specific = v->arch_specific, .front_end_only = front_end_only};
         if (cute) *cute = set.cutlass != NULL;

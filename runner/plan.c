@@ -106,7 +106,11 @@ static int check_declared(tl_case *c, const plan_limits *lim, tl_err *e)
     c->reason = d.skip;
     c->device_skip = d.device_skip;
     c->undecided = d.undecided;
-    if (!d.skip && !d.undecided) c->launch[0] = d.launch, c->nlaunch = 1;
+    if (!d.skip && !d.undecided) {
+        memcpy(c->launch, d.launch, sizeof c->launch);
+        c->nlaunch = c->variant->decl->nkernels;
+        c->workspace = d.workspace;
+    }
     return 0;
 }
 
@@ -132,11 +136,12 @@ static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
         if (reg_geometry(c->op, v, c->run_params, &c->spec, &c->launch[0], why, sizeof why) == 0) {
             if (v->entry2) v->geometry2(c->run_params, &c->spec, &c->launch[1]);
             c->nlaunch = v->entry2 ? 2 : 1;
-            need += v->workspace ? v->workspace(c->run_params, &c->spec) : 0; /* check bounded it */
+            c->workspace = v->workspace ? v->workspace(c->run_params, &c->spec) : 0; /* check bounded it */
         } else {
             c->reason = tl_xstrdup(why);
         }
     }
+    need += c->workspace;
     if (!c->reason && have && need > have) {
         c->reason = tl_xasprintf("needs %.1f MiB of %s memory, %.1f MiB available", need / 1048576.0,
                                  on_device ? "device" : "host", have / 1048576.0);

@@ -22,8 +22,11 @@ typedef struct tl_case {
     char *reason; /* why it is skipped, or NULL */
     int device_skip; /* skipped for a reason that depends on the device (its memory, its facts) */
     int undecided;   /* its requires or launch need device facts not known yet (no GPU) */
-    reg_launch launch[2]; /* REG_NVRTC, when not skipped or undecided: the kernel's, and entry2's */
-    int nlaunch;          /* 0 when unknown */
+    reg_launch launch[REG_MAX_KERNELS]; /* REG_NVRTC, when not skipped or undecided: per kernel of run, in
+                                         * decl_entries' order */
+    int nlaunch;                        /* 0 when unknown */
+    uint64_t workspace;                 /* bytes of the run's scratch (reg_variant.workspace, a declared
+                                         * variant's `workspace:`), 0: none */
     /* What runs: the variant and its params, or for a dispatching variant (its table) the rung and
      * params the table picked for this problem. */
     const reg_variant *run;

@@ -13,6 +13,7 @@
 #define REG_MAX_OPERANDS 4
 #define REG_MAX_ARGS 4
 #define REG_MAX_DTYPES 4
+#define REG_MAX_KERNELS 4 /* kernels one run of a variant launches */
 #define REG_WORKSPACE_SYMBOL "tilelab_workspace" /* see reg_variant.workspace */
 /* The globals of a kernel that asks for TMA tensor maps (runner/tma.h): the runner binds them by name. */
 #define REG_TMA_REQUESTS_SYMBOL "tilelab_tensor_map_requests"

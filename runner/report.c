@@ -1,5 +1,6 @@
 #include "runner/report.h"
 
+#include "runner/decl.h"
 #include "runner/dispatch.h"
 
 #include <math.h>
@@ -98,8 +99,11 @@ void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl
     for (int v = 0; v < x->nvariants; v++) {
         const cfg_variant *cv = &x->variants[v];
         if (!cv->own) continue;
-        fprintf(f, "  %s: %s (entry %s), %d file%s:", cv->v->name, cv->v->source, cv->v->entry, cv->src.n,
-                cv->src.n == 1 ? "" : "s");
+        const decl_variant *d = cv->v->decl;
+        fprintf(f, "  %s: %s (%s ", cv->v->name, cv->v->source, d && d->nkernels > 1 ? "kernels" : "entry");
+        for (int k = 0; d && k < d->nkernels; k++) fprintf(f, "%s%s", k ? ", then " : "", d->kernels[k].entry);
+        if (!d) fprintf(f, "%s", cv->v->entry);
+        fprintf(f, "), %d file%s:", cv->src.n, cv->src.n == 1 ? "" : "s");
         for (int k = 0; k < cv->src.n; k++) fprintf(f, " %s", x->store.files[cv->src.files[k]].path);
         fputc('\n', f);
     }

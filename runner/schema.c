@@ -217,6 +217,8 @@ const sch_field sch_fields[SCH_N] = {
                                   "`tilelab` (a variant of the runner's registry) or `experiment` (declared in the "
                                   "experiment file with `source:`)"),
     [SCH_CASE_ENTRY] = A(CASE, "entry", STR, "", 2, SOMETIMES, "compiled variants: the kernel launched"),
+    [SCH_CASE_KERNELS] = A(CASE, "kernels", STR, "", 12, SOMETIMES,
+                           "a declared variant of several kernels: their entries, comma-separated, in launch order"),
     [SCH_CASE_ENTRY2] = A(CASE, "entry2", STR, "", 2, SOMETIMES, "compiled variants with a second kernel: its name"),
     [SCH_CASE_ENTRY2_FIRST] = A(CASE, "entry2_first", I64, "", 9, SOMETIMES,
                                 "1 when `entry2` runs before `entry` (a pass that prepares the operands, such as "

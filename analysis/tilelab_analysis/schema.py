@@ -147,6 +147,7 @@ FIELDS = (
     ("case", "<arg>", "float64", "", 0, "sometimes", "", None, None, None, None),
     ("case", "variant_origin", "string", "", 2, "always", "", None, None, None, None),
     ("case", "entry", "string", "", 2, "sometimes", "", None, None, None, None),
+    ("case", "kernels", "string", "", 12, "sometimes", "", None, None, None, None),
     ("case", "entry2", "string", "", 2, "sometimes", "", None, None, None, None),
     ("case", "entry2_first", "int64", "", 9, "sometimes", "", None, None, None, None),
     ("case", "sources", "string", "", 2, "sometimes", "", None, None, None, None),

@@ -8,6 +8,7 @@
 
 #include "runner/cuda_check.h"
 #include "runner/data_gen.h"
+#include "runner/devdata.h"
 
 const dop_type_info dop_types[DOP_NTYPES] = {
     [DOP_F32] = {"f32", "float", 4, 1, -3.4028234663852886e38, 3.4028234663852886e38},
@@ -49,6 +50,13 @@ const dop *dop_of(const reg_op *op)
 static int is_checked(const dop_buffer *b)
 {
     return b->role != DOP_IN;
+}
+
+/* An f32 output is compared on the device (runner/devdata.h), copying nothing back unless it fails; the other
+ * types on the host. */
+static int device_checked(const dop_buffer *b)
+{
+    return b->type == DOP_F32;
 }
 
 /* ---- counts and values -------------------------------------------------------------------- */
@@ -220,8 +228,10 @@ struct reg_problem {
     unsigned char *dbase[DOP_MAX_BUFFERS]; /* the allocation: guard, data, guard (checked buffers) */
     void *dptr[DOP_MAX_BUFFERS];           /* the data the kernels get */
     void *dinit[DOP_MAX_BUFFERS];          /* inout: its initial data, on the device */
-    unsigned char *href[DOP_MAX_BUFFERS];  /* checked: the reference's output */
+    void *dref[DOP_MAX_BUFFERS];           /* checked f32: the reference's output, on the device (compared there) */
+    unsigned char *href[DOP_MAX_BUFFERS];  /* checked: the reference's output (f32: fetched only for a detail) */
     unsigned char *hgot[DOP_MAX_BUFFERS];  /* checked: a run's output with its guards, fetched */
+    void *scratch;                         /* 32 bytes for the device's verdict */
     long long axes[REG_MAX_AXES];
     union {
         int32_t i32;
@@ -263,9 +273,10 @@ static uint64_t dop_mem_bytes(const reg_op *op, const reg_spec *s, int on_device
     for (int b = 0; b < d->nbuffers; b++) {
         const dop_buffer *bf = &d->buffers[b];
         uint64_t bytes = (uint64_t)counts[b] * (uint64_t)dop_types[bf->type].size; /* dop_counts bounds it */
-        /* device: the buffer, its guards and an inout's initial data; host: a checked one's reference and
-         * fetched copy, an input's making */
-        uint64_t copies = on_device ? 1 + (bf->role == DOP_INOUT) : is_checked(bf) ? 2 : 1;
+        /* device: the buffer, its guards, an inout's initial data, an f32 output's reference; host: a checked
+         * one's reference and fetched copy, an input's making */
+        uint64_t copies = on_device ? 1 + (bf->role == DOP_INOUT) + (is_checked(bf) && device_checked(bf))
+                                    : is_checked(bf) ? 2 : 1;
         sum += copies * bytes + (is_checked(bf) ? 2 * DOP_GUARD * (on_device ? 1 : 2) : 0);
     }
     return sum;
@@ -277,8 +288,10 @@ static void dop_problem_free(reg_problem *p)
     for (int b = 0; b < p->d->nbuffers; b++) {
         if (p->dbase[b]) cudaFree(p->dbase[b]);
         if (p->dinit[b]) cudaFree(p->dinit[b]);
+        if (p->dref[b]) cudaFree(p->dref[b]);
         free(p->href[b]), free(p->hgot[b]);
     }
+    if (p->scratch) cudaFree(p->scratch);
     free(p);
 }
 
@@ -293,6 +306,7 @@ static int make_buffer(reg_problem *p, int b, tl_err *e)
     if (guard) {
         p->href[b] = tl_xmalloc(bytes);
         p->hgot[b] = tl_xmalloc(bytes + 2 * guard);
+        if (device_checked(bf)) CUDA_CHECK(cudaMalloc(&p->dref[b], bytes));
     }
     if (bf->role == DOP_OUT) return 0;
     host = tl_xmalloc(bytes);
@@ -322,6 +336,7 @@ static int dop_problem_new(const reg_op *op, reg_problem **out, const reg_spec *
     reg_problem *p = tl_xcalloc(1, sizeof *p);
     p->d = d, p->s = *s, p->ctx = ctx;
     if (dop_counts(d, s, p->counts, e)) goto fail;
+    CUDA_CHECK(cudaMalloc(&p->scratch, 32));
     for (int b = 0; b < d->nbuffers; b++) {
         p->bytes[b] = (size_t)p->counts[b] * (size_t)dop_types[d->buffers[b].type].size;
         if (!init_fits(d, b, p->counts[b], why, sizeof why)) {
@@ -355,22 +370,43 @@ fail:
     return -1;
 }
 
+/* The first element of a reference output that is not finite (or not written: poison is NaN), or -1. */
+static int64_t first_not_finite(const reg_problem *p, int b)
+{
+    const dop_buffer *bf = &p->d->buffers[b];
+    for (int64_t i = 0; dop_types[bf->type].is_float && i < p->counts[b]; i++)
+        if (!isfinite(dop_get(bf->type, p->href[b], i))) return i;
+    return -1;
+}
+
 /* The outputs of the run just made (the reference variant's, poisoned before) become the truth. */
 static int dop_reference(reg_problem *p, const char *name, tl_err *e)
 {
     const dop *d = p->d;
-    CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)p->ctx->stream));
+    cudaStream_t st = (cudaStream_t)p->ctx->stream;
+    CUDA_CHECK(cudaStreamSynchronize(st));
     for (int b = 0; b < d->nbuffers; b++) {
         const dop_buffer *bf = &d->buffers[b];
         if (!is_checked(bf)) continue;
-        CUDA_CHECK(cudaMemcpy(p->href[b], p->dptr[b], p->bytes[b], cudaMemcpyDeviceToHost));
-        if (!dop_types[bf->type].is_float) continue;
-        for (int64_t i = 0; i < p->counts[b]; i++)
-            if (!isfinite(dop_get(bf->type, p->href[b], i))) {
-                tl_err_set(e, "the reference variant %s left %s[%lld] = %g (not written, or not finite): a reference's "
-                              "outputs must be finite", name, bf->name, (long long)i, dop_get(bf->type, p->href[b], i));
-                return -1;
+        int64_t at = -1;
+        if (device_checked(bf)) { /* against itself: a non-finite element is the one that is "bad" */
+            tl_dev_verdict v;
+            CUDA_CHECK(cudaMemcpyAsync(p->dref[b], p->dptr[b], p->bytes[b], cudaMemcpyDeviceToDevice, st));
+            CUDA_CHECK((cudaError_t)tl_dev_verify_f32(p->dref[b], p->dref[b], NULL, (size_t)p->counts[b], 0, 0,
+                                                      p->scratch, &v, st));
+            if (v.bad) {
+                CUDA_CHECK(cudaMemcpy(p->href[b], p->dref[b], p->bytes[b], cudaMemcpyDeviceToHost));
+                at = first_not_finite(p, b);
             }
+        } else {
+            CUDA_CHECK(cudaMemcpy(p->href[b], p->dptr[b], p->bytes[b], cudaMemcpyDeviceToHost));
+            at = first_not_finite(p, b);
+        }
+        if (at >= 0) {
+            tl_err_set(e, "the reference variant %s left %s[%lld] = %g (not written, or not finite): a reference's "
+                          "outputs must be finite", name, bf->name, (long long)at, dop_get(bf->type, p->href[b], at));
+            return -1;
+        }
     }
     return 0;
 fail:
@@ -410,6 +446,12 @@ static int dop_kernel_args(reg_problem *p, void **argv, int max)
     return d->nargs;
 }
 
+/* The tolerance buffer b is checked with: exact for integers, its own, or the op's. */
+static reg_tolerance tol_of(const dop_buffer *bf, const reg_tolerance *t)
+{
+    return !dop_types[bf->type].is_float ? (reg_tolerance){0, 0} : bf->tol_given ? bf->tol : *t;
+}
+
 /* The first byte of a guard a run changed, or -1. */
 static long long guard_hit(const unsigned char *g)
 {
@@ -431,7 +473,7 @@ static void check_buffer(const reg_problem *p, int b, const reg_tolerance *t, re
                                 before >= 0 ? DOP_GUARD - before : after, DOP_GUARD, before >= 0 ? "before" : "after");
         v->bad++;
     }
-    const reg_tolerance exact = {0, 0}, *tol = !dop_types[bf->type].is_float ? &exact : bf->tol_given ? &bf->tol : t;
+    const reg_tolerance tv = tol_of(bf, t), *tol = &tv;
     for (int64_t i = 0; i < p->counts[b]; i++) {
         double g = dop_get(bf->type, got, i), w = dop_get(bf->type, p->href[b], i), err = fabs(g - w);
         int finite = isfinite(g);
@@ -451,10 +493,28 @@ static void check_buffer(const reg_problem *p, int b, const reg_tolerance *t, re
 static int dop_check_output(reg_problem *p, const reg_tolerance *t, reg_verify *v, tl_err *e)
 {
     const dop *d = p->d;
+    cudaStream_t st = (cudaStream_t)p->ctx->stream;
     memset(v, 0, sizeof *v);
     for (int b = 0; b < d->nbuffers; b++) {
-        if (!is_checked(&d->buffers[b])) continue;
-        CUDA_CHECK(cudaMemcpy(p->hgot[b], p->dbase[b], p->bytes[b] + 2 * DOP_GUARD, cudaMemcpyDeviceToHost));
+        const dop_buffer *bf = &d->buffers[b];
+        if (!is_checked(bf)) continue;
+        size_t bytes = p->bytes[b];
+        if (device_checked(bf)) { /* the verdict, and the guards; the whole buffer only when it failed */
+            tl_dev_verdict dv;
+            reg_tolerance tol = tol_of(bf, t);
+            CUDA_CHECK((cudaError_t)tl_dev_verify_f32(p->dptr[b], p->dref[b], NULL, (size_t)p->counts[b], tol.atol,
+                                                      tol.rtol, p->scratch, &dv, st));
+            CUDA_CHECK(cudaMemcpy(p->hgot[b], p->dbase[b], DOP_GUARD, cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(p->hgot[b] + DOP_GUARD + bytes, p->dbase[b] + DOP_GUARD + bytes, DOP_GUARD,
+                                  cudaMemcpyDeviceToHost));
+            if (!dv.bad && guard_hit(p->hgot[b]) < 0 && guard_hit(p->hgot[b] + DOP_GUARD + bytes) < 0) {
+                if (dv.max_abs_err > v->max_abs_err) v->max_abs_err = dv.max_abs_err;
+                if (dv.max_rel_err > v->max_rel_err) v->max_rel_err = dv.max_rel_err;
+                continue;
+            }
+            CUDA_CHECK(cudaMemcpy(p->href[b], p->dref[b], bytes, cudaMemcpyDeviceToHost));
+        }
+        CUDA_CHECK(cudaMemcpy(p->hgot[b], p->dbase[b], bytes + 2 * DOP_GUARD, cudaMemcpyDeviceToHost));
         check_buffer(p, b, t, v);
     }
     v->ok = v->bad == 0;

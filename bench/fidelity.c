@@ -33,7 +33,7 @@ static int noop(void *ctx, tl_err *e)
 static int call(void *ctx, tl_err *e)
 {
     bench *b = ctx;
-    return b->v->run(b->p, NULL, e);
+    return b->v->run(b->v, b->p, NULL, e);
 }
 
 static int cmp(const void *a, const void *b)

@@ -362,3 +362,88 @@ fail:
     dop_free(d);
     return -1;
 }
+
+/* ---- library variants ----------------------------------------------------------------------- */
+
+static int library_buffer(cfgn_ctx *c, yaml_node_t *n, const char *f, const dlib_fn *fn, int a, const dop *d,
+                          dlib_call *call)
+{
+    if (cfgn_expect(c, n, YAML_SCALAR_NODE, f)) return -1;
+    int b = 0;
+    while (b < d->nbuffers && strcmp(d->buffers[b].name, cfgn_scalar(n))) b++;
+    if (b == d->nbuffers) return cfgn_fail(c, n, f, "'%s' is not a buffer of op %s", cfgn_scalar(n), d->name);
+    const dop_buffer *bf = &d->buffers[b];
+    if (fn->args[a].role == DLIB_OUT && bf->role == DOP_IN)
+        return cfgn_fail(c, n, f, "%s writes %s, and '%s' is an input: it needs `out: true` or `inout: true`", fn->name,
+                         fn->args[a].name, bf->name);
+    if (fn->args[a].role == DLIB_IN && bf->role == DOP_OUT)
+        return cfgn_fail(c, n, f, "%s reads %s, and '%s' is an output (poisoned before the run)", fn->name,
+                         fn->args[a].name, bf->name);
+    int want = fn->same_type ? -1 : fn->args[a].role == DLIB_OUT ? fn->out_type : -1;
+    if (want >= 0 && (int)bf->type != want)
+        return cfgn_fail(c, n, f, "%s's %s is %s, and '%s' is %s", fn->name, fn->args[a].name, dop_types[want].name,
+                         bf->name, dop_types[bf->type].name);
+    if (want < 0 && !(fn->types & (1u << bf->type))) {
+        char list[256] = "";
+        for (int t = 0; t < DOP_NTYPES; t++)
+            if (fn->types & (1u << t)) snprintf(list + strlen(list), sizeof list - strlen(list), " %s", dop_types[t].name);
+        return cfgn_fail(c, n, f, "%s takes%s; '%s' is %s", fn->name, list, bf->name, dop_types[bf->type].name);
+    }
+    call->buffer[a] = b;
+    return 0;
+}
+
+int cfgop_library(cfgn_ctx *c, yaml_node_t *lib, yaml_node_t *args, const char *field, const dop *d, dlib_call **out)
+{
+    char f[128];
+    *out = NULL;
+    snprintf(f, sizeof f, "%s.library", field);
+    if (cfgn_expect(c, lib, YAML_SCALAR_NODE, f)) return -1;
+    const dlib_fn *fn = dlib_find(cfgn_scalar(lib));
+    if (!fn) {
+        char list[512] = "";
+        for (int i = 0; i < dlib_nfns; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", dlib_fns[i].name);
+        return cfgn_fail(c, lib, f, "'%s' is not a library call (%s)", cfgn_scalar(lib), list);
+    }
+    if (!args) return cfgn_fail(c, lib, field, "a library variant needs `args:`, its arguments mapped to the op's");
+    const char *keys[DLIB_MAX_ARGS + 1] = {0};
+    for (int a = 0; a < fn->nargs; a++) keys[a] = fn->args[a].name;
+    cfgn_pair pr[DLIB_MAX_ARGS];
+    int np;
+    snprintf(f, sizeof f, "%s.args", field);
+    if (cfgn_pairs(c, args, f, keys, pr, DLIB_MAX_ARGS, &np)) return -1;
+    dlib_call *call = tl_xcalloc(1, sizeof *call);
+    call->fn = fn, call->d = d;
+    expr_scope axes = {NULL, 0, (const char *const *)d->axes, d->naxes};
+    int first = -1;
+    for (int a = 0; a < fn->nargs; a++) {
+        yaml_node_t *v = cfgn_find(pr, np, fn->args[a].name);
+        char fa[160];
+        snprintf(fa, sizeof fa, "%s.args.%s", field, fn->args[a].name);
+        if (!v) {
+            cfgn_fail(c, args, f, "%s needs %s (%s)", fn->name, fn->args[a].name, fn->args[a].doc);
+            goto fail;
+        }
+        if (fn->args[a].role == DLIB_VALUE ? cfgn_expr(c, v, fa, &axes, &call->value[a])
+                                           : library_buffer(c, v, fa, fn, a, d, call))
+            goto fail;
+        if (fn->args[a].role == DLIB_VALUE && call->value[a].x.uses_device) {
+            cfgn_fail(c, v, fa, "'%s' names a device fact: a problem is the same on every GPU", cfgn_scalar(v));
+            goto fail;
+        }
+        if (fn->args[a].role == DLIB_VALUE || !fn->same_type) continue;
+        if (first < 0) first = a;
+        else if (d->buffers[call->buffer[a]].type != d->buffers[call->buffer[first]].type) {
+            cfgn_fail(c, v, fa, "%s takes one type: '%s' is %s, '%s' %s", fn->name, d->buffers[call->buffer[a]].name,
+                      dop_types[d->buffers[call->buffer[a]].type].name, d->buffers[call->buffer[first]].name,
+                      dop_types[d->buffers[call->buffer[first]].type].name);
+            goto fail;
+        }
+    }
+    *out = call;
+    return 0;
+fail:
+    dlib_call_free(call);
+    return -1;
+}

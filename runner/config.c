@@ -311,6 +311,7 @@ static void owned_free(cfg_owned *o)
 {
     if (!o) return;
     for (int k = 0; k < REG_MAX_PARAMS; k++) free(o->pnames[k]);
+    dlib_call_free(o->d.lib);
     decl_free(&o->d);
     free(o->name), free(o->source), free(o->entry), free(o->summary);
     for (int k = 0; k < REG_MAX_KERNELS; k++) free(o->entries[k]);
@@ -630,23 +631,63 @@ static int parse_declared(cfgn_ctx *c, const decl_nodes *dn, const char *field, 
     return 0;
 }
 
+/* A library call as a variant of a declared op (runner/dlib.h): `library:` and `args:`, nothing of a kernel's. */
+static int parse_library(cfgn_ctx *c, const decl_nodes *dn, yaml_node_t *library, yaml_node_t *args, const char *field,
+                         int index, cfg_variant *cv, tl_experiment *x)
+{
+    yaml_node_t *at = library ? library : args;
+    if (!x->dop)
+        return cfgn_fail(c, at, field, "library: belongs to a variant of an op declared in the file; op %s's own "
+                                       "library variants are listed by `runner list %s`", x->op->name, x->op->name);
+    yaml_node_t *other = dn->source ? dn->source : dn->entry ? dn->entry : dn->block ? dn->block : dn->grid ? dn->grid
+                         : dn->smem ? dn->smem : dn->kernels ? dn->kernels : dn->workspace ? dn->workspace : dn->params;
+    if (other) return cfgn_fail(c, other, field, "a library variant takes `library:` and `args:`, not a kernel's keys");
+    if (!library) return cfgn_fail(c, args, field, "args: belongs to a library variant (`library: cub.inclusive_sum`)");
+    const char *name = cfgn_scalar(dn->name);
+    if (!is_identifier(name) || strlen(name) > 64)
+        return cfgn_fail(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
+    for (int i = 0; i < index; i++)
+        if (!strcmp(x->variants[i].v->name, name))
+            return cfgn_fail(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
+    cfg_owned *o = tl_xcalloc(1, sizeof *o);
+    cv->own = o;
+    cv->origin = SRC_EXPERIMENT;
+    if (cfgop_library(c, library, args, field, x->dop, &o->d.lib)) return -1;
+    o->name = tl_xstrdup(name);
+    o->summary = tl_xstrdup(o->d.lib->fn->doc);
+    o->v = (reg_variant){.name = o->name, .summary = o->summary, .kind = REG_LIBRARY, .run = dlib_run,
+                         .constraints = "its args' counts", .decl = &o->d};
+    o->d.path = x->path, o->d.op = x->op, o->d.v = &o->v;
+    if (dn->requires) {
+        expr_scope scope = {NULL, 0, x->op->axes, x->op->naxes};
+        int k = dn->requires->type == YAML_SEQUENCE_NODE ? cfgn_count(dn->requires) : 1;
+        char f2[80];
+        o->d.requires = tl_xcalloc((size_t)k + 1, sizeof *o->d.requires);
+        snprintf(f2, sizeof f2, "%s.requires", field);
+        if (cfgn_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, o->d.requires, &o->d.nrequires)) return -1;
+    }
+    cv->v = &o->v;
+    return 0;
+}
+
 static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "params", "measure", "counters", "source", "entry", "block", "grid",
-                                        "smem", "requires", "table", "trials", "kernels", "workspace", NULL};
+                                        "smem", "requires", "table", "trials", "kernels", "workspace", "library",
+                                        "args", NULL};
     char field[64];
     snprintf(field, sizeof field, "variants[%d]", index);
     cfg_variant *cv = &x->variants[index];
     cv->line = (int)n->start_mark.line + 1;
     cv->protocol = x->protocol;
     decl_nodes dn = {.name = n};
-    yaml_node_t *measure = NULL, *counters = NULL, *table = NULL, *trials = NULL;
+    yaml_node_t *measure = NULL, *counters = NULL, *table = NULL, *trials = NULL, *library = NULL, *args = NULL;
     if (n->type == YAML_MAPPING_NODE) {
-        cfgn_pair pr[14];
+        cfgn_pair pr[16];
         int np;
-        if (cfgn_pairs(c, n, field, keys, pr, 14, &np)) return -1;
+        if (cfgn_pairs(c, n, field, keys, pr, 16, &np)) return -1;
         yaml_node_t **slot[] = {&dn.name, &dn.params, &measure, &counters, &dn.source, &dn.entry, &dn.block, &dn.grid,
-                                &dn.smem, &dn.requires, &table, &trials, &dn.kernels, &dn.workspace};
+                                &dn.smem, &dn.requires, &table, &trials, &dn.kernels, &dn.workspace, &library, &args};
         dn.name = NULL;
         for (int i = 0; i < np; i++)
             for (int k = 0; keys[k]; k++)
@@ -656,7 +697,9 @@ static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *
     if (dn.name->type != YAML_SCALAR_NODE)
         return cfgn_fail(c, dn.name, field, "expected a variant name or {name: ..., params: {...}}, got %s",
                        cfgn_kind_name(dn.name));
-    if (!dn.source) {
+    if (library || args) {
+        if (parse_library(c, &dn, library, args, field, index, cv, x)) return -1;
+    } else if (!dn.source) {
         yaml_node_t *only = dn.entry ? dn.entry : dn.block ? dn.block : dn.grid ? dn.grid : dn.smem ? dn.smem
                             : dn.requires ? dn.requires : dn.kernels ? dn.kernels : dn.workspace;
         if (only)

@@ -38,6 +38,7 @@ typedef struct decl_variant {
     int has_workspace;
     decl_expr *requires;
     int nrequires;
+    struct dlib_call *lib;      /* a library variant of a declared op (runner/dlib.h; no kernels), else NULL */
 } decl_variant;
 
 /* What a case's params and sizes make of the declaration. */

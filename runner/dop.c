@@ -232,6 +232,8 @@ struct reg_problem {
     unsigned char *href[DOP_MAX_BUFFERS];  /* checked: the reference's output (f32: fetched only for a detail) */
     unsigned char *hgot[DOP_MAX_BUFFERS];  /* checked: a run's output with its guards, fetched */
     void *scratch;                         /* 32 bytes for the device's verdict */
+    void *lib_temp;                        /* a library variant's scratch (dop_scratch) */
+    size_t lib_temp_bytes;
     long long axes[REG_MAX_AXES];
     union {
         int32_t i32;
@@ -292,6 +294,7 @@ static void dop_problem_free(reg_problem *p)
         free(p->href[b]), free(p->hgot[b]);
     }
     if (p->scratch) cudaFree(p->scratch);
+    if (p->lib_temp) cudaFree(p->lib_temp);
     free(p);
 }
 
@@ -521,6 +524,38 @@ static int dop_check_output(reg_problem *p, const reg_tolerance *t, reg_verify *
     return 0;
 fail:
     return -1;
+}
+
+void *dop_ptr(reg_problem *p, int b)
+{
+    return p->dptr[b];
+}
+
+int64_t dop_count(const reg_problem *p, int b)
+{
+    return p->counts[b];
+}
+
+const reg_ctx *dop_ctx(const reg_problem *p)
+{
+    return p->ctx;
+}
+
+const reg_spec *dop_spec(const reg_problem *p)
+{
+    return &p->s;
+}
+
+void *dop_scratch(reg_problem *p, size_t bytes, tl_err *e)
+{
+    if (bytes <= p->lib_temp_bytes && p->lib_temp) return p->lib_temp;
+    if (p->lib_temp) CUDA_CHECK(cudaFree(p->lib_temp));
+    p->lib_temp = NULL, p->lib_temp_bytes = 0;
+    CUDA_CHECK(cudaMalloc(&p->lib_temp, bytes ? bytes : 1));
+    p->lib_temp_bytes = bytes;
+    return p->lib_temp;
+fail:
+    return NULL;
 }
 
 /* ---- the declaration made an op ------------------------------------------------------------ */

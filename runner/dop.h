@@ -116,6 +116,14 @@ void dop_free(dop *d);
 /* The dop behind op, or NULL for a registered op. */
 const dop *dop_of(const reg_op *op);
 
+/* What a library variant (runner/dlib.h) reaches of a declared op's problem: buffer b on the device and its
+ * count, the runner's handles, and scratch of at least bytes (grown, kept for the problem; NULL with e). */
+void *dop_ptr(reg_problem *p, int b);
+int64_t dop_count(const reg_problem *p, int b);
+const reg_ctx *dop_ctx(const reg_problem *p);
+const reg_spec *dop_spec(const reg_problem *p);
+void *dop_scratch(reg_problem *p, size_t bytes, tl_err *e);
+
 /* Kernel argument i: the bytes of a buffer's element, 0 for a scalar or an axis (the compile checks the size). */
 int dop_karg_elem_size(const dop *d, int i);
 

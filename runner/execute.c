@@ -83,7 +83,7 @@ static int run_launch(void *ctx, tl_err *e)
 {
     run_ctx *r = ctx;
     const tl_case *tc = r->tc;
-    if (tc->run->kind != REG_NVRTC) return tc->run->run(r->prob, tc->run_params, e);
+    if (tc->run->kind != REG_NVRTC) return tc->run->run(tc->run, r->prob, tc->run_params, e);
     void *argv[32];
     if (tc->op->kernel_args(r->prob, argv, 32) < 0) {
         tl_err_set(e, "op %s: kernel arguments do not fit", tc->op->name);
@@ -160,7 +160,7 @@ static int run_reference(exec_ctx *c, const tl_case *tc, tl_err *e)
     jit_cubin cb = {0};
     tl_result tr = {.status = "ok"};
     run_ctx rt = {.tc = ref, .prob = c->prob, .stream = c->ctx.stream, .r = &tr};
-    int bad = prepare_kernel(c, ref, &rt, ks, &cb, &tr, e);
+    int bad = ref->run->kind == REG_NVRTC ? prepare_kernel(c, ref, &rt, ks, &cb, &tr, e) : 0; /* a library's runs as is */
     if (!bad && strcmp(tr.status, "ok")) {
         tl_err_set(e, "the reference variant %s cannot run %s: %s", ref->variant->name, tc->sizes_text,
                    tr.reason ? tr.reason : tr.status);

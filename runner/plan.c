@@ -1,6 +1,7 @@
 #include "runner/plan.h"
 
 #include "runner/decl.h"
+#include "runner/dlib.h"
 #include "runner/dop.h"
 #include "runner/dispatch.h"
 
@@ -103,6 +104,14 @@ static int check_declared(tl_case *c, const plan_limits *lim, tl_err *e)
     int rc = decl_evaluate(c->variant->decl, c->params, &c->spec, lim->device, text, &d, e);
     free(text);
     if (rc) return -1;
+    if (!d.skip && c->variant->decl->lib) { /* a library variant: its counts against the buffers */
+        char why[512];
+        if (dlib_check(c->variant->decl->lib, &c->spec, why, sizeof why, e)) return -1;
+        if (why[0]) { /* a mistake in the mapping, not a problem the variant cannot take */
+            tl_err_set(e, "%s:%d: %s: %s, at %s", c->variant->decl->path, c->cv->line, c->variant->name, why, c->sizes_text);
+            return -1;
+        }
+    }
     c->reason = d.skip;
     c->device_skip = d.device_skip;
     c->undecided = d.undecided;

@@ -120,7 +120,7 @@ typedef struct {
 struct decl_variant; /* runner/decl.h */
 struct dop;          /* runner/dop.h */
 
-typedef struct {
+typedef struct reg_variant {
     const char *name;    /* as written in YAML */
     const char *summary; /* one line: the idea of this rung */
     reg_kind kind;
@@ -152,8 +152,8 @@ typedef struct {
      * case, fills with NaN (so that a kernel reading what no pass wrote fails verification) and points
      * that variable at; 0 or NULL: none. */
     uint64_t (*workspace)(const long *params, const reg_spec *s);
-    /* REG_LIBRARY / REG_HOST: runs the variant once (asynchronously for a library call). */
-    int (*run)(reg_problem *p, const long *params, tl_err *e);
+    /* REG_LIBRARY / REG_HOST: runs the variant (v, this one) once (asynchronously for a library call). */
+    int (*run)(const struct reg_variant *v, reg_problem *p, const long *params, tl_err *e);
     int test_only; /* 1: exists for the runner's own tests (e.g. a deliberately wrong kernel) */
     unsigned dtypes; /* bit d: takes the op's dtype d; 0: only the first (a declared variant takes all) */
     int arch_specific; /* REG_NVRTC: compiled for the device's arch-specific target (sm_90a: wgmma,

@@ -1,6 +1,7 @@
 #include "runner/report.h"
 
 #include "runner/decl.h"
+#include "runner/dlib.h"
 #include "runner/dispatch.h"
 
 #include <math.h>
@@ -100,6 +101,14 @@ void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl
         const cfg_variant *cv = &x->variants[v];
         if (!cv->own) continue;
         const decl_variant *d = cv->v->decl;
+        if (d && d->lib) {
+            fprintf(f, "  %s: library %s (", cv->v->name, d->lib->fn->name);
+            for (int a = 0; a < d->lib->fn->nargs; a++)
+                fprintf(f, "%s%s=%s", a ? ", " : "", d->lib->fn->args[a].name, d->lib->fn->args[a].role == DLIB_VALUE
+                        ? d->lib->value[a].x.text : x->dop->buffers[d->lib->buffer[a]].name);
+            fprintf(f, ")\n");
+            continue;
+        }
         fprintf(f, "  %s: %s (%s ", cv->v->name, cv->v->source, d && d->nkernels > 1 ? "kernels" : "entry");
         for (int k = 0; d && k < d->nkernels; k++) fprintf(f, "%s%s", k ? ", then " : "", d->kernels[k].entry);
         if (!d) fprintf(f, "%s", cv->v->entry);

@@ -7,7 +7,8 @@
    guard after the buffer catches it), one with the wrong result.
 3. Counters on a declared op: the memory set on a softmax variant, status ok.
 4. A result file is rerun after its folder is deleted: the same case ids, every case ok.
-5. The overhead of a declared op's case (everything but its timed runs) against a registered op's on the same
+5. Every library call a declared op can name runs and verifies against a naive kernel of the same op.
+6. The overhead of a declared op's case (everything but its timed runs) against a registered op's on the same
    kernel: copy's 01_coalesced declared in a folder vs `op: copy`; printed, and at most 1.10 x.
 
 usage: gpu_ops_check.py [RUNNER] [--out DIR]
@@ -60,6 +61,60 @@ variants:
   - {name: coalesced, params: {BLOCK: [128, 256, 512, 1024], GRID: [0]}}
 measure: {warmup: 3, min_reps: 10, max_reps: 10}
 """
+
+
+# Each library call: (buffers, the naive kernel's parameters, its body, `library:` with its args, sizes,
+# tolerance, the naive kernel's grid). The naive kernels are one thread per output element (or one thread for a whole scan).
+LIBRARY = {
+    "reduce_sum": ("    x: {type: i32, count: n, init: {ints: {lo: -7, hi: 7}}}\n    y: {type: i32, count: 1, out: true}\n",
+                   "const int *x, int *y, long long n",
+                   "    if (blockIdx.x || threadIdx.x) return;\n    int s = 0;\n    for (long long i = 0; i < n; i++) s += x[i];\n"
+                   "    y[0] = s;",
+                   "cub.reduce_sum, args: {in: x, out: y, n: n}", "{n: 100003}", "", "1"),
+    "inclusive_sum": ("    x: {type: i64, count: n, init: {ints: {lo: -1000, hi: 1000}}}\n    y: {type: i64, count: n, out: true}\n",
+                      "const long long *x, long long *y, long long n",
+                      "    if (blockIdx.x || threadIdx.x) return;\n    long long s = 0;\n"
+                      "    for (long long i = 0; i < n; i++) y[i] = s += x[i];",
+                      "cub.inclusive_sum, args: {in: x, out: y, n: n}", "{n: 50000}", "", "1"),
+    "exclusive_sum": ("    x: {type: u32, count: n, init: {ints: {lo: 0, hi: 9}}}\n    y: {type: u32, count: n, out: true}\n",
+                      "const unsigned *x, unsigned *y, long long n",
+                      "    if (blockIdx.x || threadIdx.x) return;\n    unsigned s = 0;\n"
+                      "    for (long long i = 0; i < n; i++) { y[i] = s; s += x[i]; }",
+                      "cub.exclusive_sum, args: {in: x, out: y, n: n}", "{n: 50000}", "", "1"),
+    "sort_keys": ("    x: {type: u32, count: n, init: {ints: {lo: 0, hi: 1000}}}\n    y: {type: u32, count: n, out: true}\n",
+                  "const unsigned *x, unsigned *y, long long n",
+                  "    long long i = blockIdx.x * 256ll + threadIdx.x;\n    if (i >= n) return;\n    long long r = 0;\n"
+                  "    for (long long j = 0; j < n; j++) r += x[j] < x[i] || (x[j] == x[i] && j < i);\n    y[r] = x[i];",
+                  "cub.sort_keys, args: {in: x, out: y, n: n}", "{n: 20000}", "", "ceil_div(n, 256)"),
+    "gemm": ("    a: {type: f32, count: \"n * n\"}\n    b: {type: f32, count: \"n * n\"}\n"
+             "    c: {type: f32, count: \"n * n\", out: true}\n",
+             "const float *a, const float *b, float *c, long long n",
+             "    long long i = blockIdx.x * 256ll + threadIdx.x;\n    if (i >= n * n) return;\n    float s = 0;\n"
+             "    for (long long p = 0; p < n; p++) s += a[i / n * n + p] * b[p * n + i % n];\n    c[i] = s;",
+             "cublas.gemm, args: {A: a, B: b, C: c, m: n, n: n, k: n}", "{n: 160}", "  tolerance: {rtol: 1.0e-5, atol: 1.0e-4}\n", "ceil_div(n * n, 256)"),
+    "gemm_strided_batched": ("    a: {type: f64, count: \"3 * n * n\"}\n    b: {type: f64, count: \"3 * n * n\"}\n"
+                             "    c: {type: f64, count: \"3 * n * n\", out: true}\n",
+                             "const double *a, const double *b, double *c, long long n",
+                             "    long long i = blockIdx.x * 256ll + threadIdx.x;\n    if (i >= 3 * n * n) return;\n"
+                             "    long long q = i / (n * n), e = i % (n * n);\n    double s = 0;\n"
+                             "    for (long long p = 0; p < n; p++) s += a[q * n * n + e / n * n + p] * b[q * n * n + p * n + e % n];\n"
+                             "    c[i] = s;",
+                             "cublas.gemm_strided_batched, args: {A: a, B: b, C: c, m: n, n: n, k: n, batch: 3}", "{n: 64}",
+                             "  tolerance: {rtol: 1.0e-12, atol: 1.0e-12}\n", "ceil_div(3 * n * n, 256)"),
+    "gemv": ("    a: {type: f32, count: \"n * 300\"}\n    x: {type: f32, count: 300}\n    y: {type: f32, count: n, out: true}\n",
+             "const float *a, const float *x, float *y, long long n",
+             "    long long i = blockIdx.x * 256ll + threadIdx.x;\n    if (i >= n) return;\n    float s = 0;\n"
+             "    for (int j = 0; j < 300; j++) s += a[i * 300 + j] * x[j];\n    y[i] = s;",
+             "cublas.gemv, args: {A: a, x: x, y: y, m: n, n: 300}", "{n: 500}", "  tolerance: {rtol: 1.0e-5, atol: 1.0e-4}\n", "ceil_div(n, 256)"),
+    "memcpy": ("    x: {type: u16, count: n, init: {ints: {lo: 0, hi: 65535}}}\n    y: {type: u16, count: n, out: true}\n",
+               "const unsigned short *x, unsigned short *y, long long n",
+               "    long long i = blockIdx.x * 256ll + threadIdx.x;\n    if (i < n) y[i] = x[i];",
+               "memcpy, args: {src: x, dst: y, n: n}", "{n: 100001}", "", "ceil_div(n, 256)"),
+}
+
+
+def sizes_axes(sizes):
+    return [k.strip() for k in sizes.strip("{}").split(",") for k in [k.split(":")[0]]]
 
 
 def text(v):
@@ -153,7 +208,27 @@ def main():
     expect(p.returncode == 0 and set(a_) == set(b_) and all(v["status"] == "ok" for v in b_.values()),
            "rerun without the folder: %d of %d ids again %s" % (len(set(a_) & set(b_)), len(a_), p.stderr[-300:]))
 
-    # 5. Overhead per case, declared against registered, on one kernel.
+    # 5. The library calls, each against a naive kernel.
+    for name, (bufs, sig, kernel, lib, sizes, tol, grid) in LIBRARY.items():
+        d = os.path.join(out, "lib_" + name)
+        os.makedirs(d)
+        with open(os.path.join(d, "naive.cu"), "w") as f:
+            f.write('extern "C" __global__ void naive(%s)\n{\n%s\n}\n' % (sig, kernel))
+        names = ", ".join(a.split()[-1].lstrip("*") for a in sig.split(","))
+        with open(os.path.join(d, "e.yaml"), "w") as f:
+            f.write("name: lib_%s\nop:\n  name: lib_%s\n  axes: [%s]\n  buffers:\n%s  signature: [%s]\n"
+                    "  reference: naive\n%sseed: 3\nsizes: %s\nvariants:\n"
+                    "  - {name: naive, source: naive.cu, block: [256], grid: [\"%s\"]}\n"
+                    "  - {name: lib, library: %s}\nmeasure: {warmup: 1, min_reps: 3, max_reps: 3}\n"
+                    % (name, name, ", ".join(sizes_axes(sizes)), bufs, names, tol, sizes, grid, lib))
+        h5 = os.path.join(out, "lib_%s.h5" % name)
+        p = run("run", "-q", os.path.join(d, "e.yaml"), "-o", h5)
+        cs = cases(h5) if os.path.exists(h5) else {}
+        st = {v["variant"]: (v["status"], v.get("reason", "")) for v in cs.values()}
+        expect(p.returncode == 0 and st.get("lib", ("?",))[0] == "ok" and st.get("naive", ("?",))[0] == "ok",
+               "library %s against a naive kernel: %s %s" % (name, st, p.stderr[-400:]))
+
+    # 6. Overhead per case, declared against registered, on one kernel.
     d = os.path.join(out, "copy_declared")
     os.makedirs(os.path.join(d, "k"))
     for f_ in ("01_coalesced.cu", "copy_common.cuh"):

@@ -146,8 +146,9 @@ static void vec4_geometry(const long *p, const reg_spec *s, reg_launch *l)
 
 /* ---- library and host variants ---------------------------------------------------------- */
 
-static int memcpy_run(reg_problem *p, const long *params, tl_err *e)
+static int memcpy_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params;
     CUDA_CHECK(cudaMemcpyAsync(p->dy, p->dx, (size_t)p->n * sizeof(float), cudaMemcpyDeviceToDevice,
                                (cudaStream_t)p->ctx->stream));
@@ -156,16 +157,18 @@ fail:
     return -1;
 }
 
-static int host_memcpy_run(reg_problem *p, const long *params, tl_err *e)
+static int host_memcpy_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params, (void)e;
     memcpy(p->hy, p->hx, (size_t)p->n * sizeof(float));
     return 0;
 }
 
 /* Deliberately wrong: leaves the last float unwritten; the poisoned verified run must catch it. */
-static int host_skip_last_run(reg_problem *p, const long *params, tl_err *e)
+static int host_skip_last_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params, (void)e;
     memcpy(p->hy, p->hx, (size_t)(p->n - 1) * sizeof(float));
     return 0;

@@ -145,8 +145,9 @@ static void finish_geometry(const long *p, const reg_spec *s, reg_launch *l)
 
 /* ---- library and host variants ---------------------------------------------------------- */
 
-static int cub_run(reg_problem *p, const long *params, tl_err *e)
+static int cub_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params;
     size_t bytes = p->temp_bytes;
     CUDA_CHECK((cudaError_t)tl_cub_sum(p->dx, p->s.dtype == F16, p->dout, p->n, p->dtemp, &bytes, p->ctx->stream));
@@ -156,8 +157,9 @@ fail:
 }
 
 /* Left to right in float: the order a C loop adds in. */
-static int host_sum_run(reg_problem *p, const long *params, tl_err *e)
+static int host_sum_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params, (void)e;
     float acc = 0.0f;
     for (long long i = 0; i < p->n; i++) acc += p->hx[i];
@@ -166,8 +168,9 @@ static int host_sum_run(reg_problem *p, const long *params, tl_err *e)
 }
 
 /* Deliberately wrong: drops the last element; verification must catch it. */
-static int host_drop_last_run(reg_problem *p, const long *params, tl_err *e)
+static int host_drop_last_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params, (void)e;
     float acc = 0.0f;
     for (long long i = 0; i + 1 < p->n; i++) acc += p->hx[i];

@@ -131,8 +131,9 @@ fail:
 
 /* The bar, per dtype: f32 cuBLAS's default FP32 path, which never uses TF32 tensor cores; tf32 FP32
  * data with TF32 tensor cores; bf16 BF16 A and B, FP32 C and accumulation. */
-static int cublas_run(reg_problem *p, const long *params, tl_err *e)
+static int cublas_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params;
     if (p->s.dtype == TF32) return cublas_gemm_ex(p, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, e);
     if (p->s.dtype == BF16) return cublas_gemm_ex(p, CUDA_R_16BF, CUBLAS_COMPUTE_32F, e);
@@ -168,8 +169,9 @@ static float epilogue(const reg_problem *p, float acc, size_t idx)
 }
 
 /* The textbook triple loop, FP32 accumulation. */
-static int host_naive_run(reg_problem *p, const long *params, tl_err *e)
+static int host_naive_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params, (void)e;
     for (int i = 0; i < p->m; i++)
         for (int j = 0; j < p->n; j++) {
@@ -181,8 +183,9 @@ static int host_naive_run(reg_problem *p, const long *params, tl_err *e)
 }
 
 /* i-k-j order: the inner loop streams a row of B and a row of C, which the cache likes. */
-static int host_ikj_run(reg_problem *p, const long *params, tl_err *e)
+static int host_ikj_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params, (void)e;
     float *row = tl_xmalloc(sizeof *row * (size_t)p->n);
     for (int i = 0; i < p->m; i++) {

@@ -73,8 +73,9 @@ static int tile_check(const long *p, const reg_spec *s, char *why, size_t n)
 
 /* Row-major x (m x n) is column-major x^T (n x m, ld n); row-major y (n x m) is column-major y^T
  * (m x n, ld m) = (x^T)^T: geam's C = op(A) with op = T. B is C itself, with beta = 0 never read. */
-static int geam_run(reg_problem *p, const long *params, tl_err *e)
+static int geam_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params;
     const float one = 1.0f, zero = 0.0f;
     CUBLAS_CHECK(cublasSgeam((cublasHandle_t)p->ctx->cublas, CUBLAS_OP_T, CUBLAS_OP_N, p->m, p->n, &one, p->dx, p->n,
@@ -90,16 +91,18 @@ static void host_transpose(const float *x, float *y, int m, int n)
         for (int j = 0; j < n; j++) y[(size_t)j * m + i] = x[(size_t)i * n + j];
 }
 
-static int host_run(reg_problem *p, const long *params, tl_err *e)
+static int host_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params, (void)e;
     host_transpose(p->hx, p->hy, p->m, p->n);
     return 0;
 }
 
 /* Deliberately wrong: copies instead of transposing; verification must catch it. */
-static int host_copy_run(reg_problem *p, const long *params, tl_err *e)
+static int host_copy_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {
+    (void)v;
     (void)params, (void)e;
     memcpy(p->hy, p->hx, p->count * sizeof(float));
     return 0;

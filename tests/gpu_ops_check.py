@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """GPU check for ops declared in the experiment file (Bazel tag gpu; also runs from the portable bundle):
 
-1. Every example of experiments/ops/ runs and every case verifies against its reference variant.
+1. Every example of experiments/ops/ runs and every case verifies against its reference variant; summary and
+   report read their files (the rate as the file says, pct_ref against the reference variant).
 2. Kernels that are wrong fail verification (exit 1, verify_failed, the reason naming the buffer and the
    element): one that skips the last element, one that writes one element past the end of its output (the
    guard after the buffer catches it), one with the wrong result.
@@ -161,6 +162,20 @@ def main():
                                                         "; ".join("%s %s" % (v.get("variant"), v.get("reason"))
                                                                   for v in bad.values())[:600] + p.stderr[-400:]))
         files[name] = (folder, h5)
+
+    # The analysis reads a declared op's file without knowing the op: its rate from the file, pct_ref against
+    # the reference variant (a library one for scan).
+    for name in ("softmax", "scan"):
+        py = [sys.executable, os.path.join(ROOT, "analysis", "summary.py"), files[name][1]]
+        p = subprocess.run(py, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "analysis")))
+        expect(p.returncode == 0 and "GB/s" in p.stdout and (name != "scan" or "100.0" in p.stdout),
+               "summary of %s: rc %d %s" % (name, p.returncode, (p.stdout + p.stderr)[-500:]))
+    rep = os.path.join(out, "scan_report")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "report.py"), files["scan"][1], "-o", rep],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "analysis")))
+    expect(p.returncode == 0 and os.path.exists(rep + ".report.md"), "report of scan: rc %d %s" % (p.returncode, p.stderr[-300:]))
 
     # 2. Wrong kernels: the softmax's warp kernel with a bug each.
     src = open(os.path.join(OPS, "softmax", "kernels", "warp.cu")).read()

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "runner/data_gen.h"
+#include "runner/dop_gen.h"
 #include "runner/devdata.h"
 
 namespace {
@@ -22,6 +23,12 @@ __global__ void fill(float *x, size_t n, int dist, uint64_t base)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         x[i] = dist == INT ? tl_int_at(base, i) : tl_uniform_at(base, i);
+}
+
+__global__ void fill_init(void *out, int t, int kind, double a, double b, uint64_t base, long long n)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        tl_gen_at(t, kind, a, b, base, i, out);
 }
 
 __global__ void round_bf16(uint16_t *h, float *x, size_t n)
@@ -96,6 +103,12 @@ extern "C" int tl_dev_fill_f32(float *x, size_t n, int dist, uint64_t seed, uint
 extern "C" int tl_dev_round_bf16(uint16_t *h, float *x, size_t n, void *st)
 {
     round_bf16<<<blocks_for(n), kThreads, 0, (cudaStream_t)st>>>(h, x, n);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tl_dev_fill_init(void *out, int t, int kind, double a, double b, uint64_t base, long long n, void *st)
+{
+    fill_init<<<blocks_for((size_t)n), kThreads, 0, (cudaStream_t)st>>>(out, t, kind, a, b, base, n);
     return (int)cudaGetLastError();
 }
 

@@ -21,6 +21,9 @@ int tl_dev_round_bf16(uint16_t *h, float *x, size_t n, void *st);
 /* x[i] = |x[i]|. */
 int tl_dev_abs_f32(float *x, size_t n, void *st);
 
+/* A declared op's buffer (runner/dop_gen.h): element i of init kind with a, b from base, for i < n, of type t. */
+int tl_dev_fill_init(void *out, int t, int kind, double a, double b, uint64_t base, long long n, void *st);
+
 /* What verify_f32 finds, on the device: an element passes when finite and |got - want| <= atol + rtol
  * * scale (double arithmetic, as on the host); max_abs_err and max_rel_err are infinite when an element
  * is not finite. */

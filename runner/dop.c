@@ -8,6 +8,7 @@
 
 #include "runner/cuda_check.h"
 #include "runner/data_gen.h"
+#include "runner/dop_gen.h"
 #include "runner/devdata.h"
 
 const dop_type_info dop_types[DOP_NTYPES] = {
@@ -24,6 +25,15 @@ const dop_type_info dop_types[DOP_NTYPES] = {
     [DOP_U32] = {"u32", "unsigned", 4, 0, 0.0, 4294967295.0},
     [DOP_U64] = {"u64", "unsigned long long", 8, 0, 0.0, 18446744073709549568.0},
 };
+
+_Static_assert((int)DOP_F32 == (int)TL_GEN_F32 && (int)DOP_F64 == (int)TL_GEN_F64 && (int)DOP_I32 == (int)TL_GEN_I32 && (int)DOP_I64 == (int)TL_GEN_I64 &&
+                   (int)DOP_F16 == (int)TL_GEN_F16 && (int)DOP_BF16 == (int)TL_GEN_BF16 && (int)DOP_I8 == (int)TL_GEN_I8 && (int)DOP_U8 == (int)TL_GEN_U8 &&
+                   (int)DOP_I16 == (int)TL_GEN_I16 && (int)DOP_U16 == (int)TL_GEN_U16 && (int)DOP_U32 == (int)TL_GEN_U32 && (int)DOP_U64 == (int)TL_GEN_U64,
+               "runner/dop_gen.h's types are dop_type's");
+_Static_assert((int)DOP_UNIFORM == (int)TL_GEN_UNIFORM && (int)DOP_NORMAL == (int)TL_GEN_NORMAL && (int)DOP_INTS == (int)TL_GEN_INTS &&
+                   (int)DOP_CONSTANT == (int)TL_GEN_CONSTANT && (int)DOP_SEQUENCE == (int)TL_GEN_SEQUENCE &&
+                   (int)DOP_PERMUTATION == (int)TL_GEN_PERMUTATION,
+               "runner/dop_gen.h's inits are dop_init_kind's");
 
 const char *const dop_init_names[DOP_NINITS] = {"uniform", "normal", "ints", "constant", "sequence", "permutation"};
 
@@ -90,30 +100,9 @@ int dop_counts(const dop *d, const reg_spec *s, int64_t *counts, tl_err *e)
     return 0;
 }
 
-static void store(dop_type t, void *out, int64_t i, double v)
-{
-    switch (t) {
-    case DOP_F32: ((float *)out)[i] = (float)v; break;
-    case DOP_F64: ((double *)out)[i] = v; break;
-    case DOP_F16: ((uint16_t *)out)[i] = tl_to_f16((float)v); break;
-    case DOP_BF16: ((uint16_t *)out)[i] = tl_to_bf16((float)v); break;
-    default: break;
-    }
-}
-
 static void store_int(dop_type t, void *out, int64_t i, int64_t v)
 {
-    switch (t) {
-    case DOP_I8: ((int8_t *)out)[i] = (int8_t)v; break;
-    case DOP_U8: ((uint8_t *)out)[i] = (uint8_t)v; break;
-    case DOP_I16: ((int16_t *)out)[i] = (int16_t)v; break;
-    case DOP_U16: ((uint16_t *)out)[i] = (uint16_t)v; break;
-    case DOP_I32: ((int32_t *)out)[i] = (int32_t)v; break;
-    case DOP_U32: ((uint32_t *)out)[i] = (uint32_t)v; break;
-    case DOP_I64: ((int64_t *)out)[i] = v; break;
-    case DOP_U64: ((uint64_t *)out)[i] = (uint64_t)v; break;
-    default: store(t, out, i, (double)v); break;
-    }
+    tl_gen_store((int)t, out, i, (double)v, v);
 }
 
 double dop_get(dop_type t, const void *data, int64_t i)
@@ -135,12 +124,6 @@ double dop_get(dop_type t, const void *data, int64_t i)
     }
 }
 
-/* [0, 1) in steps of 2^-53. */
-static double unit(uint64_t bits)
-{
-    return (double)(bits >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /* The permutation: Fisher-Yates from the last element down, each swap drawn from (base, i). */
 static void fill_permutation(dop_type t, void *out, int64_t n, uint64_t base)
 {
@@ -154,40 +137,31 @@ static void fill_permutation(dop_type t, void *out, int64_t n, uint64_t base)
     free(p);
 }
 
+uint64_t dop_fill_base(const dop *d, int b, const reg_spec *s)
+{
+    return tl_mix64(s->seed ^ tl_mix64(d->buffers[b].stream ^ (uint64_t)d->buffers[b].init.kind));
+}
+
+int dop_fill_on_device(const dop *d, int b)
+{
+    dop_init_kind k = d->buffers[b].init.kind;
+    return k != DOP_NORMAL && k != DOP_PERMUTATION;
+}
+
 void dop_fill(const dop *d, int b, const reg_spec *s, int64_t n, void *out)
 {
     const dop_buffer *bf = &d->buffers[b];
     const dop_init *in = &bf->init;
-    uint64_t base = tl_mix64(s->seed ^ tl_mix64(bf->stream ^ (uint64_t)in->kind));
-    int is_float = dop_types[bf->type].is_float;
-    switch (in->kind) {
-    case DOP_UNIFORM:
-        for (int64_t i = 0; i < n; i++) store(bf->type, out, i, in->a + (in->b - in->a) * unit(tl_mix64(base + (uint64_t)i)));
-        break;
-    case DOP_NORMAL:
+    uint64_t base = dop_fill_base(d, b, s);
+    if (in->kind == DOP_PERMUTATION) {
+        fill_permutation(bf->type, out, n, base);
+    } else if (in->kind == DOP_NORMAL) {
         for (int64_t i = 0; i < n; i++) {
-            double u1 = 1.0 - unit(tl_mix64(base + 2 * (uint64_t)i)), u2 = unit(tl_mix64(base + 2 * (uint64_t)i + 1));
-            store(bf->type, out, i, in->a + in->b * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+            double u1 = 1.0 - tl_gen_unit(tl_mix64(base + 2 * (uint64_t)i)), u2 = tl_gen_unit(tl_mix64(base + 2 * (uint64_t)i + 1));
+            tl_gen_store((int)bf->type, out, i, in->a + in->b * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2), 0);
         }
-        break;
-    case DOP_INTS: {
-        int64_t lo = (int64_t)in->a;
-        uint64_t span = (uint64_t)((int64_t)in->b - lo) + 1;
-        for (int64_t i = 0; i < n; i++) store_int(bf->type, out, i, lo + (int64_t)(tl_mix64(base + (uint64_t)i) % span));
-        break;
-    }
-    case DOP_CONSTANT:
-        for (int64_t i = 0; i < n; i++)
-            if (is_float) store(bf->type, out, i, in->a);
-            else store_int(bf->type, out, i, (int64_t)in->a);
-        break;
-    case DOP_SEQUENCE:
-        for (int64_t i = 0; i < n; i++)
-            if (is_float) store(bf->type, out, i, in->a + (double)i * in->b);
-            else store_int(bf->type, out, i, (int64_t)in->a + i * (int64_t)in->b);
-        break;
-    case DOP_PERMUTATION: fill_permutation(bf->type, out, n, base); break;
-    default: break;
+    } else {
+        for (int64_t i = 0; i < n; i++) tl_gen_at((int)bf->type, (int)in->kind, in->a, in->b, base, i, out);
     }
 }
 
@@ -312,12 +286,20 @@ static int make_buffer(reg_problem *p, int b, tl_err *e)
         if (device_checked(bf)) CUDA_CHECK(cudaMalloc(&p->dref[b], bytes));
     }
     if (bf->role == DOP_OUT) return 0;
-    host = tl_xmalloc(bytes);
-    dop_fill(p->d, b, &p->s, p->counts[b], host);
-    CUDA_CHECK(cudaMemcpy(p->dptr[b], host, bytes, cudaMemcpyHostToDevice));
+    if (dop_fill_on_device(p->d, b)) { /* the same bits as dop_fill's (runner/dop_gen.h), where they are used */
+        const dop_init *in = &bf->init;
+        CUDA_CHECK((cudaError_t)tl_dev_fill_init(p->dptr[b], (int)bf->type, (int)in->kind, in->a, in->b,
+                                                 dop_fill_base(p->d, b, &p->s), (long long)p->counts[b],
+                                                 p->ctx->stream));
+    } else {
+        host = tl_xmalloc(bytes);
+        dop_fill(p->d, b, &p->s, p->counts[b], host);
+        CUDA_CHECK(cudaMemcpy(p->dptr[b], host, bytes, cudaMemcpyHostToDevice));
+    }
     if (bf->role == DOP_INOUT) {
         CUDA_CHECK(cudaMalloc(&p->dinit[b], bytes));
-        CUDA_CHECK(cudaMemcpy(p->dinit[b], host, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(p->dinit[b], p->dptr[b], bytes, cudaMemcpyDeviceToDevice,
+                                   (cudaStream_t)p->ctx->stream));
     }
     free(host);
     return 0;

@@ -137,6 +137,10 @@ int dop_check(const dop *d, const reg_spec *s, char *why, size_t n, tl_err *e);
 /* Buffer b's initial data for problem s (count elements of its type) into out, on the host: value i depends
  * only on the seed, the buffer's name and i. */
 void dop_fill(const dop *d, int b, const reg_spec *s, int64_t count, void *out);
+/* The generator state of buffer b's init for problem s, and whether the device makes that init (its values are
+ * dop_fill's, bit for bit: uniform, ints, constant, sequence; runner/dop_gen.h). */
+uint64_t dop_fill_base(const dop *d, int b, const reg_spec *s);
+int dop_fill_on_device(const dop *d, int b);
 /* Element i of a buffer of type t as a double (exact for every type but 64-bit integers past 2^53). */
 double dop_get(dop_type t, const void *data, int64_t i);
 

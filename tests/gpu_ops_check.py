@@ -12,6 +12,8 @@
 6. The overhead of a declared op's case (everything but its timed runs) against a registered op's on the same
    kernel: copy's 01_coalesced declared in a folder vs `op: copy`; printed, and at most 1.10 x.
 
+0. The inits the device makes are the host's, bit for bit (dop_fill_check beside the runner).
+
 usage: gpu_ops_check.py [RUNNER] [--out DIR]
 """
 import argparse
@@ -146,6 +148,14 @@ def main():
         print(("ok   " if cond else "FAIL ") + what, flush=True)
         if not cond:
             failures.append(what)
+
+    # 0. The device's inits are the host's, bit for bit (dop_fill_check lies beside the runner, in the bundle
+    # and in Bazel's runfiles).
+    fill = os.path.join(os.path.dirname(runner), "dop_fill_check")
+    p = subprocess.run([fill], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    print(p.stdout)
+    expect(p.returncode == 0 and "DOP FILL CHECK PASSED" in p.stdout, "device inits are the host's: rc %d %s"
+           % (p.returncode, p.stderr[-300:]))
 
     # 1. The examples.
     files = {}

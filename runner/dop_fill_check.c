@@ -18,6 +18,27 @@ static const char *const inits_float[] = {"uniform", "{uniform: {lo: -3.5, hi: 7
                                           "{constant: 0.1}", "{sequence: {start: -2.25, step: 0.001}}"};
 static const char *const inits_int[] = {"{ints: {lo: 0, hi: 100}}", "{constant: 7}", "{sequence: {start: 3, step: 0}}"};
 
+/* The buffers of one type, each with one of the inits the device makes, as a declared op; 0 or -1. */
+static int load(const char *dir, int t, tl_experiment *x)
+{
+    char path[256];
+    tl_buf y = {0};
+    int fl = dop_types[t].is_float, ni = fl ? 5 : 3;
+    tl_buf_printf(&y, "name: c\nop:\n  name: c\n  axes: [n]\n  buffers:\n");
+    for (int k = 0; k < ni; k++)
+        tl_buf_printf(&y, "    b%d: {type: %s, count: n, init: %s}\n", k, dop_types[t].name, fl ? inits_float[k] : inits_int[k]);
+    tl_buf_printf(&y, "    y: {type: f32, count: n, out: true}\n  signature: [y");
+    for (int k = 0; k < ni; k++) tl_buf_printf(&y, ", b%d", k);
+    tl_buf_printf(&y, "]\n  reference: k\nseed: 12\nsizes: {n: %d}\nvariants:\n  - {name: k, source: k.cu, block: [1], "
+                      "grid: [1]}\n", N);
+    snprintf(path, sizeof path, "%s/c.yaml", dir);
+    tl_err e = {{0}};
+    int rc = config_parse(path, y.s, y.len, x, &e);
+    if (rc) fprintf(stderr, "dop_fill_check: %s\n", e.msg);
+    free(y.s);
+    return rc;
+}
+
 int main(void)
 {
     char dir[] = "/tmp/dop_fill_check-XXXXXX", path[256];
@@ -27,53 +48,37 @@ int main(void)
     if (!f) return 2;
     fputs("extern \"C\" __global__ void k() {}\n", f);
     fclose(f);
-    tl_buf y = {0};
-    tl_buf_printf(&y, "name: c\nop:\n  name: c\n  axes: [n]\n  buffers:\n");
-    int nb = 0;
-    for (int t = 0; t < DOP_NTYPES; t++) {
-        int fl = dop_types[t].is_float, ni = fl ? 5 : 3;
-        for (int k = 0; k < ni; k++, nb++)
-            tl_buf_printf(&y, "    b%d: {type: %s, count: n, init: %s}\n", nb, dop_types[t].name,
-                          fl ? inits_float[k] : inits_int[k]);
-    }
-    tl_buf_printf(&y, "    y: {type: f32, count: n, out: true}\n  signature: [y");
-    for (int b = 0; b < nb; b++) tl_buf_printf(&y, ", b%d", b);
-    tl_buf_printf(&y, "]\n  reference: k\nseed: 12\nsizes: {n: %d}\nvariants:\n  - {name: k, source: k.cu, block: [1], "
-                      "grid: [1]}\n", N);
-    snprintf(path, sizeof path, "%s/c.yaml", dir);
-    tl_experiment x;
-    tl_err e = {{0}};
-    if (config_parse(path, y.s, y.len, &x, &e)) {
-        fprintf(stderr, "dop_fill_check: %s\n", e.msg);
-        return 2;
-    }
     reg_spec s = {.dims = {N}, .seed = 12};
     int bad = 0, checked = 0;
     void *dev = NULL;
     unsigned char *host = malloc((size_t)N * 8), *back = malloc((size_t)N * 8);
     if (!host || !back || cudaMalloc(&dev, (size_t)N * 8) != cudaSuccess) return 2;
-    for (int b = 0; b < x.dop->nbuffers; b++) {
-        const dop_buffer *bf = &x.dop->buffers[b];
-        if (bf->role != DOP_IN || !dop_fill_on_device(x.dop, b)) continue;
-        size_t bytes = (size_t)N * (size_t)dop_types[bf->type].size;
-        dop_fill(x.dop, b, &s, N, host);
-        int rc = tl_dev_fill_init(dev, (int)bf->type, (int)bf->init.kind, bf->init.a, bf->init.b,
-                                  dop_fill_base(x.dop, b, &s), N, NULL);
-        if (rc || cudaMemcpy(back, dev, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
-            fprintf(stderr, "dop_fill_check: CUDA error %d\n", rc);
-            return 2;
+    for (int t = 0; t < DOP_NTYPES; t++) {
+        tl_experiment x;
+        if (load(dir, t, &x)) return 2;
+        for (int b = 0; b < x.dop->nbuffers; b++) {
+            const dop_buffer *bf = &x.dop->buffers[b];
+            if (bf->role != DOP_IN || !dop_fill_on_device(x.dop, b)) continue;
+            size_t bytes = (size_t)N * (size_t)dop_types[bf->type].size;
+            dop_fill(x.dop, b, &s, N, host);
+            int rc = tl_dev_fill_init(dev, (int)bf->type, (int)bf->init.kind, bf->init.a, bf->init.b,
+                                      dop_fill_base(x.dop, b, &s), N, NULL);
+            if (rc || cudaMemcpy(back, dev, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+                fprintf(stderr, "dop_fill_check: CUDA error %d\n", rc);
+                return 2;
+            }
+            size_t i = 0;
+            while (i < bytes && host[i] == back[i]) i++;
+            printf("%-5s %-12s %s\n", dop_types[bf->type].name, dop_init_names[bf->init.kind],
+                   i == bytes ? "same bits" : "DIFFERENT");
+            if (i < bytes) printf("      first differing byte %zu (element %zu)\n", i, i / (size_t)dop_types[bf->type].size);
+            bad += i < bytes;
+            checked++;
         }
-        size_t i = 0;
-        while (i < bytes && host[i] == back[i]) i++;
-        printf("%-5s %-12s %s\n", dop_types[bf->type].name, dop_init_names[bf->init.kind],
-               i == bytes ? "same bits" : "DIFFERENT");
-        if (i < bytes) printf("      first differing byte %zu (element %zu)\n", i, i / (size_t)dop_types[bf->type].size);
-        bad += i < bytes;
-        checked++;
+        config_free(&x);
     }
     printf("%d inits, %d differ\nDOP FILL CHECK %s\n", checked, bad, bad ? "FAILED" : "PASSED");
     cudaFree(dev);
-    free(host), free(back), free(y.s);
-    config_free(&x);
+    free(host), free(back);
     return bad ? 1 : 0;
 }

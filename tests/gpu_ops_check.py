@@ -179,7 +179,8 @@ def main():
         py = [sys.executable, os.path.join(ROOT, "analysis", "summary.py"), files[name][1]]
         p = subprocess.run(py, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "analysis")))
-        expect(p.returncode == 0 and "GB/s" in p.stdout and (name != "scan" or "100.0" in p.stdout),
+        ref = "naive" if name == "softmax" else "cub"
+        expect(p.returncode == 0 and "GB/s" in p.stdout and "%% ref: %% of %s" % ref in p.stdout,
                "summary of %s: rc %d %s" % (name, p.returncode, (p.stdout + p.stderr)[-500:]))
     rep = os.path.join(out, "scan_report")
     p = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "report.py"), files["scan"][1], "-o", rep],

@@ -15,6 +15,13 @@ def reference_variant(op, reference=None):
     return REFERENCE.get(op, reference)
 
 
+def reference_of(df, op):
+    """reference_variant for op's rows of df (a declared op's: its cases' `reference`)."""
+    rows = df[df["op"] == op]
+    ref = rows["reference"].iloc[0] if "reference" in rows and len(rows) else None
+    return reference_variant(op, ref)
+
+
 def rate_name(op, written=None):
     """GB/s or GFLOP/s: as the file says (schema 1.12), else by the registered op."""
     if isinstance(written, str) and written in ("GB/s", "GFLOP/s"):

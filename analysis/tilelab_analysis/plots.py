@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from .metrics import reference_variant  # noqa: E402
+from .metrics import reference_of  # noqa: E402
 
 
 def _png(fig):
@@ -44,7 +44,7 @@ def ladder(df, op):
     d = _best_per_variant_size(df[df["op"] == op])
     if d.empty:
         return None, ""
-    col, what = "pct_ref", "%% of %s" % reference_variant(op)
+    col, what = "pct_ref", "%% of %s" % reference_of(df, op)
     if d[col].isna().all():
         best = d.groupby(["file", "sizes", "layouts", "dtype"])["median_ms"].transform("min")
         d = d.assign(pct_ref=100 * best / d["median_ms"])

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import counters
 from .load import SchemaError, load
-from .metrics import reference_variant
+from .metrics import reference_of
 
 COLUMNS = ["variant", "params", "sizes", "layouts", "dtype", "median_ms", "iqr_ms", "rate", "pct_ref", "pct_peak",
            "reps", "status"]
@@ -66,7 +66,7 @@ def main(argv=None):
     for op in df["op"].unique():
         t = table(df, op)
         title = "%s (%% ref: %% of %s in the same file; %% peak: of the device's %s peak)" % (
-            op, reference_variant(op) or "-", "DRAM" if t.columns[7] == "GB/s" else "FP32")
+            op, reference_of(df, op) or "-", "DRAM" if t.columns[7] == "GB/s" else "FP32")
         print(("### " if args.markdown else "") + title)
         print(render_markdown(t) if args.markdown else render_text(t))
         print()

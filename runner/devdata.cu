@@ -85,6 +85,72 @@ __global__ void verify(const float *got, const float *want, const float *scale, 
     }
 }
 
+// An element of a declared op's buffer as a double, and whether it is compared exactly (an integer type).
+template <class T> struct elem {
+    static __device__ double get(const T *p, size_t i) { return (double)p[i]; }
+    static __device__ bool same(const T *a, const T *b, size_t i) { return a[i] == b[i]; }
+    static constexpr bool exact = true;
+};
+template <> struct elem<float> {
+    static __device__ double get(const float *p, size_t i) { return p[i]; }
+    static __device__ bool same(const float *, const float *, size_t) { return false; }
+    static constexpr bool exact = false;
+};
+template <> struct elem<double> {
+    static __device__ double get(const double *p, size_t i) { return p[i]; }
+    static __device__ bool same(const double *, const double *, size_t) { return false; }
+    static constexpr bool exact = false;
+};
+struct f16 { uint16_t bits; };
+struct bf16 { uint16_t bits; };
+template <> struct elem<f16> {
+    static __device__ double get(const f16 *p, size_t i) { return tl_from_f16(p[i].bits); }
+    static __device__ bool same(const f16 *, const f16 *, size_t) { return false; }
+    static constexpr bool exact = false;
+};
+template <> struct elem<bf16> {
+    static __device__ double get(const bf16 *p, size_t i) { return tl_from_bf16(p[i].bits); }
+    static __device__ bool same(const bf16 *, const bf16 *, size_t) { return false; }
+    static constexpr bool exact = false;
+};
+
+// verify's rule for any element type: floats within atol + rtol |want| and finite, integers equal.
+template <class T>
+__global__ void verify_typed(const T *got, const T *want, size_t n, double atol, double rtol, Verdict *v)
+{
+    double max_abs = 0.0, max_rel = 0.0;
+    unsigned long long bad = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        double g = elem<T>::get(got, i), w = elem<T>::get(want, i), err = fabs(g - w);
+        bool finite = isfinite(g), ok;
+        if (elem<T>::exact) ok = elem<T>::same(got, want, i);
+        else ok = finite && err <= atol + rtol * fabs(w);
+        if (finite) {
+            if (err > max_abs) max_abs = err;
+            if (w != 0 && err / fabs(w) > max_rel) max_rel = err / fabs(w);
+        } else {
+            max_abs = max_rel = INFINITY;
+        }
+        bad += !ok;
+    }
+    for (int o = 16; o > 0; o /= 2) {
+        max_abs = fmax(max_abs, __shfl_xor_sync(0xffffffffu, max_abs, o));
+        max_rel = fmax(max_rel, __shfl_xor_sync(0xffffffffu, max_rel, o));
+        bad += __shfl_xor_sync(0xffffffffu, bad, o);
+    }
+    if (threadIdx.x % 32 == 0) {
+        atomicMax(&v->max_abs, bits(max_abs));
+        atomicMax(&v->max_rel, bits(max_rel));
+        if (bad) atomicAdd(&v->bad, bad);
+    }
+}
+
+template <class T> void launch_verify(const void *got, const void *want, size_t n, double atol, double rtol, Verdict *d,
+                                      cudaStream_t s)
+{
+    verify_typed<T><<<blocks_for(n), kThreads, 0, s>>>((const T *)got, (const T *)want, n, atol, rtol, d);
+}
+
 } // namespace
 
 extern "C" int tl_dev_can_fill(int dist)
@@ -116,6 +182,37 @@ extern "C" int tl_dev_abs_f32(float *x, size_t n, void *st)
 {
     abs_f32<<<blocks_for(n), kThreads, 0, (cudaStream_t)st>>>(x, n);
     return (int)cudaGetLastError();
+}
+
+extern "C" int tl_dev_verify(int t, const void *got, const void *want, size_t n, double atol, double rtol,
+                             void *scratch, tl_dev_verdict *out, void *st)
+{
+    cudaStream_t s = (cudaStream_t)st;
+    Verdict h, *d = (Verdict *)scratch;
+    cudaError_t rc = cudaMemsetAsync(d, 0, sizeof *d, s);
+    if (rc != cudaSuccess) return (int)rc;
+    switch (t) { // runner/dop_gen.h's types
+    case TL_GEN_F32: launch_verify<float>(got, want, n, atol, rtol, d, s); break;
+    case TL_GEN_F64: launch_verify<double>(got, want, n, atol, rtol, d, s); break;
+    case TL_GEN_F16: launch_verify<f16>(got, want, n, atol, rtol, d, s); break;
+    case TL_GEN_BF16: launch_verify<bf16>(got, want, n, atol, rtol, d, s); break;
+    case TL_GEN_I8: launch_verify<int8_t>(got, want, n, atol, rtol, d, s); break;
+    case TL_GEN_U8: launch_verify<uint8_t>(got, want, n, atol, rtol, d, s); break;
+    case TL_GEN_I16: launch_verify<int16_t>(got, want, n, atol, rtol, d, s); break;
+    case TL_GEN_U16: launch_verify<uint16_t>(got, want, n, atol, rtol, d, s); break;
+    case TL_GEN_I32: launch_verify<int32_t>(got, want, n, atol, rtol, d, s); break;
+    case TL_GEN_U32: launch_verify<uint32_t>(got, want, n, atol, rtol, d, s); break;
+    case TL_GEN_I64: launch_verify<int64_t>(got, want, n, atol, rtol, d, s); break;
+    case TL_GEN_U64: launch_verify<uint64_t>(got, want, n, atol, rtol, d, s); break;
+    default: return (int)cudaErrorInvalidValue;
+    }
+    if ((rc = cudaGetLastError()) != cudaSuccess) return (int)rc;
+    if ((rc = cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, s)) != cudaSuccess) return (int)rc;
+    if ((rc = cudaStreamSynchronize(s)) != cudaSuccess) return (int)rc;
+    memcpy(&out->max_abs_err, &h.max_abs, sizeof out->max_abs_err);
+    memcpy(&out->max_rel_err, &h.max_rel, sizeof out->max_rel_err);
+    out->bad = (long long)h.bad;
+    return 0;
 }
 
 extern "C" int tl_dev_verify_f32(const float *got, const float *want, const float *scale, size_t n, double atol,

@@ -35,6 +35,11 @@ typedef struct {
 int tl_dev_verify_f32(const float *got, const float *want, const float *scale, size_t n, double atol, double rtol,
                       void *scratch, tl_dev_verdict *out, void *st);
 
+/* The same for a declared op's buffer of type t (runner/dop_gen.h's types): floats as verify_f32 with scale
+ * |want|; integers equal. */
+int tl_dev_verify(int t, const void *got, const void *want, size_t n, double atol, double rtol, void *scratch,
+                  tl_dev_verdict *out, void *st);
+
 #ifdef __cplusplus
 }
 #endif

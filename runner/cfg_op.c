@@ -69,7 +69,8 @@ static int init_number(cfgn_ctx *c, yaml_node_t *n, const char *field, dop_type 
     if (cfgn_double(c, n, field, -INFINITY, INFINITY, out)) return -1;
     if ((integral || !ti->is_float) && *out != floor(*out))
         return cfgn_fail(c, n, field, "%g is not an integer (%s)", *out, integral ? "an integer init" : ti->name);
-    if (*out < ti->lo || *out > ti->hi) return cfgn_fail(c, n, field, "%.17g does not fit %s (%.17g .. %.17g)", *out, ti->name, ti->lo, ti->hi);
+    if (*out < ti->lo || *out > ti->hi)
+        return cfgn_fail(c, n, field, "%.17g does not fit %s (%.17g .. %.17g)", *out, ti->name, ti->lo, ti->hi);
     return 0;
 }
 

@@ -26,15 +26,6 @@ const dop_type_info dop_types[DOP_NTYPES] = {
     [DOP_U64] = {"u64", "unsigned long long", 8, 0, 0.0, 18446744073709549568.0},
 };
 
-_Static_assert((int)DOP_F32 == (int)TL_GEN_F32 && (int)DOP_F64 == (int)TL_GEN_F64 && (int)DOP_I32 == (int)TL_GEN_I32 && (int)DOP_I64 == (int)TL_GEN_I64 &&
-                   (int)DOP_F16 == (int)TL_GEN_F16 && (int)DOP_BF16 == (int)TL_GEN_BF16 && (int)DOP_I8 == (int)TL_GEN_I8 && (int)DOP_U8 == (int)TL_GEN_U8 &&
-                   (int)DOP_I16 == (int)TL_GEN_I16 && (int)DOP_U16 == (int)TL_GEN_U16 && (int)DOP_U32 == (int)TL_GEN_U32 && (int)DOP_U64 == (int)TL_GEN_U64,
-               "runner/dop_gen.h's types are dop_type's");
-_Static_assert((int)DOP_UNIFORM == (int)TL_GEN_UNIFORM && (int)DOP_NORMAL == (int)TL_GEN_NORMAL && (int)DOP_INTS == (int)TL_GEN_INTS &&
-                   (int)DOP_CONSTANT == (int)TL_GEN_CONSTANT && (int)DOP_SEQUENCE == (int)TL_GEN_SEQUENCE &&
-                   (int)DOP_PERMUTATION == (int)TL_GEN_PERMUTATION,
-               "runner/dop_gen.h's inits are dop_init_kind's");
-
 const char *const dop_init_names[DOP_NINITS] = {"uniform", "normal", "ints", "constant", "sequence", "permutation"};
 
 static const char *const role_names[] = {"in", "out", "inout"};
@@ -157,7 +148,8 @@ void dop_fill(const dop *d, int b, const reg_spec *s, int64_t n, void *out)
         fill_permutation(bf->type, out, n, base);
     } else if (in->kind == DOP_NORMAL) {
         for (int64_t i = 0; i < n; i++) {
-            double u1 = 1.0 - tl_gen_unit(tl_mix64(base + 2 * (uint64_t)i)), u2 = tl_gen_unit(tl_mix64(base + 2 * (uint64_t)i + 1));
+            uint64_t k = base + 2 * (uint64_t)i;
+            double u1 = 1.0 - tl_gen_unit(tl_mix64(k)), u2 = tl_gen_unit(tl_mix64(k + 1));
             tl_gen_store((int)bf->type, out, i, in->a + in->b * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2), 0);
         }
     } else {

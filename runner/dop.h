@@ -9,12 +9,15 @@
 #include <stdint.h>
 
 #include "runner/decl.h"
+#include "runner/dop_gen.h"
 #include "runner/registry.h"
 
-/* Element types of buffers (and, the first four, of scalars). */
+/* Element types of buffers (and, the first four, of scalars): runner/dop_gen.h's values, which the device's
+ * generator and comparison share. */
 typedef enum {
-    DOP_F32, DOP_F64, DOP_I32, DOP_I64, /* scalars may be these */
-    DOP_F16, DOP_BF16, DOP_I8, DOP_U8, DOP_I16, DOP_U16, DOP_U32, DOP_U64,
+    DOP_F32 = TL_GEN_F32, DOP_F64 = TL_GEN_F64, DOP_I32 = TL_GEN_I32, DOP_I64 = TL_GEN_I64, /* scalars may be these */
+    DOP_F16 = TL_GEN_F16, DOP_BF16 = TL_GEN_BF16, DOP_I8 = TL_GEN_I8, DOP_U8 = TL_GEN_U8, DOP_I16 = TL_GEN_I16,
+    DOP_U16 = TL_GEN_U16, DOP_U32 = TL_GEN_U32, DOP_U64 = TL_GEN_U64,
     DOP_NTYPES
 } dop_type;
 #define DOP_NSCALAR_TYPES 4
@@ -37,12 +40,12 @@ typedef enum {
 } dop_role;
 
 typedef enum {
-    DOP_UNIFORM,     /* a + (b - a) u, u uniform in [0, 1) */
-    DOP_NORMAL,      /* mean a, standard deviation b */
-    DOP_INTS,        /* integers a .. b, uniformly */
-    DOP_CONSTANT,    /* a */
-    DOP_SEQUENCE,    /* a + i b */
-    DOP_PERMUTATION, /* 0 .. count - 1 in a seeded random order */
+    DOP_UNIFORM = TL_GEN_UNIFORM,         /* a + (b - a) u, u uniform in [0, 1) */
+    DOP_NORMAL = TL_GEN_NORMAL,           /* mean a, standard deviation b */
+    DOP_INTS = TL_GEN_INTS,               /* integers a .. b, uniformly */
+    DOP_CONSTANT = TL_GEN_CONSTANT,       /* a */
+    DOP_SEQUENCE = TL_GEN_SEQUENCE,       /* a + i b */
+    DOP_PERMUTATION = TL_GEN_PERMUTATION, /* 0 .. count - 1 in a seeded random order */
     DOP_NINITS
 } dop_init_kind;
 extern const char *const dop_init_names[DOP_NINITS];

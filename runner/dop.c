@@ -53,12 +53,6 @@ static int is_checked(const dop_buffer *b)
     return b->role != DOP_IN;
 }
 
-/* Outputs are compared on the device (runner/devdata.h), copying nothing back unless they fail. */
-static int device_checked(const dop_buffer *b)
-{
-    (void)b;
-    return 1;
-}
 
 /* ---- counts and values -------------------------------------------------------------------- */
 
@@ -194,8 +188,8 @@ struct reg_problem {
     unsigned char *dbase[DOP_MAX_BUFFERS]; /* the allocation: guard, data, guard (checked buffers) */
     void *dptr[DOP_MAX_BUFFERS];           /* the data the kernels get */
     void *dinit[DOP_MAX_BUFFERS];          /* inout: its initial data, on the device */
-    void *dref[DOP_MAX_BUFFERS];           /* checked f32: the reference's output, on the device (compared there) */
-    unsigned char *href[DOP_MAX_BUFFERS];  /* checked: the reference's output (f32: fetched only for a detail) */
+    void *dref[DOP_MAX_BUFFERS];           /* checked: the reference's output, on the device (compared there) */
+    unsigned char *href[DOP_MAX_BUFFERS];  /* checked: the reference's output, fetched only for a failure's detail */
     unsigned char *hgot[DOP_MAX_BUFFERS];  /* checked: a run's output with its guards, fetched */
     void *scratch;                         /* 32 bytes for the device's verdict */
     void *lib_temp;                        /* a library variant's scratch (dop_scratch) */
@@ -241,9 +235,9 @@ static uint64_t dop_mem_bytes(const reg_op *op, const reg_spec *s, int on_device
     for (int b = 0; b < d->nbuffers; b++) {
         const dop_buffer *bf = &d->buffers[b];
         uint64_t bytes = (uint64_t)counts[b] * (uint64_t)dop_types[bf->type].size; /* dop_counts bounds it */
-        /* device: the buffer, its guards, an inout's initial data, an f32 output's reference; host: a checked
-         * one's reference and fetched copy, an input's making */
-        uint64_t copies = on_device ? 1 + (bf->role == DOP_INOUT) + (is_checked(bf) && device_checked(bf))
+        /* device: the buffer, its guards, an inout's initial data, a checked one's reference; host: a checked
+         * one's reference and fetched copy (a failure's detail), an input's making */
+        uint64_t copies = on_device ? 1 + (bf->role == DOP_INOUT) + is_checked(bf)
                                     : is_checked(bf) ? 2 : 1;
         sum += copies * bytes + (is_checked(bf) ? 2 * DOP_GUARD * (on_device ? 1 : 2) : 0);
     }
@@ -275,7 +269,7 @@ static int make_buffer(reg_problem *p, int b, tl_err *e)
     if (guard) {
         p->href[b] = tl_xmalloc(bytes);
         p->hgot[b] = tl_xmalloc(bytes + 2 * guard);
-        if (device_checked(bf)) CUDA_CHECK(cudaMalloc(&p->dref[b], bytes));
+        CUDA_CHECK(cudaMalloc(&p->dref[b], bytes));
     }
     if (bf->role == DOP_OUT) return 0;
     if (dop_fill_on_device(p->d, b)) { /* the same bits as dop_fill's (runner/dop_gen.h), where they are used */
@@ -365,18 +359,14 @@ static int dop_reference(reg_problem *p, const char *name, tl_err *e)
     for (int b = 0; b < d->nbuffers; b++) {
         const dop_buffer *bf = &d->buffers[b];
         if (!is_checked(bf)) continue;
+        /* Kept on the device, and compared with itself there: an element that is not finite is "bad". */
+        tl_dev_verdict v;
         int64_t at = -1;
-        if (device_checked(bf)) { /* against itself: a non-finite element is the one that is "bad" */
-            tl_dev_verdict v;
-            CUDA_CHECK(cudaMemcpyAsync(p->dref[b], p->dptr[b], p->bytes[b], cudaMemcpyDeviceToDevice, st));
-            CUDA_CHECK((cudaError_t)tl_dev_verify((int)bf->type, p->dref[b], p->dref[b], (size_t)p->counts[b], 0, 0,
-                                                  p->scratch, &v, st));
-            if (v.bad) {
-                CUDA_CHECK(cudaMemcpy(p->href[b], p->dref[b], p->bytes[b], cudaMemcpyDeviceToHost));
-                at = first_not_finite(p, b);
-            }
-        } else {
-            CUDA_CHECK(cudaMemcpy(p->href[b], p->dptr[b], p->bytes[b], cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpyAsync(p->dref[b], p->dptr[b], p->bytes[b], cudaMemcpyDeviceToDevice, st));
+        CUDA_CHECK((cudaError_t)tl_dev_verify((int)bf->type, p->dref[b], p->dref[b], (size_t)p->counts[b], 0, 0,
+                                              p->scratch, &v, st));
+        if (v.bad) {
+            CUDA_CHECK(cudaMemcpy(p->href[b], p->dref[b], p->bytes[b], cudaMemcpyDeviceToHost));
             at = first_not_finite(p, b);
         }
         if (at >= 0) {
@@ -475,22 +465,22 @@ static int dop_check_output(reg_problem *p, const reg_tolerance *t, reg_verify *
     for (int b = 0; b < d->nbuffers; b++) {
         const dop_buffer *bf = &d->buffers[b];
         if (!is_checked(bf)) continue;
+        /* The device's verdict and the guards; the whole buffer and the reference only when it failed, to name
+         * the first mismatches. */
         size_t bytes = p->bytes[b];
-        if (device_checked(bf)) { /* the verdict, and the guards; the whole buffer only when it failed */
-            tl_dev_verdict dv;
-            reg_tolerance tol = tol_of(bf, t);
-            CUDA_CHECK((cudaError_t)tl_dev_verify((int)bf->type, p->dptr[b], p->dref[b], (size_t)p->counts[b], tol.atol,
-                                                  tol.rtol, p->scratch, &dv, st));
-            CUDA_CHECK(cudaMemcpy(p->hgot[b], p->dbase[b], DOP_GUARD, cudaMemcpyDeviceToHost));
-            CUDA_CHECK(cudaMemcpy(p->hgot[b] + DOP_GUARD + bytes, p->dbase[b] + DOP_GUARD + bytes, DOP_GUARD,
-                                  cudaMemcpyDeviceToHost));
-            if (!dv.bad && guard_hit(p->hgot[b]) < 0 && guard_hit(p->hgot[b] + DOP_GUARD + bytes) < 0) {
-                if (dv.max_abs_err > v->max_abs_err) v->max_abs_err = dv.max_abs_err;
-                if (dv.max_rel_err > v->max_rel_err) v->max_rel_err = dv.max_rel_err;
-                continue;
-            }
-            CUDA_CHECK(cudaMemcpy(p->href[b], p->dref[b], bytes, cudaMemcpyDeviceToHost));
+        tl_dev_verdict dv;
+        reg_tolerance tol = tol_of(bf, t);
+        CUDA_CHECK((cudaError_t)tl_dev_verify((int)bf->type, p->dptr[b], p->dref[b], (size_t)p->counts[b], tol.atol,
+                                              tol.rtol, p->scratch, &dv, st));
+        CUDA_CHECK(cudaMemcpy(p->hgot[b], p->dbase[b], DOP_GUARD, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(p->hgot[b] + DOP_GUARD + bytes, p->dbase[b] + DOP_GUARD + bytes, DOP_GUARD,
+                              cudaMemcpyDeviceToHost));
+        if (!dv.bad && guard_hit(p->hgot[b]) < 0 && guard_hit(p->hgot[b] + DOP_GUARD + bytes) < 0) {
+            if (dv.max_abs_err > v->max_abs_err) v->max_abs_err = dv.max_abs_err;
+            if (dv.max_rel_err > v->max_rel_err) v->max_rel_err = dv.max_rel_err;
+            continue;
         }
+        CUDA_CHECK(cudaMemcpy(p->href[b], p->dref[b], bytes, cudaMemcpyDeviceToHost));
         CUDA_CHECK(cudaMemcpy(p->hgot[b], p->dbase[b], bytes + 2 * DOP_GUARD, cudaMemcpyDeviceToHost));
         check_buffer(p, b, t, v);
     }

@@ -17,7 +17,9 @@ static const char help[] =
     "that does not take the size, are written down without one); variants of the host target\n"
     "(e.g. experiments/host_smoke.yaml) run anywhere. A variant of your own is declared in the\n"
     "experiment with `source:` (a .cu file in the experiment's folder), `entry:`, `block:`, `grid:`\n"
-    "and optionally `smem:` and `requires:` (docs/guide/your-kernels.md).\n"
+    "and optionally `smem:` and `requires:` (docs/guide/your-kernels.md). An op of your own is\n"
+    "declared with `op:` as a mapping (buffers, inits, signature, work, reference); its variants may\n"
+    "be several kernels a run (`kernels:`) or library calls (`library:`; docs/guide/declared-ops.md).\n"
     "\n"
     CMD_RUN_OPTIONS_HELP
     "  --devices all|0,2,3   run on several GPUs of this machine at once: a worker process per GPU\n"

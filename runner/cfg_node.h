@@ -7,12 +7,14 @@
 
 #include "runner/decl.h"
 #include "runner/expr.h"
+#include "runner/source.h"
 #include "runner/util.h"
 
 typedef struct {
     const char *path;
     yaml_document_t doc;
     tl_err *e;
+    src_store *store; /* the experiment's files: a declared op's data files are read through it */
 } cfgn_ctx;
 
 __attribute__((format(printf, 4, 5))) int cfgn_fail(cfgn_ctx *c, const yaml_node_t *n, const char *field,

@@ -99,8 +99,49 @@ static int init_pair(cfgn_ctx *c, yaml_node_t *n, const char *field, const char 
     return 0;
 }
 
-static int parse_init(cfgn_ctx *c, yaml_node_t *n, const char *field, dop_type t, dop_init *in)
+/* {file: PATH} (a .npy) or {file: {path: PATH, dataset: NAME}} (an HDF5 dataset), read through the store: inside
+ * the experiment's folder, carried in the result file; its type checked here, its count per problem (dop_check). */
+static int parse_file(cfgn_ctx *c, yaml_node_t *at, yaml_node_t *arg, const char *field, dop_buffer *b)
 {
+    static const char *const keys[] = {"path", "dataset", NULL};
+    dop_file *f = &b->file;
+    yaml_node_t *pn = arg, *dn = NULL;
+    char fp[160], fd[160], why[512];
+    snprintf(fp, sizeof fp, "%s.path", field), snprintf(fd, sizeof fd, "%s.dataset", field);
+    if (!arg) return cfgn_fail(c, at, field, "file needs a path: {file: x.npy} or {file: {path: x.h5, dataset: /x}}");
+    if (arg->type == YAML_MAPPING_NODE) {
+        cfgn_pair pr[2];
+        int np;
+        if (cfgn_pairs(c, arg, field, keys, pr, 2, &np)) return -1;
+        pn = cfgn_find(pr, np, "path"), dn = cfgn_find(pr, np, "dataset");
+        if (!pn) return cfgn_fail(c, arg, field, "file needs `path:`");
+    }
+    if (cfgn_expect(c, pn, YAML_SCALAR_NODE, fp) || (dn && cfgn_expect(c, dn, YAML_SCALAR_NODE, fd))) return -1;
+    const char *path = cfgn_scalar(pn), *dot = strrchr(path, '.');
+    int h5 = dot && (!strcmp(dot, ".h5") || !strcmp(dot, ".hdf5") || !strcmp(dot, ".hdf"));
+    if (!h5 && (!dot || strcmp(dot, ".npy")))
+        return cfgn_fail(c, pn, fp, "'%s': a data file is a .npy, or an HDF5 file (.h5, .hdf5) with `dataset:`", path);
+    if (h5 && !dn) return cfgn_fail(c, pn, field, "'%s' is an HDF5 file: name its dataset, {file: {path: %s, dataset: "
+                                                  "NAME}}", path, path);
+    if (!h5 && dn) return cfgn_fail(c, dn, fd, "a .npy file holds one array: `dataset:` belongs to HDF5 files");
+    if (!c->store) return cfgn_fail(c, pn, fp, "no experiment folder to read '%s' from", path);
+    tl_err re;
+    int idx = src_read_data(c->store, path, &re);
+    if (idx < 0) return cfgn_fail(c, pn, fp, "%s", re.msg);
+    f->path = tl_xstrdup(path);
+    f->dataset = dn ? tl_xstrdup(cfgn_scalar(dn)) : NULL;
+    f->line = (int)pn->start_mark.line + 1, f->col = (int)pn->start_mark.column + 1;
+    snprintf(f->field, sizeof f->field, "%s", fp);
+    const src_file *sf = &c->store->files[idx];
+    if (dop_file_decode(f, (int)b->type, dop_types[b->type].size, sf->text, sf->len, why, sizeof why))
+        return cfgn_fail(c, dn ? dn : pn, dn ? fd : fp, "%s: %s", path, why);
+    return 0;
+}
+
+static int parse_init(cfgn_ctx *c, yaml_node_t *n, const char *field, dop_buffer *b)
+{
+    dop_type t = b->type;
+    dop_init *in = &b->init;
     int is_float = dop_types[t].is_float;
     yaml_node_t *arg = NULL, *at = n;
     const char *kind;
@@ -110,18 +151,20 @@ static int parse_init(cfgn_ctx *c, yaml_node_t *n, const char *field, dop_type t
         cfgn_pair pr[1];
         int np;
         if (n->type != YAML_MAPPING_NODE || n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1)
-            return cfgn_fail(c, n, field, "expected one of uniform, normal, ints, constant, sequence, permutation, e.g. "
-                                          "{normal: {mean: 0, std: 1}}");
+            return cfgn_fail(c, n, field, "expected one of uniform, normal, ints, constant, sequence, permutation, file, "
+                                          "e.g. {normal: {mean: 0, std: 1}}");
         if (cfgn_pairs(c, n, field, NULL, pr, 1, &np)) return -1;
         kind = pr[0].key, arg = pr[0].value;
     }
     int k = 0;
     while (k < DOP_NINITS && strcmp(kind, dop_init_names[k])) k++;
     if (k == DOP_NINITS)
-        return cfgn_fail(c, at, field, "'%s' is not an init (uniform, normal, ints, constant, sequence, permutation)", kind);
+        return cfgn_fail(c, at, field, "'%s' is not an init (uniform, normal, ints, constant, sequence, permutation, "
+                                       "file)", kind);
     in->kind = (dop_init_kind)k;
     char f[96];
     snprintf(f, sizeof f, "%s.%s", field, kind);
+    if (k == DOP_FILE) return parse_file(c, at, arg, f, b);
     if ((k == DOP_UNIFORM || k == DOP_NORMAL) && !is_float)
         return cfgn_fail(c, at, field, "%s makes fractions: an integer buffer (%s) takes ints, constant, sequence or "
                                        "permutation", kind, dop_types[t].name);
@@ -210,7 +253,7 @@ static int parse_buffer(cfgn_ctx *c, const char *name, yaml_node_t *kn, yaml_nod
     if (axes_expr(c, count, f, d, &b->count)) return -1;
     b->init = dop_types[t].is_float ? (dop_init){DOP_UNIFORM, -1, 1} : (dop_init){DOP_INTS, 0, 9};
     snprintf(f, sizeof f, "%s.init", field);
-    if (init && parse_init(c, init, f, b->type, &b->init)) return -1;
+    if (init && parse_init(c, init, f, b)) return -1;
     snprintf(f, sizeof f, "%s.tolerance", field);
     if (tol && parse_tol(c, tol, f, &b->tol)) return -1;
     b->tol_given = tol != NULL;

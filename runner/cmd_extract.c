@@ -6,9 +6,11 @@
 #include "runner/extract.h"
 
 static const char help[] =
-    "Writes the experiment file a result file carries and the kernel sources of its own variants\n"
-    "into DIR (new or empty), with their folder layout: a folder that runs as it is\n"
-    "(`runner run DIR/<name>.yaml`). The file is checked first, as every reading command does.\n";
+    "Writes the experiment file a result file carries, the kernel sources of its own variants and\n"
+    "the data files of a declared op's inputs into DIR (new or empty), with their folder layout: a\n"
+    "folder that runs as it is (`runner run DIR/<name>.yaml`). A data file over the 64 MiB a result\n"
+    "file carries is named with its size and SHA-256, to be copied in by hand. The file is checked\n"
+    "first, as every reading command does.\n";
 
 static int extract_main(int argc, char **argv, const cmd_line *line)
 {
@@ -24,8 +26,10 @@ static int extract_main(int argc, char **argv, const cmd_line *line)
     if (extract_result(h5, dir, &r, &e)) {
         fprintf(stderr, "runner extract: %s\n", e.msg);
     } else {
-        printf("extracted %s and %d kernel source%s of its own variants into %s; run it with: runner run %s\n", r.yaml,
-               r.nsources, r.nsources == 1 ? "" : "s", dir, r.yaml);
+        printf("extracted %s, %d kernel source%s of its own variants and %d data file%s into %s; run it with: runner "
+               "run %s\n", r.yaml, r.nsources, r.nsources == 1 ? "" : "s", r.ndata, r.ndata == 1 ? "" : "s", dir, r.yaml);
+        if (r.nabsent)
+            printf("not carried in the file (too big), to be copied into %s before a run:\n%s\n", dir, r.absent);
         rc = TL_EXIT_OK;
         extract_report_free(&r);
     }

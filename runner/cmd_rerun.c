@@ -16,6 +16,9 @@ static const char help[] =
     "\n"
     CMD_RUN_OPTIONS_HELP
     "  --local-sources       compile this runner's own kernels instead of those the file carries\n"
+    "  --data DIR            the folder of the data files the file names but does not carry (over\n"
+    "                        64 MiB: `runner extract` lists them), at their paths; each is checked\n"
+    "                        against the SHA-256 the file holds\n"
     "\n"
     "exit codes: as run's; 2 also for a file that is not a consistent tilelab result file.\n";
 
@@ -38,15 +41,21 @@ static int kernels_differing(const tl_experiment *x, char *list, size_t n)
 
 /* Parses the experiment of a result file with the kernel sources it carries (or, local, this runner's
  * own kernels), saying in one line where they differ. */
+static int load_store(hid_t f, const char *h5, int local, const char *data_dir, src_store *store, tl_err *e)
+{
+    int nfiles;
+    return h5src_load_store(f, h5, local, store, &nfiles, e) || (data_dir && src_store_set_data_dir(store, data_dir, e))
+           ? -1 : 0;
+}
+
 static int parse_embedded(hid_t f, const char *h5, const char *shown, const h5in_source *src, int local,
-                          tl_experiment *x, tl_err *e)
+                          const char *data_dir, tl_experiment *x, tl_err *e)
 {
     src_store store;
-    int nfiles;
     char *label = tl_xasprintf("%s:config_yaml", shown), list[1024];
     int rc = -1;
     /* First with the file's own kernels, to compare them with this runner's. */
-    if (h5src_load_store(f, h5, 0, &store, &nfiles, e) ||
+    if (load_store(f, h5, 0, data_dir, &store, e) ||
         config_parse_with(label, src->config_yaml, strlen(src->config_yaml), &store, x, e))
         goto out;
     if (!x->store.tilelab_preloaded) {
@@ -61,7 +70,7 @@ static int parse_embedded(hid_t f, const char *h5, const char *shown, const h5in
     }
     if (local) {
         config_free(x);
-        if (h5src_load_store(f, h5, 1, &store, &nfiles, e) ||
+        if (load_store(f, h5, 1, data_dir, &store, e) ||
             config_parse_with(label, src->config_yaml, strlen(src->config_yaml), &store, x, e))
             goto out;
     }
@@ -93,7 +102,7 @@ static int rerun_main(int argc, char **argv, const cmd_line *line)
         return rc;
     }
     /* Errors in the embedded text point into it: "<file.h5>:config_yaml:line:col". */
-    int bad = parse_embedded(f, h5, o.yaml, &src, o.local_sources, &x, &e);
+    int bad = parse_embedded(f, h5, o.yaml, &src, o.local_sources, o.data_dir, &x, &e);
     H5Fclose(f);
     if (bad) {
         fprintf(stderr, "runner rerun: %s\n", e.msg);
@@ -111,7 +120,7 @@ static int rerun_main(int argc, char **argv, const cmd_line *line)
 
 const cmd_def cmd_rerun = {
     .name = "rerun",
-    .synopsis = "rerun RESULT.h5 [-o FILE] [--local-sources] [run's options]",
+    .synopsis = "rerun RESULT.h5 [-o FILE] [--local-sources] [--data DIR] [run's options]",
     .summary = "run the experiment a result file carries again, on this machine, into a new file",
     .help = help,
     .main = rerun_main,

@@ -43,6 +43,7 @@ int cmd_run_options(int argc, char **argv, run_opts *o)
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = 1;
         else if (!strcmp(a, "--resume")) o->resume = 1;
         else if (!strcmp(a, "--local-sources")) o->local_sources = 1;
+        else if (!strcmp(a, "--data") && i + 1 < argc) o->data_dir = argv[++i];
         else if (!strcmp(a, "--devices") && i + 1 < argc) o->devices = argv[++i];
         else if (!strcmp(a, "--worker-cases") && i + 1 < argc) o->worker_cases = argv[++i];
         else if (!strcmp(a, "--compile-jobs") && i + 1 < argc) {
@@ -92,8 +93,9 @@ static int run_main(int argc, char **argv, const cmd_line *line)
     tl_experiment x;
     tl_err e;
     if (cmd_run_options(argc, argv, &o)) return TL_EXIT_BAD_INPUT;
-    if (o.local_sources) {
-        fprintf(stderr, "runner: --local-sources belongs to rerun (a run always compiles the sources it reads)\n");
+    if (o.local_sources || o.data_dir) {
+        fprintf(stderr, "runner: %s belongs to rerun (a run reads its sources and data files from the experiment's "
+                        "folder)\n", o.local_sources ? "--local-sources" : "--data");
         return TL_EXIT_BAD_INPUT;
     }
     char *yaml = tl_user_path(o.yaml);

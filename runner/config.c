@@ -996,6 +996,7 @@ int config_parse_with(const char *path, const char *text, size_t len, src_store 
     memset(store, 0, sizeof *store); /* x owns it now */
     x->path = tl_xstrdup(path);
     c.path = x->path; /* a declared op keeps it for its messages */
+    c.store = &x->store;
     x->yaml = tl_xmalloc(len + 1);
     memcpy(x->yaml, text, len);
     x->yaml[len] = '\0';

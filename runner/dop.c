@@ -26,7 +26,8 @@ const dop_type_info dop_types[DOP_NTYPES] = {
     [DOP_U64] = {"u64", "unsigned long long", 8, 0, 0.0, 18446744073709549568.0},
 };
 
-const char *const dop_init_names[DOP_NINITS] = {"uniform", "normal", "ints", "constant", "sequence", "permutation"};
+const char *const dop_init_names[DOP_NINITS] = {"uniform", "normal", "ints", "constant", "sequence", "permutation",
+                                                "file"};
 
 static const char *const role_names[] = {"in", "out", "inout"};
 
@@ -130,7 +131,7 @@ uint64_t dop_fill_base(const dop *d, int b, const reg_spec *s)
 int dop_fill_on_device(const dop *d, int b)
 {
     dop_init_kind k = d->buffers[b].init.kind;
-    return k != DOP_NORMAL && k != DOP_PERMUTATION;
+    return k != DOP_NORMAL && k != DOP_PERMUTATION && k != DOP_FILE;
 }
 
 void dop_fill(const dop *d, int b, const reg_spec *s, int64_t n, void *out)
@@ -138,7 +139,9 @@ void dop_fill(const dop *d, int b, const reg_spec *s, int64_t n, void *out)
     const dop_buffer *bf = &d->buffers[b];
     const dop_init *in = &bf->init;
     uint64_t base = dop_fill_base(d, b, s);
-    if (in->kind == DOP_PERMUTATION) {
+    if (in->kind == DOP_FILE) { /* dop_check saw that the counts agree */
+        memcpy(out, bf->file.data, (size_t)(n < bf->file.count ? n : bf->file.count) * (size_t)dop_types[bf->type].size);
+    } else if (in->kind == DOP_PERMUTATION) {
         fill_permutation(bf->type, out, n, base);
     } else if (in->kind == DOP_NORMAL) {
         for (int64_t i = 0; i < n; i++) {
@@ -167,11 +170,29 @@ static int init_fits(const dop *d, int b, int64_t n, char *why, size_t len)
     return 1;
 }
 
+/* A file input holds the buffer's count for problem s: 0, else -1 with e at the init. */
+static int file_fits(const dop *d, int b, const reg_spec *s, int64_t count, tl_err *e)
+{
+    const dop_buffer *bf = &d->buffers[b];
+    const dop_file *f = &bf->file;
+    if (bf->init.kind != DOP_FILE || f->count == count) return 0;
+    tl_buf at = {0};
+    for (int a = 0; a < d->naxes; a++) tl_buf_printf(&at, "%s%s=%lld", a ? "," : "", d->axes[a], (long long)s->dims[a]);
+    tl_err_set(e, "%s:%d:%d: %s: %s%s%s holds %lld elements (shape %s), but buffer %s's count '%s' is %lld at %s: a "
+                  "file input fixes the count for every problem", d->path, f->line, f->col, f->field, f->path,
+               f->dataset ? ":" : "", f->dataset ? f->dataset : "", (long long)f->count, f->shape, bf->name,
+               bf->count.x.text, (long long)count, at.s);
+    free(at.s);
+    return -1;
+}
+
 int dop_check(const dop *d, const reg_spec *s, char *why, size_t n, tl_err *e)
 {
     int64_t counts[DOP_MAX_BUFFERS];
     why[0] = '\0';
     if (dop_counts(d, s, counts, e)) return -1;
+    for (int b = 0; b < d->nbuffers; b++)
+        if (file_fits(d, b, s, counts[b], e)) return -1;
     for (int b = 0; b < d->nbuffers; b++)
         if (!init_fits(d, b, counts[b], why, n)) return 0;
     return 0;
@@ -272,7 +293,14 @@ static int make_buffer(reg_problem *p, int b, tl_err *e)
         CUDA_CHECK(cudaMalloc(&p->dref[b], bytes));
     }
     if (bf->role == DOP_OUT) return 0;
-    if (dop_fill_on_device(p->d, b)) { /* the same bits as dop_fill's (runner/dop_gen.h), where they are used */
+    if (bf->init.kind == DOP_FILE) {
+        if (bf->file.count != p->counts[b]) { /* dop_check refuses it before any GPU work */
+            tl_err_set(e, "buffer %s: %s holds %lld elements, not %lld", bf->name, bf->file.path,
+                       (long long)bf->file.count, (long long)p->counts[b]);
+            goto fail;
+        }
+        CUDA_CHECK(cudaMemcpy(p->dptr[b], bf->file.data, bytes, cudaMemcpyHostToDevice));
+    } else if (dop_fill_on_device(p->d, b)) { /* the same bits as dop_fill's (runner/dop_gen.h), where they are used */
         const dop_init *in = &bf->init;
         CUDA_CHECK((cudaError_t)tl_dev_fill_init(p->dptr[b], (int)bf->type, (int)in->kind, in->a, in->b,
                                                  dop_fill_base(p->d, b, &p->s), (long long)p->counts[b],
@@ -529,12 +557,20 @@ int dop_karg_elem_size(const dop *d, int i)
     return i < d->nargs && d->args[i].kind == DOP_ARG_BUFFER ? dop_types[d->buffers[d->args[i].index].type].size : 0;
 }
 
-static void init_text(tl_buf *b, const dop_init *in)
+/* A buffer's init as the identity holds it (a file by its elements' hash: where it lies is not the problem) or,
+ * for_people, as `list` shows it (a file by its path). */
+static void init_text(tl_buf *b, const dop_buffer *bf, int for_people)
 {
+    const dop_init *in = &bf->init;
     tl_buf_printf(b, "%s", dop_init_names[in->kind]);
     switch (in->kind) {
     case DOP_CONSTANT: tl_buf_printf(b, "(%.17g)", in->a); break;
     case DOP_PERMUTATION: break;
+    case DOP_FILE:
+        if (for_people) tl_buf_printf(b, " %s%s%s", bf->file.path, bf->file.dataset ? ":" : "",
+                                      bf->file.dataset ? bf->file.dataset : "");
+        else tl_buf_printf(b, "(sha256=%s)", bf->file.sha256);
+        break;
     default: tl_buf_printf(b, "(%.17g,%.17g)", in->a, in->b); break;
     }
 }
@@ -556,7 +592,7 @@ static char *identity(const dop *d)
         const dop_buffer *bf = &d->buffers[k];
         tl_buf_printf(&b, "%s%s:%s:%s:", k ? "|" : "", bf->name, dop_types[bf->type].name, role_names[bf->role]);
         expr_text(&b, bf->count.x.text);
-        if (bf->role != DOP_OUT) tl_buf_printf(&b, ":"), init_text(&b, &bf->init);
+        if (bf->role != DOP_OUT) tl_buf_printf(&b, ":"), init_text(&b, bf, 0);
     }
     tl_buf_printf(&b, ";scalars=");
     for (int k = 0; k < d->nscalars; k++) {
@@ -585,7 +621,7 @@ static void make_karg(dop *d, int k)
         tl_buf doc = {0};
         tl_buf_printf(&doc, "%s elements of %s, %s", bf->count.x.text, bf->type == DOP_F16 || bf->type == DOP_BF16
                       ? dop_types[bf->type].name : dop_types[bf->type].ctype, role_names[bf->role]);
-        if (bf->role != DOP_OUT) tl_buf_printf(&doc, ", "), init_text(&doc, &bf->init);
+        if (bf->role != DOP_OUT) tl_buf_printf(&doc, ", "), init_text(&doc, bf, 1);
         if (bf->role == DOP_OUT) tl_buf_printf(&doc, ", poisoned before the verified run");
         d->karg_docs[k] = doc.s;
         *g = (reg_karg){d->karg_types[k], bf->name, 'p', d->karg_docs[k]};
@@ -644,7 +680,8 @@ void dop_free(dop *d)
     if (!d) return;
     free(d->name), free(d->summary), free(d->reference), free(d->kernel_doc), free(d->identity);
     for (int a = 0; a < d->naxes; a++) free(d->axes[a]);
-    for (int b = 0; b < d->nbuffers; b++) free(d->buffers[b].name), expr_free(&d->buffers[b].count.x);
+    for (int b = 0; b < d->nbuffers; b++)
+        free(d->buffers[b].name), expr_free(&d->buffers[b].count.x), dop_file_free(&d->buffers[b].file);
     for (int k = 0; k < d->nscalars; k++) {
         free(d->scalars[k].name);
         if (d->scalars[k].is_expr) expr_free(&d->scalars[k].value.x);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "runner/decl.h"
+#include "runner/dop_file.h"
 #include "runner/dop_gen.h"
 #include "runner/registry.h"
 
@@ -46,6 +47,7 @@ typedef enum {
     DOP_CONSTANT = TL_GEN_CONSTANT,       /* a */
     DOP_SEQUENCE = TL_GEN_SEQUENCE,       /* a + i b */
     DOP_PERMUTATION = TL_GEN_PERMUTATION, /* 0 .. count - 1 in a seeded random order */
+    DOP_FILE = TL_GEN_FILE,               /* the elements of a file of the experiment's folder (dop_buffer.file) */
     DOP_NINITS
 } dop_init_kind;
 extern const char *const dop_init_names[DOP_NINITS];
@@ -61,6 +63,7 @@ typedef struct {
     dop_role role;
     decl_expr count;   /* elements: an expression of the axes */
     dop_init init;     /* DOP_IN, DOP_INOUT */
+    dop_file file;     /* init DOP_FILE: its data */
     reg_tolerance tol; /* DOP_OUT, DOP_INOUT with tol_given: its own check */
     int tol_given;
     uint64_t stream;   /* its generator stream, from its name: every buffer's data differ */

@@ -13,7 +13,8 @@
 /* The element types and inits, by value: runner/dop.h's dop_type and dop_init_kind are these. */
 enum { TL_GEN_F32, TL_GEN_F64, TL_GEN_I32, TL_GEN_I64, TL_GEN_F16, TL_GEN_BF16, TL_GEN_I8, TL_GEN_U8, TL_GEN_I16,
        TL_GEN_U16, TL_GEN_U32, TL_GEN_U64 };
-enum { TL_GEN_UNIFORM, TL_GEN_NORMAL, TL_GEN_INTS, TL_GEN_CONSTANT, TL_GEN_SEQUENCE, TL_GEN_PERMUTATION };
+enum { TL_GEN_UNIFORM, TL_GEN_NORMAL, TL_GEN_INTS, TL_GEN_CONSTANT, TL_GEN_SEQUENCE, TL_GEN_PERMUTATION,
+       TL_GEN_FILE /* the host's only: a file's elements, copied */ };
 
 TL_HD double tl_gen_mul(double x, double y)
 {

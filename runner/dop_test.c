@@ -85,7 +85,7 @@ static const bad_row bad_rows[] = {
     {OP_HEAD OPDECL(XB("{type: f32, count: rows, init: {normal: {mean: 0, std: 0}}}"), "") TAIL,
      "op.buffers.x.init.normal.std: a standard deviation is positive"},
     {OP_HEAD OPDECL(XB("{type: f32, count: rows, init: {gauss: {}}}"), "") TAIL,
-     "op.buffers.x.init: 'gauss' is not an init (uniform, normal, ints, constant, sequence, permutation)"},
+     "op.buffers.x.init: 'gauss' is not an init (uniform, normal, ints, constant, sequence, permutation, file)"},
     {OP_HEAD OPDECL(XB("{type: f32, count: rows, init: {ints: {lo: 0}}}"), "") TAIL,
      "op.buffers.x.init.ints: expected {lo: ..., hi: ...}"},
     {OP_HEAD OPDECL(XB("{type: f32, count: rows, out: true, init: uniform}"), "") TAIL,

@@ -17,7 +17,7 @@ int extract_store_files(const src_store *s, const char *dir, tl_err *e)
     int n = 0;
     for (int i = 0; i < s->n; i++) {
         const src_file *f = &s->files[i];
-        if (!f->used || strcmp(f->origin, SRC_EXPERIMENT)) continue;
+        if (!f->used || !strcmp(f->origin, SRC_TILELAB) || f->absent) continue;
         /* Paths in a store are normalised and relative (src_join): they stay inside dir. */
         char *path = tl_xasprintf("%s/%s", dir, f->path), *copy = tl_xstrdup(path);
         int bad = tl_mkdir_p(dirname(copy), e) || tl_write_file_atomic(path, f->text, f->len, e);
@@ -102,6 +102,16 @@ int extract_result(const char *h5, const char *dir, extract_report *r, tl_err *e
     }
     if (tl_write_file_atomic(r->yaml, src.config_yaml, strlen(src.config_yaml), e)) goto out;
     if ((r->nsources = extract_store_files(&store, dir, e)) < 0) goto out;
+    tl_buf absent = {0};
+    for (int i = 0; i < store.n; i++) {
+        const src_file *sf = &store.files[i];
+        if (!strcmp(sf->origin, SRC_DATA) && !sf->absent) r->ndata++;
+        if (sf->absent)
+            tl_buf_printf(&absent, "%s%s (%.1f MiB, sha256 %s)", r->nabsent++ ? "\n" : "", sf->path, sf->len / 1048576.0,
+                          sf->sha256);
+    }
+    r->nsources -= r->ndata;
+    r->absent = absent.s;
     rc = 0;
 out:
     if (rc && made) remove_tree(dir);
@@ -113,6 +123,6 @@ out:
 
 void extract_report_free(extract_report *r)
 {
-    free(r->yaml);
+    free(r->yaml), free(r->absent);
     memset(r, 0, sizeof *r);
 }

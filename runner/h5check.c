@@ -392,7 +392,7 @@ static int source_ok(void *ctx, const char *origin, const char *path, const char
     checker *c = ctx;
     src_store probe;
     src_store_init_preloaded(&probe, "", 0);
-    int rc = src_store_add(&probe, origin, path, text, len, e);
+    int rc = src_store_add(&probe, origin, path, text, len, sha, e);
     src_store_free(&probe);
     if (rc) return rc;
     for (int i = 0; i < c->nshas; i++)

@@ -27,12 +27,13 @@ static int has_line(const char *text, const char *line)
 }
 
 int h5src_add(hid_t f, const char *where, const char *origin, const char *path, const char *text, size_t len,
-              tl_err *e)
+              const char *sha256, tl_err *e)
 {
     char sha[65], name[80];
     hid_t d = -1, space = -1;
     char *line = tl_xasprintf("%s:%s", origin, path), *paths = NULL, *joined = NULL;
-    tl_sha256_hex(text, len, sha);
+    if (text) tl_sha256_hex(text, len, sha);
+    else snprintf(sha, sizeof sha, "%s", sha256);
     snprintf(name, sizeof name, "/sources/%s", sha);
     if (ensure_group(f, where, e)) goto fail;
     if (H5Lexists(f, name, H5P_DEFAULT) > 0) {
@@ -43,11 +44,12 @@ int h5src_add(hid_t f, const char *where, const char *origin, const char *path, 
             H5_CHECK(h5_put_str(d, SCH_SOURCES_PATHS, joined));
         }
     } else {
-        hsize_t n = (hsize_t)len;
+        hsize_t n = text ? (hsize_t)len : 0; /* a file not carried: no bytes, its size */
         H5_CHECK(space = H5Screate_simple(1, &n, NULL));
         H5_CHECK(d = H5Dcreate2(f, name, H5T_STD_U8LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-        if (len) H5_CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, text));
+        if (n) H5_CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, text));
         H5_CHECK(h5_put_str(d, SCH_SOURCES_PATHS, line));
+        if (!text) H5_CHECK(h5_put_i64(d, SCH_SOURCES_BYTES, (long long)len));
     }
     H5Dclose(d);
     if (space >= 0) H5Sclose(space);
@@ -64,7 +66,9 @@ int h5src_add_store(hid_t f, const char *where, const src_store *s, tl_err *e)
 {
     for (int i = 0; i < s->n; i++) {
         const src_file *sf = &s->files[i];
-        if (sf->used && h5src_add(f, where, sf->origin, sf->path, sf->text, sf->len, e)) return -1;
+        if (sf->used && h5src_add(f, where, sf->origin, sf->path, src_carried(sf) ? sf->text : NULL, sf->len,
+                                  sf->sha256, e))
+            return -1;
     }
     return 0;
 }
@@ -94,20 +98,33 @@ static int is_sha(const char *s)
     return 1;
 }
 
-/* The bytes of /sources/<sha>, checked: a 1-D dataset of bytes whose SHA-256 is its name. */
-static char *read_bytes(hid_t g, const char *where, const char *sha, size_t *len, char **paths, tl_err *e)
+/* The bytes of /sources/<sha>, checked: a 1-D dataset of bytes whose SHA-256 is its name; or, for a data file
+ * not carried, an empty one with its size (*absent, NULL returned with e unset). */
+static char *read_bytes(hid_t g, const char *where, const char *sha, size_t *len, char **paths, int *absent,
+                        tl_err *e)
 {
     hid_t d = -1, space = -1, t = -1;
     char *buf = NULL, hex[65];
     hsize_t n = 0;
+    long long size;
+    *absent = 0;
     if (!is_sha(sha)) {
         tl_err_set(e, "%s: /sources/%s: not named by a SHA-256", where, sha);
         return NULL;
     }
     if ((d = H5Dopen2(g, sha, H5P_DEFAULT)) < 0 || (space = H5Dget_space(d)) < 0 || (t = H5Dget_type(d)) < 0 ||
         H5Sget_simple_extent_ndims(space) != 1 || H5Tget_class(t) != H5T_INTEGER || H5Tget_size(t) != 1 ||
-        H5Sget_simple_extent_dims(space, &n, NULL) < 0 || n > SRC_MAX_TABLE_BYTES) {
-        tl_err_set(e, "%s: /sources/%s: not a dataset of at most %d bytes", where, sha, SRC_MAX_TABLE_BYTES);
+        H5Sget_simple_extent_dims(space, &n, NULL) < 0 || n > SRC_CARRY_DATA_BYTES) {
+        tl_err_set(e, "%s: /sources/%s: not a dataset of at most %llu bytes", where, sha,
+                   (unsigned long long)SRC_CARRY_DATA_BYTES);
+        goto out;
+    }
+    if (H5Aexists(d, "bytes") > 0) {
+        if (n != 0 || h5_read_i64(d, "bytes", &size) || size <= 0 || !(*paths = h5_read_str(d, "paths"))) {
+            tl_err_set(e, "%s: /sources/%s: a file not carried is an empty dataset with its size and paths", where, sha);
+        } else {
+            *absent = 1, *len = (size_t)size;
+        }
         goto out;
     }
     buf = tl_xmalloc((size_t)n + 1);
@@ -166,8 +183,9 @@ int h5src_each(hid_t f, const char *where, h5src_fn fn, void *ctx, int *have, tl
     }
     for (int i = 0; i < l.n; i++) {
         size_t len = 0;
-        char *paths = NULL, *text = read_bytes(g, where, l.names[i], &len, &paths, e);
-        int bad = !text || each_path(where, l.names[i], paths, text, len, fn, ctx, e);
+        int absent;
+        char *paths = NULL, *text = read_bytes(g, where, l.names[i], &len, &paths, &absent, e);
+        int bad = (!text && !absent) || each_path(where, l.names[i], paths, text, len, fn, ctx, e);
         free(text), free(paths);
         if (bad) goto out;
     }
@@ -200,7 +218,7 @@ static int load_one(void *ctx, const char *origin, const char *path, const char 
         return -1;
     }
     l->n++;
-    return src_store_add(l->s, origin, path, text, len, e);
+    return src_store_add(l->s, origin, path, text, len, sha, e);
 }
 
 int h5src_load_store(hid_t f, const char *where, int local_kernels, src_store *s, int *nfiles, tl_err *e)

@@ -8,15 +8,17 @@
 
 #include "runner/source.h"
 
-/* Adds the bytes (once) and the path (once) to /sources of f. where names f in errors. */
+/* Adds the bytes (once) and the path (once) to /sources of f. where names f in errors. text NULL: a data
+ * file not carried, named by sha256 and its size len. */
 int h5src_add(hid_t f, const char *where, const char *origin, const char *path, const char *text, size_t len,
-              tl_err *e);
+              const char *sha256, tl_err *e);
 /* Adds every used file of the store. */
 int h5src_add_store(hid_t f, const char *where, const src_store *s, tl_err *e);
 
 typedef int (*h5src_fn)(void *ctx, const char *origin, const char *path, const char *text, size_t len,
                         const char *sha256, tl_err *e);
-/* Calls fn for each (origin, path) of /sources, its bytes checked against their name. *have is 0
+/* Calls fn for each (origin, path) of /sources, its bytes checked against their name (text NULL: a data file
+ * not carried, of len bytes). *have is 0
  * when the file has no /sources (written before tilelab/1.2). Errors name where. */
 int h5src_each(hid_t f, const char *where, h5src_fn fn, void *ctx, int *have, tl_err *e);
 

@@ -149,9 +149,8 @@ typedef struct {
 static int add_source(void *ctx, const char *origin, const char *path, const char *text, size_t len, const char *sha,
                       tl_err *e)
 {
-    (void)sha;
     source_sink *k = ctx;
-    return h5src_add(k->f, k->where, origin, path, text, len, e);
+    return h5src_add(k->f, k->where, origin, path, text, len, sha, e);
 }
 
 /* The union of the inputs' /sources: every case's kernel sources stay in the file. */

@@ -334,7 +334,7 @@ static int check_front_end_only(void)
     src_store st;
     src_set set;
     src_store_init_preloaded(&st, "t.yaml", 0);
-    CHECK(src_store_add(&st, SRC_EXPERIMENT, "k.cu", tmpl, sizeof tmpl - 1, &e) == 0, "%s", e.msg);
+    CHECK(src_store_add(&st, SRC_EXPERIMENT, "k.cu", tmpl, sizeof tmpl - 1, NULL, &e) == 0, "%s", e.msg);
     CHECK(src_resolve(&st, SRC_EXPERIMENT, "k.cu", &set, &e) == 0, "%s", e.msg);
     reg_spec cs = {.dims = {1024}};
     jit_request rq = {.op = copy, .store = &st, .src = &set, .entry = "k", .spec = &cs, .arch = ARCH, .front_end_only = 1};

@@ -20,6 +20,7 @@ typedef struct {
     int shard_index, shard_count; /* --shard i/N (count 0: every case) */
     char shard_text[32];       /* "i/N", or "" */
     int local_sources;         /* rerun: this runner's kernels, not the file's */
+    const char *data_dir;      /* rerun --data: the folder of the data files the result file did not carry */
     int compile_jobs;          /* threads compiling ahead; -1: the default */
     const char *devices;       /* --devices: "all" or "0,2,3"; NULL: one device */
     const char *worker_cases;  /* a --devices worker: the file of the case ids it runs */

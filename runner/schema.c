@@ -275,6 +275,11 @@ const sch_field sch_fields[SCH_N] = {
     [SCH_SUMMARY_REPS] = M(SUMMARY, "reps", I32, "", 0, ALWAYS, "samples (readers check it against `time_ms`)"),
     [SCH_SUMMARY_THROTTLED] = A(SUMMARY, "throttled", I32, "", 0, ALWAYS, "samples flagged throttled"),
 
-    /* /sources/<sha256>: a kernel source's bytes (uint8[n], named by their SHA-256) */
-    [SCH_SOURCES_PATHS] = A(SOURCES, "paths", STR, "", 2, ALWAYS, "one `origin:path` line per path it was read as"),
+    /* /sources/<sha256>: a kernel source's or a data file's bytes (uint8[n], named by their SHA-256) */
+    [SCH_SOURCES_PATHS] = A(SOURCES, "paths", STR, "", 2, ALWAYS,
+                            "one `origin:path` line per path it was read as; origins: `experiment` (the experiment's "
+                            "folder), `tilelab` (the runner's kernels), `data` (a declared op's input file)"),
+    [SCH_SOURCES_BYTES] = A(SOURCES, "bytes", I64, "bytes", 13, SOMETIMES,
+                            "only for a data file over the 64 MiB a result file carries: its size; the dataset is then "
+                            "empty, still named by the file's SHA-256 (`rerun --data DIR` reads it, checked)"),
 };

@@ -7,8 +7,8 @@
 #ifndef TILELAB_SCHEMA_H
 #define TILELAB_SCHEMA_H
 
-#define SCH_MINOR 12                  /* what this runner writes: tilelab/1.SCH_MINOR */
-#define SCH_VERSION "tilelab/1.12"    /* the root attribute `schema` */
+#define SCH_MINOR 13                  /* what this runner writes: tilelab/1.SCH_MINOR */
+#define SCH_VERSION "tilelab/1.13"    /* the root attribute `schema` */
 
 typedef enum {
     SCH_ROOT,    /* attributes of / */
@@ -104,7 +104,7 @@ typedef enum {
     SCH_SUMMARY_STDEV_MS, SCH_SUMMARY_MIN_MS, SCH_SUMMARY_MAX_MS, SCH_SUMMARY_P10_MS, SCH_SUMMARY_P90_MS,
     SCH_SUMMARY_GFLOPS, SCH_SUMMARY_GBS, SCH_SUMMARY_REPS, SCH_SUMMARY_THROTTLED,
 
-    SCH_SOURCES_PATHS,
+    SCH_SOURCES_PATHS, SCH_SOURCES_BYTES,
     SCH_N
 } sch_id;
 

@@ -35,7 +35,7 @@ void src_store_free(src_store *s)
     for (int i = 0; i < s->n; i++) {
         free(s->files[i].origin), free(s->files[i].path), free(s->files[i].text);
     }
-    free(s->files), free(s->dir), free(s->display);
+    free(s->files), free(s->dir), free(s->display), free(s->data_dir), free(s->data_display);
     memset(s, 0, sizeof *s);
 }
 
@@ -55,13 +55,14 @@ static int find_index(const src_store *s, const char *origin, const char *path)
 /* What a file of each limit is, in messages. */
 static const char *limit_what(size_t limit)
 {
-    return limit == SRC_MAX_TABLE_BYTES ? "a dispatch table" : "a kernel source";
+    return limit == SRC_MAX_TABLE_BYTES ? "a dispatch table" : limit == SRC_MAX_DATA_BYTES ? "a data file"
+                                                                                            : "a kernel source";
 }
 
 static int too_big(tl_err *e, const char *path, size_t len, size_t limit)
 {
-    tl_err_set(e, "%s: %.1f MiB, over the %d MiB limit for %s", path, len / 1048576.0, (int)(limit >> 20),
-               limit_what(limit));
+    tl_err_set(e, "%s: %.1f MiB, over the %llu MiB limit for %s", path, len / 1048576.0,
+               (unsigned long long)(limit >> 20), limit_what(limit));
     return -1;
 }
 
@@ -76,7 +77,8 @@ static int text_ok(const char *path, const char *text, size_t len, size_t limit,
     return 0;
 }
 
-static int push_file(src_store *s, const char *origin, const char *path, const char *text, size_t len, int preloaded)
+/* Adds a file; text (len bytes, NUL-terminated: a read file's) is taken over when own, else copied. */
+static int push_file(src_store *s, const char *origin, const char *path, char *text, size_t len, int own, int preloaded)
 {
     s->files = realloc(s->files, sizeof *s->files * (size_t)(s->n + 1));
     if (!s->files) abort();
@@ -84,33 +86,81 @@ static int push_file(src_store *s, const char *origin, const char *path, const c
     memset(f, 0, sizeof *f);
     f->origin = tl_xstrdup(origin);
     f->path = tl_xstrdup(path);
-    f->text = tl_xmalloc(len + 1);
-    memcpy(f->text, text, len);
-    f->text[len] = '\0';
+    if (own) {
+        f->text = text;
+    } else {
+        f->text = tl_xmalloc(len + 1);
+        memcpy(f->text, text, len);
+        f->text[len] = '\0';
+    }
     f->len = len;
     f->preloaded = preloaded;
     tl_sha256_hex(text, len, f->sha256);
     return s->n++;
 }
 
-int src_store_add(src_store *s, const char *origin, const char *path, const char *text, size_t len, tl_err *e)
+int src_carried(const src_file *f)
+{
+    return !f->absent && (strcmp(f->origin, SRC_DATA) || f->len <= SRC_CARRY_DATA_BYTES);
+}
+
+static int is_sha256(const char *s)
+{
+    size_t n = 0;
+    for (; s && isxdigit((unsigned char)s[n]) && !isupper((unsigned char)s[n]); n++) {}
+    return s && n == 64 && !s[n];
+}
+
+int src_store_add(src_store *s, const char *origin, const char *path, const char *text, size_t len,
+                  const char *sha256, tl_err *e)
 {
     char norm[PATH_MAX];
     const char *why;
-    if (strcmp(origin, SRC_EXPERIMENT) && strcmp(origin, SRC_TILELAB)) {
-        tl_err_set(e, "%s: unknown origin '%s' (expected %s or %s)", path, origin, SRC_EXPERIMENT, SRC_TILELAB);
+    int data = !strcmp(origin, SRC_DATA);
+    if (strcmp(origin, SRC_EXPERIMENT) && strcmp(origin, SRC_TILELAB) && !data) {
+        tl_err_set(e, "%s: unknown origin '%s' (expected %s, %s or %s)", path, origin, SRC_EXPERIMENT, SRC_TILELAB,
+                   SRC_DATA);
         return -1;
     }
     if (src_join("", path, norm, sizeof norm, &why) || strcmp(norm, path)) {
         tl_err_set(e, "%s: not a usable source path (%s)", path, why ? why : "not normalised");
         return -1;
     }
-    if (text_ok(path, text, len, SRC_MAX_TABLE_BYTES, e)) return -1;
+    if (!text && (!data || !is_sha256(sha256) || len <= SRC_CARRY_DATA_BYTES || len > SRC_MAX_DATA_BYTES)) {
+        tl_err_set(e, "%s:%s: named without its bytes, but it is not a data file over the %llu MiB a result file "
+                      "carries (%zu bytes)", origin, path, (unsigned long long)(SRC_CARRY_DATA_BYTES >> 20), len);
+        return -1;
+    }
+    if (data && len > SRC_MAX_DATA_BYTES) return too_big(e, path, len, SRC_MAX_DATA_BYTES);
+    if (!data && text_ok(path, text, len, SRC_MAX_TABLE_BYTES, e)) return -1;
     if (find_index(s, origin, path) >= 0) {
         tl_err_set(e, "%s:%s: given twice", origin, path);
         return -1;
     }
-    push_file(s, origin, path, text, len, 1);
+    if (!text) { /* what run wrote of a file it did not carry: read again from --data, checked by the hash */
+        s->files = realloc(s->files, sizeof *s->files * (size_t)(s->n + 1));
+        if (!s->files) abort();
+        src_file *f = &s->files[s->n++];
+        memset(f, 0, sizeof *f);
+        f->origin = tl_xstrdup(origin), f->path = tl_xstrdup(path), f->len = len, f->preloaded = 1, f->absent = 1;
+        memcpy(f->sha256, sha256, 65);
+        return 0;
+    }
+    push_file(s, origin, path, (char *)text, len, 0, 1);
+    return 0;
+}
+
+int src_store_set_data_dir(src_store *s, const char *dir, tl_err *e)
+{
+    struct stat st;
+    char *real = realpath(dir, NULL);
+    if (!real || stat(real, &st) || !S_ISDIR(st.st_mode)) {
+        tl_err_set(e, "--data %s: %s", dir, !real ? strerror(errno) : "not a folder");
+        free(real);
+        return -1;
+    }
+    free(s->data_dir), free(s->data_display);
+    s->data_dir = real, s->data_display = tl_xstrdup(dir);
     return 0;
 }
 
@@ -129,7 +179,7 @@ int src_join(const char *dir, const char *name, char *out, size_t outlen, const 
     char buf[PATH_MAX * 2];
     *why = NULL;
     if (!name[0]) return *why = "an empty name", -1;
-    if (name[0] == '/') return *why = "an absolute path (sources are named relative to the experiment's folder)", -1;
+    if (name[0] == '/') return *why = "an absolute path (files are named relative to the experiment's folder)", -1;
     for (const char *p = name; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == '\\') return *why = "a control character or '\\' in the name", -1;
     if (snprintf(buf, sizeof buf, "%s%s%s", dir, dir[0] ? "/" : "", name) >= (int)sizeof buf)
@@ -167,33 +217,42 @@ static char *shown_path(const src_store *s, const char *path)
     return tl_xasprintf("%s/%s", s->display, path);
 }
 
-/* Reads path (normalised, relative) from the experiment's folder: a regular file inside it, also
- * after following links, of at most limit bytes. */
-static int read_experiment_file(src_store *s, const char *path, size_t limit, tl_err *e)
+/* Reads path (normalised, relative; shown as shown) from the folder dir: a regular file inside it, also
+ * after following links, of at most limit bytes; a source (not binary) holds no NUL. Its bytes, or NULL. */
+static char *read_inside(const char *dir, const char *path, const char *shown, size_t limit, int binary,
+                         size_t *len, tl_err *e)
 {
-    char *shown = shown_path(s, path);
-    if (!s->dir) {
-        tl_err_set(e, s->experiment_preloaded ? "%s: not among the result file's kernel sources"
-                                              : "%s: cannot open the experiment's folder", shown);
-        free(shown);
-        return -1;
-    }
-    char *full = tl_xasprintf("%s/%s", s->dir, path), *real = realpath(full, NULL), *text = NULL;
-    size_t dirlen = strlen(s->dir), len;
+    char *full = tl_xasprintf("%s/%s", dir, path), *real = realpath(full, NULL), *text = NULL;
+    size_t dirlen = strlen(dir);
     struct stat st;
-    int rc = -1;
     if (!real) {
         tl_err_set(e, "%s: %s", shown, errno == ENOENT ? "no such file in the experiment's folder" : strerror(errno));
-    } else if (strncmp(real, s->dir, dirlen) || (real[dirlen] != '/' && strcmp(s->dir, "/"))) {
+    } else if (strncmp(real, dir, dirlen) || (real[dirlen] != '/' && strcmp(dir, "/"))) {
         tl_err_set(e, "%s: a link to %s, outside the experiment's folder", shown, real);
     } else if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
         tl_err_set(e, "%s: not a regular file", shown);
     } else if ((size_t)st.st_size > limit) {
         too_big(e, shown, (size_t)st.st_size, limit);
-    } else if ((text = tl_read_file(real, &len, e))) {
-        if (text_ok(shown, text, len, limit, e) == 0) rc = push_file(s, SRC_EXPERIMENT, path, text, len, 0);
+    } else if ((text = tl_read_file(real, len, e)) && !binary && text_ok(shown, text, *len, limit, e)) {
+        free(text), text = NULL;
     }
-    free(full), free(real), free(text), free(shown);
+    free(full), free(real);
+    return text;
+}
+
+/* Reads path (normalised, relative) from the experiment's folder into the store. */
+static int read_experiment_file(src_store *s, const char *origin, const char *path, size_t limit, tl_err *e)
+{
+    char *shown = shown_path(s, path), *text = NULL;
+    size_t len;
+    int rc = -1;
+    if (!s->dir) {
+        tl_err_set(e, s->experiment_preloaded ? "%s: not among the result file's %s" : "%s: cannot open the "
+                   "experiment's folder", shown, strcmp(origin, SRC_DATA) ? "kernel sources" : "data files");
+    } else if ((text = read_inside(s->dir, path, shown, limit, !strcmp(origin, SRC_DATA), &len, e))) {
+        rc = push_file(s, origin, path, text, len, 1, 0);
+    }
+    free(shown);
     return rc;
 }
 
@@ -211,14 +270,14 @@ static int get_file(src_store *s, const char *origin, const char *path, size_t l
         }
         return i;
     }
-    if (!strcmp(origin, SRC_EXPERIMENT)) return read_experiment_file(s, path, limit, e);
+    if (strcmp(origin, SRC_TILELAB)) return read_experiment_file(s, origin, path, limit, e);
     const reg_source *r = s->tilelab_preloaded ? NULL : reg_find_source(path);
     if (!r) {
         tl_err_set(e, "kernels/%s: not among %s", path,
                    s->tilelab_preloaded ? "the result file's kernel sources" : "this runner's kernels");
         return -1;
     }
-    return push_file(s, SRC_TILELAB, path, r->text, r->len, 0);
+    return push_file(s, SRC_TILELAB, path, (char *)r->text, r->len, 0, 0);
 }
 
 /* ---- #include ---------------------------------------------------------------------------------- */
@@ -523,6 +582,45 @@ int src_resolve_table(src_store *s, const char *origin, const char *path, src_se
     if (i < 0) return -1;
     s->files[i].used = 1;
     return 0;
+}
+
+/* An absent data file read from the --data folder, checked against the hash the result file holds. */
+static int fill_absent(src_store *s, src_file *f, tl_err *e)
+{
+    char *shown = s->data_dir ? tl_xasprintf("%s/%s", s->data_display, f->path) : NULL, *text = NULL, hex[65];
+    size_t len = 0;
+    int rc = -1;
+    if (!s->data_dir) {
+        tl_err_set(e, "%s: not carried in the result file (%.1f MiB, over the %llu MiB a result file carries; sha256 "
+                      "%.12s...): give the folder that holds it with --data DIR", f->path, f->len / 1048576.0,
+                   (unsigned long long)(SRC_CARRY_DATA_BYTES >> 20), f->sha256);
+    } else if ((text = read_inside(s->data_dir, f->path, shown, SRC_MAX_DATA_BYTES, 1, &len, e))) {
+        tl_sha256_hex(text, len, hex);
+        if (len != f->len || strcmp(hex, f->sha256)) {
+            tl_err_set(e, "%s: not the file the run read (%zu bytes, sha256 %.12s...; it read %zu bytes, %.12s...)",
+                       shown, len, hex, f->len, f->sha256);
+            free(text);
+        } else {
+            f->text = text, f->absent = 0, rc = 0;
+        }
+    }
+    free(shown);
+    return rc;
+}
+
+int src_read_data(src_store *s, const char *path, tl_err *e)
+{
+    char norm[PATH_MAX];
+    const char *why;
+    if (src_join("", path, norm, sizeof norm, &why)) {
+        tl_err_set(e, "%s: %s", path, why);
+        return -1;
+    }
+    int i = find_index(s, SRC_DATA, norm);
+    if (i >= 0 && s->files[i].absent && fill_absent(s, &s->files[i], e)) return -1;
+    if (i < 0 && (i = get_file(s, SRC_DATA, norm, SRC_MAX_DATA_BYTES, e)) < 0) return -1;
+    s->files[i].used = 1;
+    return i;
 }
 
 void src_set_free(src_set *set)

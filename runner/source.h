@@ -1,10 +1,13 @@
 /* source: the files a kernel compile reads, each read once and kept as read. NVRTC gets exactly
  * these bytes (never a file name it could open itself), and the result file stores them.
  *
- * Two origins: "experiment" files are read from the experiment file's folder (nothing outside it:
+ * Three origins: "experiment" files are read from the experiment file's folder (nothing outside it:
  * absolute paths, `..` that leaves it and links out of it are refused); "tilelab" files are the
- * runner's own kernels (kernels/, embedded in the binary). A result file can preload both, so that
- * `rerun` compiles what the original run compiled. Every quoted #include is resolved here against
+ * runner's own kernels (kernels/, embedded in the binary); "data" files are a declared op's inputs
+ * (.npy, HDF5), binary, read from the experiment's folder as its sources are. A result file can
+ * preload all three, so that `rerun` compiles and feeds what the original run did; a data file over
+ * SRC_CARRY_DATA_BYTES is recorded by its hash and size only, and read again from a folder named
+ * for it (src_store.data_dir, checked against the hash). Every quoted #include is resolved here against
  * the including file's folder; <...> includes name the CUDA toolkit's headers. */
 #ifndef TILELAB_SOURCE_H
 #define TILELAB_SOURCE_H
@@ -16,15 +19,19 @@
 #define SRC_MAX_BYTES (1 << 20)        /* a kernel source or header, bytes */
 #define SRC_MAX_TABLE_BYTES (16 << 20) /* a dispatch table (sgemm's tuning writes some MiB), bytes */
 #define SRC_MAX_FILES 256       /* files one compile may read */
+#define SRC_MAX_DATA_BYTES (1ULL << 36)    /* a data file: 64 GiB, what a GPU's memory could hold */
+#define SRC_CARRY_DATA_BYTES (64ULL << 20) /* a data file the result file carries; above it, its hash and size */
 #define SRC_EXPERIMENT "experiment"
 #define SRC_TILELAB "tilelab"
+#define SRC_DATA "data"
 
 typedef struct {
-    char *origin;    /* SRC_EXPERIMENT or SRC_TILELAB */
+    char *origin;    /* SRC_EXPERIMENT, SRC_TILELAB or SRC_DATA */
     char *path;      /* normalised, relative to its origin's folder: "kernels/my.cu", "sgemm/03_smem_tile.cu" */
-    char *text;      /* the bytes, NUL-terminated (a source holds no NUL) */
+    char *text;      /* the bytes, NUL-terminated (a source holds no NUL; a data file may); NULL when absent */
     size_t len;      /* bytes */
     char sha256[65]; /* of the bytes */
+    int absent;      /* a data file a result file names by hash and size only (not carried): text is NULL */
     int used;        /* a variant of the experiment compiles it */
     int preloaded;   /* given by the caller (a result file), not read here */
 } src_file;
@@ -37,6 +44,8 @@ typedef struct {
                            * "RESULT.h5:/sources" */
     int experiment_preloaded; /* the experiment's files are only the preloaded ones (dir is NULL) */
     int tilelab_preloaded;/* the runner's own kernels come from the preloaded files, not from this binary */
+    char *data_dir;       /* where an absent data file is read from (rerun --data), resolved; or NULL */
+    char *data_display;   /* data_dir as the user gave it */
 } src_store;
 
 /* One compile's files: entry 0 is the main source (named by its path), the others are headers with
@@ -56,10 +65,15 @@ void src_store_init(src_store *s, const char *yaml_path);
 /* A store that reads nothing from disk: its files are preloaded with src_store_add. */
 void src_store_init_preloaded(src_store *s, const char *display, int tilelab_preloaded);
 void src_store_free(src_store *s);
-/* Preloads a file (from a result file). -1 when it is not a usable file (NUL byte, over
- * SRC_MAX_TABLE_BYTES, a path that is not normalised and relative); a kernel source's own limit is
- * checked where a compile uses it. */
-int src_store_add(src_store *s, const char *origin, const char *path, const char *text, size_t len, tl_err *e);
+/* Preloads a file (from a result file). -1 when it is not a usable file (a source with a NUL byte or
+ * over SRC_MAX_TABLE_BYTES, a path that is not normalised and relative); a kernel source's own limit
+ * is checked where a compile uses it. text NULL: an absent data file of len bytes and hash sha256. */
+int src_store_add(src_store *s, const char *origin, const char *path, const char *text, size_t len,
+                  const char *sha256, tl_err *e);
+/* Absent data files are read from dir (rerun --data DIR); -1 when it is not a folder. */
+int src_store_set_data_dir(src_store *s, const char *dir, tl_err *e);
+/* Whether a used file goes into the result file with its bytes (else by its hash and size). */
+int src_carried(const src_file *f);
 /* The file of (origin, path), or NULL. */
 const src_file *src_store_find(const src_store *s, const char *origin, const char *path);
 
@@ -68,6 +82,9 @@ const src_file *src_store_find(const src_store *s, const char *origin, const cha
 int src_resolve(src_store *s, const char *origin, const char *path, src_set *set, tl_err *e);
 /* Reads (origin, path) as a dispatch table: one file (no includes), at most SRC_MAX_TABLE_BYTES. */
 int src_resolve_table(src_store *s, const char *origin, const char *path, src_set *set, tl_err *e);
+/* A data file of the experiment's folder (path as written, relative to it), binary, at most
+ * SRC_MAX_DATA_BYTES; marked used. Its index in the store, or -1 with e naming it and why. */
+int src_read_data(src_store *s, const char *path, tl_err *e);
 void src_set_free(src_set *set);
 /* Stable text naming a set's files and their hashes, one "origin:path sha256" line each, main first. */
 char *src_set_text(const src_store *s, const src_set *set);

@@ -227,7 +227,7 @@ static int check_hostile(const char *h5)
     snprintf(bad, sizeof bad, "%s/escaping.h5", tmp);
     CHECK(h5_copy_file(h5, bad, &e) == 0, "%s", e.msg);
     f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
-    CHECK(h5src_add(f, bad, SRC_EXPERIMENT, "../../escaped.cu", "x", 1, &ignored) == 0, "h5src_add");
+    CHECK(h5src_add(f, bad, SRC_EXPERIMENT, "../../escaped.cu", "x", 1, NULL, &ignored) == 0, "h5src_add");
     H5Fclose(f);
     CHECK(load_sources(bad, 0, &st, &n, &e) != 0 && strstr(e.msg, "not a usable source path"), "escape: %s", e.msg);
     src_store_free(&st);
@@ -377,7 +377,7 @@ static int check_big_preloaded_kernel(void)
     memset(text, ' ', n);
     memcpy(text, "// a kernel of 2 MiB\n", 21);
     src_store_init_preloaded(&st, "r.h5:/sources", 0);
-    CHECK(src_store_add(&st, SRC_EXPERIMENT, "kernels/big.cu", text, n, &e) == 0, "preloading 2 MiB: %s", e.msg);
+    CHECK(src_store_add(&st, SRC_EXPERIMENT, "kernels/big.cu", text, n, NULL, &e) == 0, "preloading 2 MiB: %s", e.msg);
     CHECK(src_resolve(&st, SRC_EXPERIMENT, "kernels/big.cu", &set, &e) != 0 &&
               strstr(e.msg, "kernels/big.cu: 2.0 MiB, over the 1 MiB limit for a kernel source"),
           "a 2 MiB kernel from a result file: %s", e.msg);

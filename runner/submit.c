@@ -129,9 +129,10 @@ int submit_sweep(const tl_experiment *x, const submit_opts *o, tl_err *e)
                "# %s/experiment/experiment.yaml: the experiment as it is now (%zu bytes, sha256 %s)\n",
                o->dir, x->yaml_len, x->sha256);
         for (int i = 0; i < x->store.n; i++)
-            if (x->store.files[i].used && !strcmp(x->store.files[i].origin, SRC_EXPERIMENT))
-                printf("# %s/experiment/%s: a kernel source of the experiment (sha256 %s)\n", o->dir,
-                       x->store.files[i].path, x->store.files[i].sha256);
+            if (x->store.files[i].used && strcmp(x->store.files[i].origin, SRC_TILELAB))
+                printf("# %s/experiment/%s: a %s of the experiment (sha256 %s)\n", o->dir, x->store.files[i].path,
+                       strcmp(x->store.files[i].origin, SRC_DATA) ? "kernel source" : "data file",
+                       x->store.files[i].sha256);
         printf(
                "# ---- %s/array.sbatch\n%s"
                "# ---- %s/merge.sbatch\n%s"
@@ -146,7 +147,7 @@ int submit_sweep(const tl_experiment *x, const submit_opts *o, tl_err *e)
         goto out;
     }
     char *logs = tl_xasprintf("%s/logs", o->dir), *exp = tl_xasprintf("%s/experiment", o->dir);
-    /* The experiment folder travels whole: the YAML and the sources of its own variants. */
+    /* The experiment folder travels whole: the YAML, the sources of its own variants, its data files. */
     int bad = tl_mkdir_p(logs, e) || tl_mkdir_p(exp, e) || write_in(exp, "experiment.yaml", s.experiment, 0, e) ||
               extract_store_files(&x->store, exp, e) < 0;
     free(logs), free(exp);

@@ -1,6 +1,6 @@
 """Ops declared in the experiment, through the runner's command line and without a GPU: the example folders of
 experiments/ops/ validate and compile, and `validate` prints the signature their kernels must have; a bad
-declaration, a bad library mapping or a count the sizes make bad is one clear error at file:line:column with
+declaration, a bad library mapping, a bad data file or a count the sizes make bad is one clear error at file:line:column with
 exit code 2 and no result file; a kernel whose signature does not match the declaration stops the compile."""
 import glob
 import os
@@ -58,6 +58,7 @@ class DeclaredOps(unittest.TestCase):
         self.assertIn('extern "C" __global__ void NAME(const float *x, float *y, long long rows, long long cols)', p.stdout)
         self.assertIn("split: kernels/split.cu (kernels stats, then normalize)", p.stdout)
         self.assertIn("cub: library cub.inclusive_sum (in=x, out=y, n=n)", p.stdout)
+        self.assertIn("w        taps elements of float, in, file lowpass.npy", p.stdout)  # conv1d's taps
 
     def check_bad(self, yaml, want, compile_error=False, kernel=KERNEL):
         path = self.folder(yaml, kernel)
@@ -85,6 +86,10 @@ class DeclaredOps(unittest.TestCase):
                   "lower: 0, upper: 4}}\n", "cub.histogram_even's histogram is u32, and 'y' is f32"),
             (OP + "  - {name: c, library: memcpy, args: {src: x, dst: y, n: \"n + 1\"}}\n",
              "c: memcpy: src (x) holds 1000 elements, the call reaches 1001, at n=1000"),
+            (OP.replace("x: {type: f32, count: n}", "x: {type: f32, count: n, init: {file: ../x.npy}}"),
+             "e.yaml:6:43: op.buffers.x.init.file.path: ../x.npy: it leaves the experiment's folder"),
+            (OP.replace("x: {type: f32, count: n}", "x: {type: f32, count: n, init: {file: k.cu}}"),
+             "'k.cu': a data file is a .npy, or an HDF5 file (.h5, .hdf5) with `dataset:`"),
         ]
         for yaml, want in rows:
             with self.subTest(want=want):

@@ -99,7 +99,7 @@ class UserKernels(unittest.TestCase):
         v = "  - {name: mine, source: %s, entry: k, block: [256], grid: ['ceil_div(n, 256)']}\n"
         rows = [
             ({}, "k.cu", "k.cu: no such file in the experiment's folder"),
-            ({}, outside, "an absolute path (sources are named relative to the experiment's folder)"),
+            ({}, outside, "an absolute path (files are named relative to the experiment's folder)"),
             ({}, "../outside.cu", "../outside.cu: it leaves the experiment's folder"),
             ({"k.cu": '#include "../outside.cu"\n'}, "k.cu", 'k.cu:1: "../outside.cu": it leaves'),
             ({"k.cu": '#include "%s"\n' % outside}, "k.cu", "an absolute path"),

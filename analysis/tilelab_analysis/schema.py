@@ -1,8 +1,8 @@
 """The result file's schema, for the readers: made from runner/schema.c by runner/schema_doc_test.c
 (`bazel run //runner:schema_doc_test -- --write`); edit the table there, not this file."""
 
-MINOR = 12
-VERSION = "tilelab/1.12"
+MINOR = 13
+VERSION = "tilelab/1.13"
 STATUSES = ("ok", "verify_failed", "skipped", "error")
 
 # (group, name, type, unit, since, presence, check, lo, hi, what, reader's default)
@@ -183,6 +183,7 @@ FIELDS = (
     ("summary", "reps", "int32", "", 0, "always", "must", None, None, None, None),
     ("summary", "throttled", "int32", "", 0, "always", "", None, None, None, None),
     ("sources", "paths", "string", "", 2, "always", "", None, None, None, None),
+    ("sources", "bytes", "int64", "bytes", 13, "sometimes", "", None, None, None, None),
 )
 
 # The phases of a case's wall time (its attributes t_<phase>_s), in the runner's order.

@@ -1,0 +1,247 @@
+#include "runner/dop_file.h"
+
+#include <hdf5.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/dop_gen.h"
+#include "runner/util.h"
+
+/* Each type (runner/dop_gen.h's, as dop_type holds them) as the YAML names it, as numpy does, and its
+ * array-protocol code ("f4"); bf16 has none of its own: its bits, u2. */
+static const struct {
+    const char *name, *numpy, *code;
+    int is_unsigned;
+} npy_names[] = {
+    [TL_GEN_F32] = {"f32", "float32", "f4", 0},  [TL_GEN_F64] = {"f64", "float64", "f8", 0},
+    [TL_GEN_I32] = {"i32", "int32", "i4", 0},    [TL_GEN_I64] = {"i64", "int64", "i8", 0},
+    [TL_GEN_F16] = {"f16", "float16", "f2", 0},  [TL_GEN_BF16] = {"bf16", "uint16 (bf16's bits)", "u2", 1},
+    [TL_GEN_I8] = {"i8", "int8", "i1", 0},       [TL_GEN_U8] = {"u8", "uint8", "u1", 1},
+    [TL_GEN_I16] = {"i16", "int16", "i2", 0},    [TL_GEN_U16] = {"u16", "uint16", "u2", 1},
+    [TL_GEN_U32] = {"u32", "uint32", "u4", 1},   [TL_GEN_U64] = {"u64", "uint64", "u8", 1},
+};
+
+static int fail(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *why, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int64_t shape_count(const uint64_t *dims, int rank, char *shape, size_t n)
+{
+    uint64_t count = 1;
+    int over = 0;
+    size_t len = (size_t)snprintf(shape, n, "(");
+    for (int i = 0; i < rank; i++) {
+        over |= !tl_mul_u64(count, dims[i], &count) || count > (1ULL << 62);
+        if (len < n) len += (size_t)snprintf(shape + len, n - len, "%s%llu", i ? ", " : "", (unsigned long long)dims[i]);
+    }
+    if (len < n) snprintf(shape + len, n - len, "%s)", rank == 1 ? "," : "");
+    return over ? -1 : (int64_t)count;
+}
+
+/* ---- .npy ------------------------------------------------------------------------------------- */
+
+/* The value of 'key': in a .npy header (a Python dict literal), or NULL. */
+static const char *npy_key(const char *h, const char *key)
+{
+    char q1[40], q2[40];
+    snprintf(q1, sizeof q1, "'%s'", key), snprintf(q2, sizeof q2, "\"%s\"", key);
+    const char *p = strstr(h, q1);
+    if (!p) p = strstr(h, q2);
+    if (!p) return NULL;
+    p = strchr(p + strlen(q1), ':');
+    if (!p) return NULL;
+    for (p++; *p == ' '; p++) {}
+    return p;
+}
+
+static int npy_decode(dop_file *f, int t, int size, const char *b, size_t len, char *why, size_t n)
+{
+    if (len < 10 || memcmp(b, "\x93NUMPY", 6)) return fail(why, n, "not a .npy file (no \\x93NUMPY magic)");
+    unsigned major = (unsigned char)b[6];
+    size_t hlen, start;
+    if (major == 1) hlen = (unsigned char)b[8] | (size_t)(unsigned char)b[9] << 8, start = 10;
+    else if ((major == 2 || major == 3) && len >= 12)
+        hlen = (unsigned char)b[8] | (size_t)(unsigned char)b[9] << 8 | (size_t)(unsigned char)b[10] << 16 |
+               (size_t)(unsigned char)b[11] << 24, start = 12;
+    else return fail(why, n, ".npy format version %u is not one of 1, 2, 3", major);
+    if (hlen > len - start || hlen > 1 << 20) return fail(why, n, "its .npy header runs past the file");
+    char *h = tl_xmalloc(hlen + 1);
+    memcpy(h, b + start, hlen);
+    h[hlen] = '\0';
+    int rc = -1;
+    const char *descr = npy_key(h, "descr"), *fo = npy_key(h, "fortran_order"), *shp = npy_key(h, "shape");
+    char code[16] = "";
+    uint64_t dims[32];
+    int rank = 0;
+    if (!descr || !fo || !shp) {
+        fail(why, n, "its .npy header lacks descr, fortran_order or shape");
+        goto out;
+    }
+    if ((*descr != '\'' && *descr != '"') || sscanf(descr + 1, "%15[^'\"]", code) != 1) {
+        fail(why, n, "it holds a structured array (descr is not one type)");
+        goto out;
+    }
+    if (*shp != '(') {
+        fail(why, n, "its .npy shape is not a tuple");
+        goto out;
+    }
+    for (const char *p = shp + 1; *p && *p != ')';) {
+        char *end;
+        unsigned long long d = strtoull(p, &end, 10);
+        if (end == p || rank == 32) {
+            fail(why, n, "its .npy shape is not a tuple of sizes");
+            goto out;
+        }
+        dims[rank++] = d;
+        for (p = end; *p == ',' || *p == ' '; p++) {}
+    }
+    /* The byte order: '<' little, '|' not applicable (one byte), '=' native (little on every host tilelab runs on). */
+    char order = code[0], *kind = code + (order == '<' || order == '>' || order == '|' || order == '=');
+    int want_bits = t == TL_GEN_BF16 && (!strcmp(kind, "u2") || !strcmp(kind, "V2"));
+    if (strcmp(kind, npy_names[t].code) && !want_bits) {
+        fail(why, n, "it holds '%s', not %s: write it as %s (x.astype(np.%s))", code, npy_names[t].name,
+             npy_names[t].numpy, t == TL_GEN_BF16 ? "uint16" : npy_names[t].numpy);
+        goto out;
+    }
+    if (order == '>' && size > 1) {
+        fail(why, n, "it is big-endian ('%s'): write it little-endian (x.astype('<%s'))", code, kind);
+        goto out;
+    }
+    if (!strncmp(fo, "True", 4) && rank > 1) {
+        fail(why, n, "it is in Fortran order: write it C-ordered (np.ascontiguousarray(x))");
+        goto out;
+    }
+    int64_t count = shape_count(dims, rank, f->shape, sizeof f->shape);
+    size_t data = start + hlen, bytes = (size_t)count * (size_t)size;
+    if (count <= 0) {
+        fail(why, n, "its shape %s holds no elements, or too many", f->shape);
+        goto out;
+    }
+    if (len - data != bytes) {
+        fail(why, n, "it holds %zu bytes of data where its shape %s of %s makes %zu (truncated or padded)", len - data,
+             f->shape, code, bytes);
+        goto out;
+    }
+    f->data = tl_xmalloc(bytes);
+    memcpy(f->data, b + data, bytes);
+    f->count = count;
+    rc = 0;
+out:
+    free(h);
+    return rc;
+}
+
+/* ---- HDF5 ------------------------------------------------------------------------------------- */
+
+/* The memory type of t (HDF5 converts order and, within a class and size, nothing else). */
+static hid_t h5_mem_type(int t, hid_t file_type)
+{
+    switch (t) {
+    case TL_GEN_F32: return H5Tcopy(H5T_NATIVE_FLOAT);
+    case TL_GEN_F64: return H5Tcopy(H5T_NATIVE_DOUBLE);
+    case TL_GEN_I8: return H5Tcopy(H5T_NATIVE_INT8);
+    case TL_GEN_U8: return H5Tcopy(H5T_NATIVE_UINT8);
+    case TL_GEN_I16: return H5Tcopy(H5T_NATIVE_INT16);
+    case TL_GEN_U16: case TL_GEN_BF16: return H5Tcopy(H5T_NATIVE_UINT16);
+    case TL_GEN_I32: return H5Tcopy(H5T_NATIVE_INT32);
+    case TL_GEN_U32: return H5Tcopy(H5T_NATIVE_UINT32);
+    case TL_GEN_I64: return H5Tcopy(H5T_NATIVE_INT64);
+    case TL_GEN_U64: return H5Tcopy(H5T_NATIVE_UINT64);
+    default: { /* f16: the file's own half type, little-endian */
+        hid_t m = H5Tcopy(file_type);
+        if (m >= 0) H5Tset_order(m, H5T_ORDER_LE);
+        return m;
+    }
+    }
+}
+
+/* What a dataset type is, for messages: "float64", "int16", "a string". */
+static void h5_type_name(hid_t ft, char *out, size_t n)
+{
+    H5T_class_t cl = H5Tget_class(ft);
+    size_t size = H5Tget_size(ft);
+    if (cl == H5T_FLOAT) snprintf(out, n, "float%zu", 8 * size);
+    else if (cl == H5T_INTEGER) snprintf(out, n, "%sint%zu", H5Tget_sign(ft) == H5T_SGN_NONE ? "u" : "", 8 * size);
+    else snprintf(out, n, "%s", cl == H5T_STRING ? "strings" : cl == H5T_COMPOUND ? "compound records" : "another class");
+}
+
+static int h5_decode(dop_file *f, int t, int size, const char *b, size_t len, char *why, size_t n)
+{
+    hid_t fapl = -1, file = -1, d = -1, ft = -1, space = -1, mt = -1;
+    int rc = -1;
+    char have[32];
+    if (len < 8 || memcmp(b, "\x89HDF\r\n\x1a\n", 8)) return fail(why, n, "not an HDF5 file (no HDF5 signature)");
+    H5E_BEGIN_TRY {
+        /* Opened from the bytes the store holds: the file on disk is never read twice (nor swapped between). */
+        if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0 ||
+            H5Pset_file_image(fapl, (void *)b, len) < 0 ||
+            (file = H5Fopen("tilelab-data-input", H5F_ACC_RDONLY, fapl)) < 0) {
+            fail(why, n, "HDF5 cannot open it");
+        } else if ((d = H5Dopen2(file, f->dataset, H5P_DEFAULT)) < 0) {
+            fail(why, n, "it has no dataset '%s'", f->dataset);
+        } else if ((ft = H5Dget_type(d)) < 0 || (space = H5Dget_space(d)) < 0) {
+            fail(why, n, "HDF5 cannot read dataset '%s'", f->dataset);
+        } else {
+            H5T_class_t cl = H5Tget_class(ft);
+            size_t fsize = H5Tget_size(ft);
+            int want_float = tl_gen_is_float(t) && t != TL_GEN_BF16;
+            int sign_ok = cl != H5T_INTEGER || (H5Tget_sign(ft) == H5T_SGN_NONE) == npy_names[t].is_unsigned;
+            int rank = H5Sget_simple_extent_ndims(space);
+            hsize_t hd[32];
+            uint64_t dims[32];
+            h5_type_name(ft, have, sizeof have);
+            if (cl != (want_float ? H5T_FLOAT : H5T_INTEGER) || fsize != (size_t)size || !sign_ok) {
+                fail(why, n, "dataset '%s' holds %s, not %s: write it as %s", f->dataset, have, npy_names[t].name,
+                     npy_names[t].numpy);
+            } else if (rank < 0 || rank > 32 || H5Sget_simple_extent_type(space) == H5S_NULL ||
+                       H5Sget_simple_extent_dims(space, hd, NULL) < 0) {
+                fail(why, n, "dataset '%s' has no usable shape", f->dataset);
+            } else {
+                for (int i = 0; i < rank; i++) dims[i] = hd[i];
+                int64_t count = shape_count(dims, rank, f->shape, sizeof f->shape);
+                if (rank == 0) snprintf(f->shape, sizeof f->shape, "()"), count = 1;
+                if (count <= 0) {
+                    fail(why, n, "dataset '%s' of shape %s holds no elements, or too many", f->dataset, f->shape);
+                } else if ((mt = h5_mem_type(t, ft)) < 0) {
+                    fail(why, n, "HDF5 has no memory type for %s", npy_names[t].name);
+                } else {
+                    f->data = tl_xmalloc((size_t)count * (size_t)size);
+                    if (H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, f->data) < 0) {
+                        fail(why, n, "HDF5 cannot read dataset '%s' (a filter it lacks?)", f->dataset);
+                        free(f->data), f->data = NULL;
+                    } else {
+                        f->count = count, rc = 0;
+                    }
+                }
+            }
+        }
+        if (mt >= 0) H5Tclose(mt);
+        if (space >= 0) H5Sclose(space);
+        if (ft >= 0) H5Tclose(ft);
+        if (d >= 0) H5Dclose(d);
+        if (file >= 0) H5Fclose(file);
+        if (fapl >= 0) H5Pclose(fapl);
+    } H5E_END_TRY;
+    return rc;
+}
+
+int dop_file_decode(dop_file *f, int t, int size, const char *bytes, size_t len, char *why, size_t n)
+{
+    int rc = f->dataset ? h5_decode(f, t, size, bytes, len, why, n) : npy_decode(f, t, size, bytes, len, why, n);
+    if (rc == 0) tl_sha256_hex(f->data, (size_t)f->count * (size_t)size, f->sha256);
+    return rc;
+}
+
+void dop_file_free(dop_file *f)
+{
+    free(f->path), free(f->dataset), free(f->data);
+    memset(f, 0, sizeof *f);
+}

@@ -272,6 +272,11 @@ static const scan_row scan_rows[] = {
     {"const char *s = \"#include \\\"no.h\\\"\";\n", ""},
     {"auto r = R\"x(\n#include \"no.h\"\n)x\";\n#include \"yes.h\"\n", "\"yes.h@4;"},
     {"int n = 1'000'000;\n#include \"a.h\"\n", "\"a.h@2;"},
+    /* A ' after a number that is not a digit separator opens a character literal, as the compiler reads it. */
+    {"#define TL_HIDE 1'/*'\n#include \"/etc/passwd\"\n// */\n", "\"/etc/passwd@2;"},
+    {"int a = 0x1'f'/*';\n#include \"x.h\"\n// */\n", "\"x.h@2;"},
+    {"double d = 1.5e+'/*';\n#include \"x.h\"\n// */\n", "\"x.h@2;"},
+    {"int b = 1'\"/*\";\n#include \"x.h\"\n// */\n", "\"x.h@2;"},
     {"char c = '\"';\n#include \"a.h\"\n", "\"a.h@2;"},
     {"#include MACRO\n", "?MACRO@1;"},
     {"#include_next \"a.h\"\n#import <b.h>\n", "\"a.h@1;<b.h@2;"},

@@ -352,7 +352,10 @@ static void blank_comments(char *t, size_t n)
                 if (t[i] == '\\' && i + 1 < n && t[i + 1] != '\n') i++;
             i++;
         } else if (isdigit((unsigned char)c) && (i == 0 || !ident_char(t[i - 1]))) {
-            while (i < n && (ident_char(t[i]) || t[i] == '.' || t[i] == '\'' ||
+            /* A pp-number: a ' belongs to it only before a digit or letter (1'000, 0x1'fu), as the compiler
+             * reads it: in 1'/ the ' opens a character literal, which may hold a comment's opening. */
+            while (i < n && (ident_char(t[i]) || t[i] == '.' ||
+                             (t[i] == '\'' && i + 1 < n && ident_char(t[i + 1])) ||
                              ((t[i] == '+' || t[i] == '-') && strchr("eEpP", t[i - 1]))))
                 i++;
         } else if (ident_char(c)) {

@@ -106,6 +106,9 @@ class UserKernels(unittest.TestCase):
             ({"k.cu": "#define F <x>\n#include F\n"}, "k.cu", "k.cu:2: #include F: a computed include"),
             ({"k.cu": "/* x */\n#include \"gone.cuh\"\n"}, "k.cu", 'k.cu:2: #include "gone.cuh": '),
             ({"k.cu": "x" * (1024 * 1024 + 1)}, "k.cu", "over the 1 MiB limit for a kernel source"),
+            # A ' after a number opens a character literal (the compiler's reading): the include is seen.
+            ({"k.cu": "#define TL_HIDE 1'/*'\n#include \"%s\"\n// */\n" % outside + OK_COPY}, "k.cu",
+             'k.cu:2: "%s": an absolute path' % outside),
         ]
         for files, source, want in rows:
             with self.subTest(want=want):

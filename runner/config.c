@@ -922,8 +922,9 @@ static int check_reference(cfgn_ctx *c, tl_experiment *x)
 static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "description", "op", "seed", "dtype", "layout", "args", "sizes",
-                                       "variants", "reference", "tolerance", "measure", "counters", "data", "verify", NULL};
-    cfgn_pair pr[17];
+                                       "variants", "reference", "tolerance", "measure", "counters", "data", "verify",
+                                       "case_timeout_s", NULL};
+    cfgn_pair pr[18];
     int np;
     if (root->type != YAML_MAPPING_NODE)
         return cfgn_fail(c, root, "experiment", "expected a mapping of fields (name, op, sizes, variants, ...), got %s",
@@ -958,6 +959,8 @@ static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
         if (cfgn_choice(c, n, "verify", cfg_verify_names, 3, &which)) return -1;
         x->verify = (cfg_verify)which;
     }
+    if ((n = cfgn_find(pr, np, "case_timeout_s")) && cfgn_double(c, n, "case_timeout_s", 1, 86400, &x->case_timeout_s))
+        return -1;
     if (parse_sizes(c, cfgn_find(pr, np, "sizes"), x)) return -1;
     x->protocol = measure_defaults;
     if ((n = cfgn_find(pr, np, "measure")) && parse_measure(c, n, "measure", &x->protocol)) return -1;

@@ -68,6 +68,7 @@ typedef struct {
     ctr_list counters;         /* experiment-wide; a variant's `counters:` replaces it */
     reg_dist dist;             /* input distribution */
     cfg_verify verify;         /* off | once (the first run) | every (every timed run) */
+    double case_timeout_s;     /* a case's limit, s (0: runner/watchdog.h's default from its protocol) */
     src_store store;           /* every kernel source the variants compile, as read */
 } tl_experiment;
 

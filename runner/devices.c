@@ -20,6 +20,7 @@
 #include "runner/h5out.h"
 #include "runner/merge.h"
 #include "runner/report.h"
+#include "runner/schema.h"
 
 extern char **environ;
 
@@ -349,7 +350,7 @@ static int tally(const char *out, const tl_plan *p, const unsigned char *share, 
         int i = plan_find(ids, p->ncases, h.ids[k]);
         if (i < 0 || !share[i]) continue;
         (*have)++;
-        *failed += !strcmp(h.status[k], "error") || !strcmp(h.status[k], "verify_failed");
+        *failed += sch_status_failed(h.status[k]);
     }
     free(ids);
     h5out_existing_free(&h);
@@ -381,7 +382,7 @@ static int print_table(const char *out, const tl_experiment *x, const tl_plan *p
     for (hsize_t k = 0; k < n; k++) {
         int i = rows[k].case_id && rows[k].status ? plan_find(ids, p->ncases, rows[k].case_id) : -1;
         if (i < 0 || !share[i]) continue;
-        int bad = !strcmp(rows[k].status, "error") || !strcmp(rows[k].status, "verify_failed");
+        int bad = sch_status_failed(rows[k].status);
         if (!ran[i]) {
             earlier++, failed_earlier += bad;
             continue;

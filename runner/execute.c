@@ -10,6 +10,7 @@
 #include "runner/decl.h"
 #include "runner/jit.h"
 #include "runner/tma.h"
+#include "runner/watchdog.h"
 
 /* The registry's modules a run keeps loaded (jit_modules): a tuning's distinct kernels (some 100 of
  * tf32x3's in four layouts), a few MB of device memory for their code and globals. */
@@ -193,6 +194,7 @@ static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const c
     }
     if (!ref || (c->prob_ref && !strcmp(c->prob_ref, ref))) return 0;
     t0 = tl_now_s();
+    wd_phase(PH_REFERENCE);
     int rc = (tc->ref || op->decl) && run_reference(c, tc, e) ? -1 : op->reference(c->prob, ref, e);
     r->phase_s[PH_REFERENCE] += tl_now_s() - t0;
     if (rc) return -1;
@@ -481,13 +483,10 @@ static int run_trials(exec_ctx *c, const tl_case *tc, tl_result *r, int *pick, t
     return 0;
 }
 
-int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
+void exec_result_init(const exec_ctx *c, const tl_case *tc, tl_result *r)
 {
     const tl_experiment *x = c->x;
     int on_device = tc->run->kind != REG_HOST;
-    jit_kernel ks[REG_MAX_KERNELS] = {{0}};
-    jit_cubin cb = {0};
-    run_ctx rc = {.tc = tc, .stream = c->ctx.stream, .r = r, .verify_every = x->verify == CFG_VERIFY_EVERY};
     memset(r, 0, sizeof *r);
     r->c = tc;
     r->status = "ok";
@@ -504,14 +503,26 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     r->verify = cfg_verify_names[x->verify];
     r->data = reg_dist_names[tc->spec.dist];
     r->reference = x->verify == CFG_VERIFY_OFF ? "none" : on_device ? x->reference : tc->op->host_reference;
+}
+
+int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
+{
+    const tl_experiment *x = c->x;
+    int on_device = tc->run->kind != REG_HOST;
+    jit_kernel ks[REG_MAX_KERNELS] = {{0}};
+    jit_cubin cb = {0};
+    run_ctx rc = {.tc = tc, .stream = c->ctx.stream, .r = r, .verify_every = x->verify == CFG_VERIFY_EVERY};
+    exec_result_init(c, tc, r);
     if (tc->skipped) {
         r->status = "skipped";
         r->reason = tl_xstrdup(tc->reason);
         return 0;
     }
+    wd_phase(PH_INPUTS);
     if (ensure_problem(c, tc, on_device, x->verify == CFG_VERIFY_OFF ? NULL : r->reference, r, e)) goto error;
     rc.prob = c->prob;
     double t0 = tl_now_s();
+    wd_phase(PH_TRIALS);
     if (tc->ntrials > 1) { /* the fastest of the table's first candidates runs the case, as that case */
         int pick, bad = run_trials(c, tc, r, &pick, e);
         r->phase_s[PH_TRIALS] = tl_now_s() - t0;
@@ -519,6 +530,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
         tc = rc.tc = r->c = &tc->trial[pick];
         t0 = tl_now_s();
     }
+    wd_phase(PH_COMPILE);
     if (tc->run->kind == REG_NVRTC) {
         int bad = prepare_kernel(c, tc, &rc, ks, &cb, r, e);
         r->compile_cached = cb.cached;
@@ -526,6 +538,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     }
     if (strcmp(r->status, "ok")) goto done;
     t0 = tl_now_s();
+    wd_phase(PH_VERIFY);
     if (x->verify != CFG_VERIFY_OFF) {
         int bad = verified_run(&rc, e);
         r->phase_s[PH_VERIFY] = tl_now_s() - t0;
@@ -536,6 +549,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
                         .check = rc.verify_every ? check_after_run : NULL, .ctx = &rc, .l2_buf = c->l2_buf,
                         .l2_bytes = c->l2_bytes, .gpu = on_device ? c->gpu : NULL};
     if (sim_timing(&rc)) t.fake_ms = sim_ms;
+    wd_phase(PH_TIMED);
     int bad = measure_run(&tc->protocol, &t, &r->samples, e);
     const measure_samples *sm = &r->samples;
     r->phase_s[PH_WARMUP] = sm->warmup_s;
@@ -545,6 +559,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     if (bad) goto error;
     finish_stats(r);
     t0 = tl_now_s();
+    wd_phase(PH_COUNTERS);
     if (tc->cv->counters.n) {
         bad = collect_counters(c, &rc, r, e);
         r->phase_s[PH_COUNTERS] = tl_now_s() - t0;

@@ -35,6 +35,8 @@ void exec_free(exec_ctx *c);
 /* Runs one case into r. A case that fails (verification, a CUDA error) is a result, not an error:
  * -1 is returned only when the runner cannot go on. */
 int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e);
+/* A case's result before it runs: what its case and the experiment say (exec_case starts from it). */
+void exec_result_init(const exec_ctx *c, const tl_case *tc, tl_result *r);
 
 /* After a case that ended in an error on the device: 1 when the CUDA context is lost for good (a
  * sticky error such as an illegal address), so that nothing more can run in this process; the

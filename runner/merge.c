@@ -12,6 +12,7 @@
 #include "runner/h5src.h"
 #include "runner/h5util.h"
 #include "runner/plan.h"
+#include "runner/schema.h"
 
 typedef struct {
     const char *path;
@@ -372,7 +373,7 @@ int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merg
     for (int k = 0; k < all.n; k++) {
         const input *in = &ins[all.v[k].input];
         const char *status = all.v[k].row >= 0 ? in->rows[all.v[k].row].status : NULL;
-        r->failed += status && (!strcmp(status, "error") || !strcmp(status, "verify_failed"));
+        r->failed += sch_status_failed(status);
     }
     {
         char *d = tl_xstrdup(out), *b = tl_xstrdup(out);

@@ -3,6 +3,7 @@
 #include "runner/decl.h"
 #include "runner/dlib.h"
 #include "runner/dispatch.h"
+#include "runner/schema.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -328,7 +329,7 @@ int report_failures(const tl_result *res, int n)
     int bad = 0;
     for (int i = 0; i < n; i++) {
         const char *s = res[i].status;
-        if (strcmp(s, "verify_failed") && strcmp(s, "error")) continue;
+        if (!sch_status_failed(s)) continue;
         fprintf(stderr, "FAILED %s %s %s %s: %s\n", res[i].c->id, res[i].c->variant->name, res[i].c->params_text,
                 res[i].c->sizes_text, res[i].reason ? res[i].reason : s);
         bad++;

@@ -18,6 +18,8 @@
 #include "runner/h5out.h"
 #include "runner/plan.h"
 #include "runner/report.h"
+#include "runner/schema.h"
+#include "runner/watchdog.h"
 
 /* What this run does of the plan: its shard, less the cases the file already holds. */
 typedef struct {
@@ -147,44 +149,9 @@ static void skip_held(const tl_plan *p, const h5out_existing *have, run_share *s
         sh->todo[i] = 0;
         sh->ntodo--;
         sh->nearlier++;
-        sh->failed_earlier += !strcmp(have->status[k], "error") || !strcmp(have->status[k], "verify_failed");
+        sh->failed_earlier += sch_status_failed(have->status[k]);
     }
     free(ids);
-}
-
-/* After a kernel fault the CUDA context is lost for good: the case is in the file as an error, and
- * the runner starts again as a new process (a new context) that resumes the file. */
-#define MAX_REEXEC 64
-
-static void reexec_resume(int argc, char **argv, const char *path)
-{
-    const char *depth = getenv("TILELAB_REEXEC_DEPTH");
-    int d = depth ? atoi(depth) : 0;
-    if (d >= MAX_REEXEC) {
-        fprintf(stderr, "runner: the CUDA context was lost %d times; stopping (continue with --resume -o %s)\n", d, path);
-        return;
-    }
-    char **nv = tl_xcalloc((size_t)argc + 4, sizeof *nv), num[16];
-    int n = 0;
-    nv[n++] = argv[0]; /* as the user called it; the binary is /proc/self/exe */
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--resume")) continue;
-        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
-            i++;
-            continue;
-        }
-        nv[n++] = argv[i];
-    }
-    nv[n++] = "-o";
-    nv[n++] = (char *)path;
-    nv[n++] = "--resume";
-    snprintf(num, sizeof num, "%d", d + 1);
-    setenv("TILELAB_REEXEC_DEPTH", num, 1);
-    fprintf(stderr, "runner: the CUDA context is lost; starting again with --resume (%d)\n", d + 1);
-    fflush(NULL);
-    execv("/proc/self/exe", nv);
-    fprintf(stderr, "runner: cannot re-execute itself: %s; continue with --resume -o %s\n", strerror(errno), path);
-    free(nv);
 }
 
 /* Free space for the result file: its two copies, at the protocol's largest sample counts. */
@@ -420,6 +387,28 @@ static void report_overhead(run_state *s, double wall, double timed)
         fprintf(stderr, "tilelab: before the first case: %.2f s from the runner's start\n", out->start_s);
 }
 
+/* The case a run before this one left past its limit (runner/watchdog.h): in the file as `timeout`, before the
+ * others, and out of the share. */
+static int record_timeout(run_state *s, int device, tl_err *e)
+{
+    wd_marker m;
+    int got = wd_take_marker(s->path, &m, e);
+    if (got <= 0) return got;
+    plan_id *ids = plan_ids(&s->p);
+    int i = plan_find(ids, s->p.ncases, m.case_id);
+    free(ids);
+    if (i < 0 || !s->sh.todo[i]) return 0; /* not this run's to record (another shard's, or held already) */
+    tl_result *r = &s->res[s->nres++];
+    exec_result_init(&s->ex, &s->p.cases[i], r);
+    r->status = "timeout";
+    r->reason = tl_xasprintf("ran past its limit of %.0f s (case_timeout_s) in its %s phase; the runner started "
+                             "again and went on", m.limit_s, m.phase);
+    r->device = device;
+    s->sh.todo[i] = 0;
+    s->sh.ntodo--;
+    return h5out_write_case(&s->out, r, e);
+}
+
 /* Runs this run's cases; s->lost when a kernel fault lost the CUDA context (the rest is left to a new
  * process). Each case is committed by the writer thread while the next one runs. */
 static int run_cases(run_state *s, tl_err *e)
@@ -440,10 +429,16 @@ static int run_cases(run_state *s, tl_err *e)
     static progress_ctx pc; /* lives as long as the writer thread (joined in h5out_finish or h5out_close) */
     pc = (progress_ctx){o->quiet, s->sh.nearlier, s->sh.nshare, t0, report_progress_widths(&s->p, s->sh.todo)};
     if (h5out_start_writer(out, case_saved, &pc, e)) return -1;
+    if (record_timeout(s, device, e) || wd_start(s->path, s->argc, s->argv, e)) return -1;
     for (int i = 0; i < s->p.ncases && !s->lost; i++) {
         if (!s->sh.todo[i]) continue;
         tl_result *r = &s->res[s->nres++];
-        if (exec_case(&s->ex, &s->p.cases[i], r, e)) return -1;
+        const tl_case *tc = &s->p.cases[i];
+        wd_arm(tc->id, tc->skipped ? 0 : s->x->case_timeout_s > 0 ? s->x->case_timeout_s
+                                                                  : wd_default_limit(tc->protocol.max_time_s));
+        int bad = exec_case(&s->ex, tc, r, e);
+        wd_disarm();
+        if (bad) return -1;
         r->device = device;
         /* A session that could not start was said once already (open_counters). */
         if (!said && r->counters.status && !strcmp(r->counters.status, "not_permitted") && s->ex.ctr &&
@@ -458,6 +453,7 @@ static int run_cases(run_state *s, tl_err *e)
         for (int k = 0; k < PH_N; k++) out->phase_s[k] += r->phase_s[k];
         timed += r->samples.timed_s;
     }
+    wd_stop();
     /* The wall time ends when the last case is in the file. */
     double tw = tl_now_s();
     if (h5out_drain(out, e)) return -1;
@@ -482,7 +478,9 @@ static int run_all(run_state *s)
     if (s->lost) {
         h5out_close(&s->out);
         s->have_out = 0;
-        reexec_resume(s->argc, s->argv, s->path); /* returns only when it cannot */
+        /* After a kernel fault the CUDA context is lost for good: the case is in the file as an error, and the
+         * runner starts again as a new process (a new context) that resumes the file. */
+        wd_reexec_resume(s->argc, s->argv, s->path, "the CUDA context is lost"); /* returns only when it cannot */
         return TL_EXIT_FAILED;
     }
     if (!o->worker_cases) { /* a worker's run says it through the run that started it */

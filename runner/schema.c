@@ -1,11 +1,17 @@
 #include "runner/schema.h"
 
 #include <stddef.h>
+#include <string.h>
 
 const char *const sch_group_names[SCH_NGROUPS] = {"root", "env", "session", "case", "data", "summary", "sources"};
 const char *const sch_type_names[SCH_NTYPES] = {"string", "int64", "float64", "int64[n]", "int32",
                                                 "float64[reps]", "uint64[reps]", "uint8[reps]", "compound[n]"};
-const char *const sch_statuses[SCH_NSTATUSES + 1] = {"ok", "verify_failed", "skipped", "error", NULL};
+const char *const sch_statuses[SCH_NSTATUSES + 1] = {"ok", "verify_failed", "skipped", "error", "timeout", NULL};
+
+int sch_status_failed(const char *status)
+{
+    return status && strcmp(status, "ok") && strcmp(status, "skipped");
+}
 
 /* Rows: A(group, name, type, unit, since, presence, doc) for what readers take as it is; M(...) for what they
  * refuse a file without; C(group, name, type, unit, since, presence, lo, hi, what, default, doc) for what they
@@ -144,7 +150,7 @@ const sch_field sch_fields[SCH_N] = {
     [SCH_CASE_LAYOUTS] = A(CASE, "layouts", STR, "", 0, ALWAYS, "`a=row,b=col` (`\"\"` for ops without layouts)"),
     [SCH_CASE_SEED] = A(CASE, "seed", I64, "", 0, ALWAYS, "the input seed"),
     [SCH_CASE_SESSION] = M(CASE, "session", I64, "", 1, ALWAYS, "the `/sessions/<k>` that ran it"),
-    [SCH_CASE_STATUS] = M(CASE, "status", STR, "", 0, ALWAYS, "`ok`, `verify_failed`, `skipped` or `error`"),
+    [SCH_CASE_STATUS] = M(CASE, "status", STR, "", 0, ALWAYS, "`ok`, `verify_failed`, `skipped`, `error` or (1.13) `timeout` (past `case_timeout_s`; the runner started again)"),
     [SCH_CASE_REASON] = A(CASE, "reason", STR, "", 0, ALWAYS,
                           "why not ok: the skip reason, the first mismatches (index, got, want), the CUDA message"),
     [SCH_CASE_REFERENCE] = A(CASE, "reference", STR, "", 0, ALWAYS, "what the output was compared with"),

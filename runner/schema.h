@@ -113,6 +113,8 @@ extern const char *const sch_group_names[SCH_NGROUPS]; /* "root", "env", ... (th
 extern const char *const sch_type_names[SCH_NTYPES];   /* "str", "int64", ... (the doc's) */
 /* A case's status: what the runner writes, and all that readers take. */
 extern const char *const sch_statuses[];
-#define SCH_NSTATUSES 4
+#define SCH_NSTATUSES 5
+/* Whether a case of that status failed (verify_failed, error, timeout): the exit code's 1. */
+int sch_status_failed(const char *status);
 
 #endif

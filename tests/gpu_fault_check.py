@@ -5,6 +5,9 @@
    the case is recorded as an error with the CUDA message, the runner re-executes itself with
    --resume (a new CUDA context), and the cases after it run and verify. Exit code 1 (a case failed).
 2. A GPU sweep in 3 shards, merged: the merged file's cases equal a single run's, every case ok.
+3. A kernel of the user's that never returns (it spins on a flag nobody sets) and one that traps, between good
+   cases: the spinning case is recorded as `timeout` after case_timeout_s, the trapping one as an error, the
+   runner starts itself again after each and every other case verifies. Printed: the seconds each cost.
 
 usage: gpu_fault_check.py [RUNNER] [--out DIR]
 """
@@ -28,6 +31,34 @@ variants:
   - name: strided
     params: {S: [2, 4]}
 measure: {warmup: 2, min_reps: 10, max_reps: 20, max_time_s: 0.5}
+"""
+HANG = """name: hang
+op: copy
+seed: 3
+sizes: {n: [1048576]}
+case_timeout_s: 8
+variants:
+  - coalesced
+  - {name: spin, source: spin.cu, entry: spin, block: [256], grid: [64]}
+  - vec4
+  - {name: trap, source: trap.cu, entry: trap, block: [256], grid: [64]}
+  - memcpy
+measure: {warmup: 2, min_reps: 10, max_reps: 20, max_time_s: 0.5}
+"""
+SPIN = """extern "C" __global__ void spin(const float *x, float *y, long long n)
+{
+    __shared__ volatile int flag; // nobody sets it
+    if (threadIdx.x == 0) flag = x[0] > 1e30f;
+    __syncthreads();
+    while (!flag) {}
+    y[0] = x[0];
+}
+"""
+TRAP = """extern "C" __global__ void trap(const float *x, float *y, long long n)
+{
+    if (threadIdx.x == 0 && blockIdx.x == 3) __trap();
+    for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 64 * 256ll) y[i] = x[i];
+}
 """
 SWEEP = """name: gpu_sweep
 op: sgemm
@@ -118,6 +149,41 @@ def main():
     m, s1 = cases(merged), cases(single)
     check(set(m) == set(s1), "merged cases equal the single run's (%d, %d)" % (len(m), len(s1)))
     check(all(c["status"] == "ok" for c in m.values()), "every merged case ok")
+    # 3. A kernel that never returns, and one that traps, between good cases.
+    import time
+    d = os.path.join(out, "hang")
+    os.makedirs(d, exist_ok=True)
+    for name, src in (("spin.cu", SPIN), ("trap.cu", TRAP)):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(src)
+    y = os.path.join(d, "hang.yaml")
+    with open(y, "w") as f:
+        f.write(HANG)
+    h5 = os.path.join(out, "hang.h5")
+    t0 = time.monotonic()
+    p = subprocess.run([a.runner, y, "-o", h5], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=300)
+    wall = time.monotonic() - t0
+    print(p.stderr[-3000:])
+    got = cases(h5) if os.path.exists(h5) else {}
+    st = {c["variant"]: (c["status"], c.get("reason", "")) for c in got.values()}
+    check(p.returncode == 1 and len(got) == 5, "the sweep with a hanging kernel finished: exit %d, %d of 5 cases"
+          % (p.returncode, len(got)))
+    check(st.get("spin", ("?",))[0] == "timeout" and "ran past its limit of 8 s" in st["spin"][1],
+          "the spinning case is a timeout: %s" % (st.get("spin"),))
+    check(st.get("trap", ("?",))[0] == "error", "the trapping case is an error: %s" % (st.get("trap"),))
+    check(all(st.get(v, ("?",))[0] == "ok" for v in ("coalesced", "vec4", "memcpy")), "the others verified: %s" % st)
+    clean = os.path.join(out, "clean.h5")
+    with open(os.path.join(d, "clean.yaml"), "w") as f:
+        f.write(HANG.replace("name: hang", "name: clean").replace(
+            "  - {name: spin, source: spin.cu, entry: spin, block: [256], grid: [64]}\n", "").replace(
+            "  - {name: trap, source: trap.cu, entry: trap, block: [256], grid: [64]}\n", ""))
+    t0 = time.monotonic()
+    subprocess.run([a.runner, os.path.join(d, "clean.yaml"), "-q", "-o", clean], capture_output=True, text=True)
+    base = time.monotonic() - t0
+    print("hang sweep: %.1f s wall against %.1f s without the spinning and trapping cases: %.1f s for the two "
+          "(the limit 8 s, and two restarts)" % (wall, base, wall - base))
+
     print("GPU FAULT CHECK " + ("PASSED" if not bad else "FAILED: " + "; ".join(bad)))
     return 1 if bad else 0
 

@@ -3,7 +3,7 @@
 
 MINOR = 13
 VERSION = "tilelab/1.13"
-STATUSES = ("ok", "verify_failed", "skipped", "error")
+STATUSES = ("ok", "verify_failed", "skipped", "error", "timeout")
 
 # (group, name, type, unit, since, presence, check, lo, hi, what, reader's default)
 FIELDS = (

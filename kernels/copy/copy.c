@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner/cuda_check.h"
 #include "runner/data.h"
@@ -174,6 +175,14 @@ static int host_skip_last_run(const reg_variant *v, reg_problem *p, const long *
     return 0;
 }
 
+/* Never returns (it sleeps, burning nothing): the watchdog's tests, as a kernel spinning on a flag would. */
+static int host_hang_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
+{
+    (void)v, (void)p, (void)params, (void)e;
+    for (;;) sleep(1);
+    return 0;
+}
+
 /* ---- problem life cycle ------------------------------------------------------------------- */
 
 static void copy_problem_free(reg_problem *p)
@@ -278,6 +287,8 @@ static const reg_variant copy_variants[] = {
     {.name = "host_memcpy", .summary = "C memcpy (host target)", .kind = REG_HOST, .run = host_memcpy_run},
     {.name = "host_wrong_for_tests", .summary = "leaves the last float unwritten: verification must fail",
      .kind = REG_HOST, .run = host_skip_last_run, .test_only = 1},
+    {.name = "host_hang_for_tests", .summary = "never returns: the watchdog must end the case (timeout tests)",
+     .kind = REG_HOST, .run = host_hang_run, .test_only = 1},
     {.name = "fault_for_tests", .summary = "stores to an illegal address: the CUDA context is lost (fault tests)",
      .kind = REG_NVRTC, .source = "copy/99_fault_for_tests.cu", .entry = "copy_fault_for_tests",
      .params = plain_params, .nparams = PL_N, .rules = plain_rules, .constraints = "at most 2^31 - 1 blocks", .check = plain_check,

@@ -1,0 +1,86 @@
+"""The watchdog, on the host target and without a GPU: a variant that never returns (copy's
+host_hang_for_tests, which sleeps forever as a kernel spinning on a flag would) costs its own case. The case
+is recorded as `timeout` with its phase and limit, the runner starts itself again and finishes the sweep, the
+exit code is 1; `--resume` of the finished file runs nothing again; the analysis reads the file."""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import h5py
+
+RUNNER = os.path.abspath(os.path.join("runner", "runner"))
+
+YAML = """name: wd
+op: copy
+seed: 3
+sizes: {n: [1000, 3000]}
+variants: [host_memcpy, host_hang_for_tests]
+case_timeout_s: 2
+measure: {warmup: 1, min_reps: 3, max_reps: 3}
+"""
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
+class Watchdog(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.yaml = os.path.join(cls.tmp, "wd.yaml")
+        with open(cls.yaml, "w") as f:
+            f.write(YAML)
+        cls.h5 = os.path.join(cls.tmp, "wd.h5")
+        t0 = time.monotonic()
+        cls.p = subprocess.run([RUNNER, "run", cls.yaml, "-o", cls.h5], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, timeout=120)
+        cls.wall = time.monotonic() - t0
+
+    def statuses(self):
+        with h5py.File(self.h5, "r") as f:
+            return {text(g.attrs["variant"]) + " " + text(g.attrs["sizes"]):
+                    (text(g.attrs["status"]), text(g.attrs["reason"])) for g in f["cases"].values()}
+
+    def test_a_hang_costs_its_case(self):
+        self.assertEqual(self.p.returncode, 1, self.p.stderr)
+        st = self.statuses()
+        self.assertEqual(len(st), 4, st)
+        for n in ("n=1000", "n=3000"):
+            self.assertEqual(st["host_memcpy " + n][0], "ok")
+            status, reason = st["host_hang_for_tests " + n]
+            self.assertEqual(status, "timeout")
+            self.assertIn("ran past its limit of 2 s (case_timeout_s) in its verify phase", reason)
+        self.assertEqual(self.p.stderr.count("starting again with --resume"), 2, self.p.stderr)
+        self.assertFalse(os.path.exists(self.h5 + ".timeout"))
+        self.assertLess(self.wall, 60)
+
+    def test_resume_does_not_run_it_again(self):
+        t0 = time.monotonic()
+        p = subprocess.run([RUNNER, "run", self.yaml, "-o", self.h5, "--resume"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)  # the file holds failed cases
+        self.assertLess(time.monotonic() - t0, 2, "a held timeout ran again")
+        self.assertIn("4 of these 4 cases are already in", p.stderr)
+        self.assertEqual(len(self.statuses()), 4)
+
+    def test_the_analysis_reads_it(self):
+        p = subprocess.run([sys.executable, "-m", "tilelab_analysis.summary", self.h5], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("timeout", p.stdout)
+
+    def test_the_limit_is_checked(self):
+        bad = os.path.join(self.tmp, "bad.yaml")
+        with open(bad, "w") as f:
+            f.write(YAML.replace("case_timeout_s: 2", "case_timeout_s: 0"))
+        p = subprocess.run([RUNNER, "validate", bad], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("bad.yaml:6:17: case_timeout_s:", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -142,6 +142,20 @@ static int submit_main(int argc, char **argv, const cmd_line *line)
         fprintf(stderr, "runner submit: cannot find this runner's path; give it with --runner\n");
         goto done;
     }
+    /* A path in the scripts: single-quoted in their commands; in the #SBATCH lines, which Slurm reads with its
+     * own rules (% a pattern, a blank the end), it must need no quoting at all. */
+    const char *bad = NULL, *what = NULL;
+    for (const char *const *pp = (const char *const[]){self, out, path, NULL}; *pp && !bad; pp++)
+        for (const char *c = *pp; *c && !bad; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) bad = *pp, what = "a control character (a newline?)";
+    for (const char *c = dir; *c && !bad; c++)
+        if (strchr(" \t'\"\\%#", *c)) bad = dir, what = "a blank, a quote, '\\', '%' or '#', which an #SBATCH line cannot hold";
+    if (bad) {
+        char *shown = tl_shown(bad);
+        fprintf(stderr, "runner submit: '%s' holds %s: choose another path (-o, --runner)\n", shown, what);
+        free(shown);
+        goto done;
+    }
     struct stat st;
     if (!so.dry_run && stat(out, &st) == 0) {
         fprintf(stderr, "runner submit: %s exists; result files are never overwritten (choose another -o)\n", out);

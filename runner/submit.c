@@ -96,8 +96,14 @@ void submit_render(const tl_experiment *x, const submit_opts *o, submit_scripts 
                       "merge=$(sbatch --parsable --dependency=afterok:$array merge.sbatch)\n"
                       "merge=${merge%%%%;*}\n"
                       "echo \"submitted: array job $array (%d tasks), merge job $merge\"\n"
-                      "echo \"logs: %s/logs/\"\n"
-                      "echo \"result: %s (once job $merge has run)\"\n", o->shards, o->dir, o->output);
+                      "echo ", o->shards);
+    /* Paths single-quoted: a path is never a command, whatever it holds. */
+    char *logs = tl_xasprintf("logs: %s/logs/", o->dir), *result = tl_xasprintf("result: %s (once job ", o->output);
+    sh_quote(&b, logs);
+    tl_buf_printf(&b, "\necho ");
+    sh_quote(&b, result);
+    tl_buf_printf(&b, "\"$merge\"' has run)'\n");
+    free(logs), free(result);
     s->submit = b.s;
 }
 

@@ -156,6 +156,21 @@ void tl_sha256_hex(const void *data, size_t n, char out[65])
     out[64] = '\0';
 }
 
+char *tl_shown(const char *s)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "%s", "");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\n') tl_buf_printf(&b, "\\n");
+        else if (c == '\r') tl_buf_printf(&b, "\\r");
+        else if (c == '\t') tl_buf_printf(&b, "\\t");
+        else if (c < 0x20 || c == 0x7f) tl_buf_printf(&b, "\\x%02x", c);
+        else tl_buf_printf(&b, "%c", c);
+    }
+    return b.s;
+}
+
 char *tl_read_file(const char *path, size_t *len, tl_err *e)
 {
     FILE *f = fopen(path, "rb");

@@ -42,6 +42,9 @@ void tl_sha256_hex(const void *data, size_t n, char out[65]);
 
 /* Reads a whole file; NULL with e set on failure. *len gets its size. */
 char *tl_read_file(const char *path, size_t *len, tl_err *e);
+/* s as one line of a message: control characters as \n, \r, \t or \xNN (a path that holds a newline stays one
+ * line). Caller frees. */
+char *tl_shown(const char *s);
 /* Writes data to path atomically (temporary file + rename). */
 int tl_write_file_atomic(const char *path, const void *data, size_t n, tl_err *e);
 /* mkdir -p. */

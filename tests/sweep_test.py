@@ -358,6 +358,55 @@ class Sweep(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("bad.yaml:3:", p.stderr)
 
+    def test_submit_scripts_never_run_a_path(self):
+        # Paths that would be commands in an unquoted or double-quoted shell word: the scripts pass bash -n, and
+        # running them (a fake sbatch, a fake runner) makes no file but what they should.
+        home = tempfile.mkdtemp(dir=self.tmp)
+        bin_dir = os.path.join(home, "bin")
+        os.makedirs(bin_dir)
+        with open(os.path.join(bin_dir, "sbatch"), "w") as f:
+            f.write("#!/bin/sh\necho 4242\n")
+        runner = os.path.join(home, "r$(touch${IFS}R)`touch${IFS}B`;touch${IFS}C")
+        with open(runner, "w") as f:  # a runner that only says it ran
+            f.write("#!/bin/sh\necho fake runner \"$@\"\n")
+        for path in (os.path.join(bin_dir, "sbatch"), runner):
+            os.chmod(path, 0o755)
+        env = dict(os.environ, PATH=bin_dir + ":" + os.environ["PATH"])
+        for i, name in enumerate(("inj$(touch${IFS}X)", "a`touch${IFS}Y`b", "c;touch${IFS}Z;d", "e&&touch${IFS}W",
+                                  "f|touch${IFS}V", "g>U", "h$HOME$((1+1))")):
+            with self.subTest(name=name):
+                out = os.path.join(home, "s%d" % i, name + ".h5")
+                p = subprocess.run([RUNNER, "submit", self.yaml, "--shards", "2", "--runner", runner, "-o", out],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=home)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                sweep = out[:-3] + ".sweep"
+                for script in ("array.sbatch", "merge.sbatch", "submit.sh"):
+                    q = subprocess.run(["bash", "-n", os.path.join(sweep, script)], capture_output=True, text=True)
+                    self.assertEqual(q.returncode, 0, script + q.stderr)
+                q = subprocess.run(["sh", os.path.join(sweep, "submit.sh")], capture_output=True, text=True, env=env,
+                                   cwd=home)
+                self.assertEqual(q.returncode, 0, q.stderr)
+                self.assertIn("result: %s (once job 4242 has run)" % out, q.stdout)
+                for script in ("array.sbatch", "merge.sbatch"):
+                    q = subprocess.run(["bash", os.path.join(sweep, script)], capture_output=True, text=True,
+                                       env=dict(env, SLURM_ARRAY_TASK_ID="1", SLURM_ARRAY_TASK_COUNT="2"), cwd=home)
+                    self.assertEqual(q.returncode, 0, script + q.stderr)
+                    self.assertIn("fake runner", q.stdout)
+                self.assertIn("-o %s/shard-1.h5" % sweep, subprocess.run(
+                    ["bash", os.path.join(sweep, "array.sbatch")], capture_output=True, text=True, cwd=home,
+                    env=dict(env, SLURM_ARRAY_TASK_ID="1", SLURM_ARRAY_TASK_COUNT="2")).stdout)
+        made = sorted(n for n in os.listdir(home) if not n.startswith("s") and n not in ("bin", os.path.basename(runner)))
+        self.assertEqual(made, [], "a path ran as a command")
+        # What an #SBATCH line cannot hold, and control characters anywhere, are refused.
+        for out, want in ((os.path.join(home, "a b.h5"), "which an #SBATCH line cannot hold"),
+                          (os.path.join(home, "p%j.h5"), "which an #SBATCH line cannot hold"),
+                          (os.path.join(home, "n\nx.h5"), "holds a control character")):
+            p = subprocess.run([RUNNER, "submit", self.yaml, "--shards", "2", "-o", out, "--dry-run"],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 2, out)
+            self.assertIn(want, p.stderr)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
     def test_bad_shard_arguments(self):
         for bad in ("4/4", "-1/4", "1/0", "a/b", "1/4x"):
             p = run(self.yaml, "--shard", bad, "-o", os.path.join(self.tmp, "bad.h5"))

@@ -92,8 +92,20 @@ static int probe(const char *path, tl_err *e)
 #endif
 }
 
+/* A FIFO or a device would block or never end: only a regular file is read. */
+static int regular(const char *path, tl_err *e)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        tl_err_set(e, "%s: not a regular file (a FIFO, a device or a folder)", path);
+        return -1;
+    }
+    return 0;
+}
+
 hid_t h5in_open(const char *path, tl_err *e)
 {
+    if (regular(path, e)) return -1;
     /* Checked again here even when the child checked it: the file may have changed in between. */
     if (probe(path, e) < 0) return -1;
     return open_checked(path, e);
@@ -101,6 +113,7 @@ hid_t h5in_open(const char *path, tl_err *e)
 
 hid_t h5in_open_locked(const char *path, tl_err *e)
 {
+    if (regular(path, e)) return -1;
     int checked = probe(path, e);
     if (checked < 0) return -1;
     return checked ? h5_open_result(path, e) : open_checked(path, e);

@@ -796,6 +796,19 @@ int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_inf
         tl_err_set(e, "%s: cannot set up HDF5 file access", path);
         goto fail;
     }
+    /* One file, one writer: the lock is a sibling of the name, so the file must have no other name; and the
+     * runner commits by renaming, which would put a file in place of a link. */
+    if (lstat(path, &st) == 0) {
+        const char *why = S_ISLNK(st.st_mode) ? "is a symbolic link: give the path of the file it points to"
+                          : !S_ISREG(st.st_mode) ? "is not a regular file (a FIFO, a device or a folder)"
+                          : st.st_nlink > 1 ? "has other names (hard links): two runs through two of them would both "
+                                              "write it; copy it to a file of its own"
+                          : NULL;
+        if (why) {
+            tl_err_set(e, "%s: %s", path, why);
+            goto fail;
+        }
+    }
     if (take_lock(o, e)) goto fail;
     unlink(o->fresh); /* left by a run killed while creating the file */
     if (stat(path, &st) != 0) {

@@ -1,6 +1,7 @@
 #include "runner/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -173,9 +174,23 @@ char *tl_shown(const char *s)
 
 char *tl_read_file(const char *path, size_t *len, tl_err *e)
 {
-    FILE *f = fopen(path, "rb");
+    /* Opened without blocking, and only a regular file read: a FIFO would wait for a writer for ever. */
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        tl_err_set(e, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        tl_err_set(e, "%s: not a regular file (a FIFO, a device or a folder)", path);
+        close(fd);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         tl_err_set(e, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     tl_buf b = {0};

@@ -407,6 +407,29 @@ class Sweep(unittest.TestCase):
             self.assertIn(want, p.stderr)
             self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
 
+    def test_one_file_one_writer_and_only_regular_files(self):
+        d = tempfile.mkdtemp(dir=self.tmp)
+        real = os.path.join(d, "real.h5")
+        p = run(self.yaml, "-q", "-o", real)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        os.symlink(real, os.path.join(d, "link.h5"))
+        os.link(real, os.path.join(d, "hard.h5"))
+        os.mkfifo(os.path.join(d, "fifo.h5"))
+        os.mkfifo(os.path.join(d, "fifo.yaml"))
+        for name, want in (("link.h5", "is a symbolic link"), ("hard.h5", "has other names (hard links)"),
+                           ("fifo.h5", "is not a regular file")):
+            p = subprocess.run([RUNNER, self.yaml, "-q", "--resume", "-o", os.path.join(d, name)], capture_output=True,
+                               text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, name)
+            self.assertIn(want, p.stderr)
+        self.assertTrue(os.path.islink(os.path.join(d, "link.h5")), "the link was replaced")
+        fifo = os.path.join(d, "fifo.h5")
+        for args in (["rerun", fifo], ["merge", os.path.join(d, "m.h5"), fifo], ["extract", fifo, os.path.join(d, "x")],
+                     ["validate", os.path.join(d, "fifo.yaml")]):
+            p = subprocess.run([RUNNER, *args], capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, args)
+            self.assertIn("not a regular file", p.stderr)
+
     def test_bad_shard_arguments(self):
         for bad in ("4/4", "-1/4", "1/0", "a/b", "1/4x"):
             p = run(self.yaml, "--shard", bad, "-o", os.path.join(self.tmp, "bad.h5"))

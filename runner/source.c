@@ -233,7 +233,14 @@ static char *read_inside(const char *dir, const char *path, const char *shown, s
         tl_err_set(e, "%s: not a regular file", shown);
     } else if ((size_t)st.st_size > limit) {
         too_big(e, shown, (size_t)st.st_size, limit);
-    } else if ((text = tl_read_file(real, len, e)) && !binary && text_ok(shown, text, *len, limit, e)) {
+    } else if (!(text = tl_read_file(real, len, e))) {
+        size_t rl = strlen(real); /* named as the user names it, not by its resolved path */
+        if (!strncmp(e->msg, real, rl)) {
+            char *rest = tl_xstrdup(e->msg + rl);
+            tl_err_set(e, "%s%s", shown, rest);
+            free(rest);
+        }
+    } else if (!binary && text_ok(shown, text, *len, limit, e)) {
         free(text), text = NULL;
     }
     free(full), free(real);
@@ -558,7 +565,9 @@ static int resolve_first(src_store *s, const char *origin, const char *path, siz
     const char *why;
     memset(set, 0, sizeof *set);
     if (src_join("", path, norm, sizeof norm, &why)) {
-        tl_err_set(e, "%s: %s", path, why);
+        char *shown = tl_shown(path); /* a newline in a name stays in a one-line message */
+        tl_err_set(e, "%s: %s", shown, why);
+        free(shown);
         return -1;
     }
     int i = get_file(s, origin, norm, max, e);
@@ -616,7 +625,9 @@ int src_read_data(src_store *s, const char *path, tl_err *e)
     char norm[PATH_MAX];
     const char *why;
     if (src_join("", path, norm, sizeof norm, &why)) {
-        tl_err_set(e, "%s: %s", path, why);
+        char *shown = tl_shown(path);
+        tl_err_set(e, "%s: %s", shown, why);
+        free(shown);
         return -1;
     }
     int i = find_index(s, SRC_DATA, norm);

@@ -101,6 +101,7 @@ class UserKernels(unittest.TestCase):
             ({}, "k.cu", "k.cu: no such file in the experiment's folder"),
             ({}, outside, "an absolute path (files are named relative to the experiment's folder)"),
             ({}, "../outside.cu", "../outside.cu: it leaves the experiment's folder"),
+            ({}, '"k\\n.cu"', "k\\n.cu: a control character"),  # a newline in the name, shown as \n on one line
             ({"k.cu": '#include "../outside.cu"\n'}, "k.cu", 'k.cu:1: "../outside.cu": it leaves'),
             ({"k.cu": '#include "%s"\n' % outside}, "k.cu", "an absolute path"),
             ({"k.cu": "#define F <x>\n#include F\n"}, "k.cu", "k.cu:2: #include F: a computed include"),
@@ -136,6 +137,7 @@ class UserKernels(unittest.TestCase):
             ({"kernels/k.cu": '#include "util.cuh"\n' + OK_COPY,
               "kernels/util.cuh": "__device__ int f() { return missing_fn(); }\n"}, "k",
              "kernels/util.cuh(1): error: identifier \"missing_fn\" is undefined"),
+            ({"kernels/k.cu": OK_COPY}, "copy_kernel", "e.yaml:6: variant mine: "),  # where the YAML names it
             ({"kernels/k.cu": OK_COPY}, "copy_kernel", "no function named 'copy_kernel' (the entry)"),
             ({"kernels/k.cu": OK_COPY.replace('extern "C" ', "")}, "k",
              "'k' is not an extern \"C\" __global__ function of the compiled module (its kernels: _Z1kPKfPfx); a "

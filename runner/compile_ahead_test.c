@@ -212,7 +212,7 @@ static int check_default_threads(void)
 
 int main(int argc, char **argv)
 {
-    if (argc == 2 && !strcmp(argv[1], JIT_HELPER_ARG)) return jit_helper_main(); /* the pools' helpers */
+    if (argc == 2 && !strcmp(argv[1], JIT_HELPER_ARG)) return jit_helper_main(NULL); /* the pools' helpers */
     if (argc != 2) {
         fprintf(stderr, "usage: compile_ahead_test EXPERIMENT.yaml\n");
         return 2;

@@ -96,8 +96,8 @@ static int probe(const char *path, tl_err *e)
 static int regular(const char *path, tl_err *e)
 {
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        tl_err_set(e, "%s: not a regular file (a FIFO, a device or a folder)", path);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) { /* a folder: said later */
+        tl_err_set(e, "%s: not a regular file (a FIFO or a device)", path);
         return -1;
     }
     return 0;

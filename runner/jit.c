@@ -16,6 +16,7 @@
 #include "runner/cuda_check.h"
 #include "runner/decl.h"
 #include "runner/dop.h"
+#include "runner/sandbox.h"
 
 #define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + REG_MAX_ARGS + 8)
 
@@ -369,6 +370,54 @@ static void compile_error(const jit_request *rq, const char *log, nvrtcResult rc
 
 /* ---- compile, cache ------------------------------------------------------------------------------ */
 
+/* ---- the sandboxed helper -------------------------------------------------------------------------- */
+
+static int helper_here; /* this program answers JIT_HELPER_ARG (the runner, not a test binary) */
+static pthread_mutex_t own_mu = PTHREAD_MUTEX_INITIALIZER;
+static jit_helper *own; /* the helper this process's own compiles of experiment sources go to */
+
+void jit_helpers_enable(void)
+{
+    helper_here = 1;
+}
+
+int jit_sandbox(char *why, size_t len)
+{
+    /* NVRTC loads its builtins on its first compile: done here, before the folders close. */
+    nvrtcProgram p = NULL;
+    const char *opt = "--gpu-architecture=compute_90";
+    if (nvrtcCreateProgram(&p, "extern \"C\" __global__ void k() {}\n", "warm.cu", 0, NULL, NULL) == NVRTC_SUCCESS) {
+        nvrtcCompileProgram(p, 1, &opt);
+        nvrtcDestroyProgram(&p);
+    }
+    char exe[PATH_MAX] = "", *slash;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) exe[n] = '\0';
+    if ((slash = strrchr(exe, '/'))) *slash = '\0';
+    jit_cutlass_version(); /* finds the CUTLASS headers, if any */
+    /* The toolkit, CUTLASS's headers, the runner's own folder (the bundle's libraries) and the system's
+     * libraries (what nvJitLink may load): nothing an experiment names. */
+    /* CUTLASS's folder in Bazel's runfiles holds links: the folder they point into too. */
+    char probe[PATH_MAX + 32], *real = NULL;
+    snprintf(probe, sizeof probe, "%s/cute/tensor.hpp", cutlass_place.include);
+    if (cutlass_place.include[0] && (real = realpath(probe, NULL)) && strlen(real) > strlen("/cute/tensor.hpp"))
+        real[strlen(real) - strlen("/cute/tensor.hpp")] = '\0';
+    const char *dirs[] = {cuda_home(), cutlass_place.include, real ? real : "", exe, "/usr/lib", "/lib", "/usr/lib64",
+                          "/lib64", "/etc/ld.so.cache", "/dev/null"};
+    int rc = sb_restrict(dirs, (int)(sizeof dirs / sizeof *dirs), why, len);
+    free(real);
+    return rc;
+}
+
+/* Whether rq compiles a file of the experiment's folder (or of a result file's), which NVRTC gets only in a
+ * sandboxed helper. */
+static int has_experiment_files(const jit_request *rq)
+{
+    for (int i = 0; i < rq->src->n; i++)
+        if (strcmp(rq->store->files[rq->src->files[i]].origin, SRC_TILELAB)) return 1;
+    return 0;
+}
+
 /* rq compiled by NVRTC, in h's process when there is one that still runs (else in this one). */
 static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, int nopts, jit_helper *h,
                        jit_cubin *out, tl_err *e)
@@ -381,8 +430,25 @@ static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, 
     for (int i = 0; i < REG_MAX_KERNELS - 1 && rq->also[i]; i++) tl_buf_printf(&also, "%s%s", i ? "," : "", rq->also[i]);
     jit_build_job j = {wrapper, opts, nopts, nh, texts, (const char *const *)rq->src->names, rq->arch,
                        rq->arch_specific, rq->entry, also.s, rq->front_end_only};
-    int rc = h ? jit_helper_build(h, &j, out, e) : JIT_HELPER_GONE;
-    if (rc == JIT_HELPER_GONE) rc = jit_build_run(&j, out, e); /* (a helper that is gone left out as it was) */
+    int rc;
+    if (!h && helper_here && has_experiment_files(rq)) {
+        /* An experiment's source never reaches NVRTC in the run's own process: it goes to a helper that cannot
+         * read outside the toolkit (jit_sandbox). */
+        pthread_mutex_lock(&own_mu);
+        if (!own) own = jit_helper_new();
+        rc = jit_helper_build(own, &j, out, e);
+        pthread_mutex_unlock(&own_mu);
+        if (rc == JIT_HELPER_GONE) {
+            tl_err_set(e, "the compile helper, which compiles the experiment's own kernels where they cannot read "
+                          "files outside the toolkit, stopped or could not start");
+            free(texts);
+            tl_buf_free(&also);
+            return -1;
+        }
+    } else {
+        rc = h ? jit_helper_build(h, &j, out, e) : JIT_HELPER_GONE;
+        if (rc == JIT_HELPER_GONE) rc = jit_build_run(&j, out, e); /* (a helper that is gone left out as it was) */
+    }
     free(texts);
     tl_buf_free(&also);
     if (rc > 0) compile_error(rq, out->log, (nvrtcResult)rc, e);

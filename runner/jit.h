@@ -113,6 +113,12 @@ void jit_unload(jit_kernel *k);
  * (TILELAB_CUTLASS, the bundle's cutlass folder, or the runner's Bazel runfiles), or NULL when this
  * machine has none. */
 const char *jit_cutlass_version(void);
+/* This program is the runner (it answers JIT_HELPER_ARG): an experiment's sources then compile only in a
+ * sandboxed helper process, never in this one. */
+void jit_helpers_enable(void);
+/* A helper's sandbox (runner/sandbox.h): NVRTC warmed up, then reads only under the toolkit, CUTLASS's headers
+ * and the libraries. 0, or -1 with why. */
+int jit_sandbox(char *why, size_t len);
 
 /* NVRTC's version as "13.0". */
 void jit_nvrtc_version(char out[16]);

@@ -261,10 +261,11 @@ static int answer(int fd, const msg_in *m)
     return bad ? -1 : 0;
 }
 
-int jit_helper_main(void)
+int jit_helper_main(void (*prepare)(void))
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a run that dies takes its helpers' compiles with it */
     close_inherited();
+    if (prepare) prepare();
     for (;;) {
         msg_in m;
         int got = msg_read(0, &m);

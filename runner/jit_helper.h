@@ -26,7 +26,8 @@ int jit_helper_build(jit_helper *h, const jit_build_job *j, jit_cubin *out, tl_e
 int jit_helper_pid(const jit_helper *h);
 /* Ends h's process (it holds nothing to keep) and frees h; NULL is none. */
 void jit_helper_stop(jit_helper *h);
-/* The helper's side: answers jobs on standard input until it closes; the process's exit status. */
-int jit_helper_main(void);
+/* The helper's side: closes what it inherited, calls prepare (the sandbox; NULL: none), then answers jobs on
+ * standard input until it closes; the process's exit status. */
+int jit_helper_main(void (*prepare)(void));
 
 #endif

@@ -1,11 +1,13 @@
 /* runner: the tilelab command line. The commands are a table (each in runner/cmd_<name>.c); main finds
  * the one a command line names and hands it the rest. Only main exits; everything else returns a status. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "runner/cmd.h"
 #include "runner/h5util.h"
+#include "runner/jit.h"
 #include "runner/jit_helper.h"
 
 static const cmd_def *const commands[] = {
@@ -117,9 +119,20 @@ static int dispatch(int argc, char **argv)
     return TL_EXIT_BAD_INPUT;
 }
 
+/* A compile helper's sandbox; where the kernel has none, the include scanner alone keeps the compiles inside the
+ * experiment's folder, and the helper says so. */
+static void sandbox(void)
+{
+    char why[256];
+    if (jit_sandbox(why, sizeof why))
+        fprintf(stderr, "tilelab: the compile helper runs without a sandbox (%s): only the include scanner keeps the "
+                        "compiles inside the experiment's folder\n", why);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc == 2 && !strcmp(argv[1], JIT_HELPER_ARG)) return jit_helper_main(); /* a run's compile helper */
+    if (argc == 2 && !strcmp(argv[1], JIT_HELPER_ARG)) return jit_helper_main(sandbox); /* a compile helper */
+    jit_helpers_enable();
     int rc = dispatch(argc, argv);
     if (h5_left_open() || h5_close_failed) {
         /* See h5util.h: skip HDF5's atexit clean-up, which would crash. */

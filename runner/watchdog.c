@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,38 @@ static void *watch(void *arg)
     return NULL;
 }
 
+/* What SIGTERM (Slurm's time limit) and SIGINT (Ctrl-C) print before they end the run as they would have: the
+ * file holds every case committed, and the command that goes on. Made before, written by write(2) alone. */
+static char stop_msg[4096];
+static size_t stop_len;
+
+static void on_stop(int sig)
+{
+    if (write(2, stop_msg, stop_len) < 0) { /* nothing more to do in a handler */ }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void catch_stops(const char *path, int argc, char **argv)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "\nrunner: stopped; %s holds every case reported done. Continue with:", path);
+    int had_o = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--resume")) continue;
+        had_o |= !strcmp(argv[i], "-o") || !strcmp(argv[i], "--output");
+        tl_buf_printf(&b, " %s", argv[i]);
+    }
+    tl_buf_printf(&b, "%s%s --resume\n", had_o ? "" : " -o ", had_o ? "" : path);
+    stop_len = b.len < sizeof stop_msg ? b.len : sizeof stop_msg - 1;
+    memcpy(stop_msg, b.s, stop_len);
+    free(b.s);
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
+
 int wd_start(const char *path, int argc, char **argv, tl_err *e)
 {
     pthread_condattr_t ca;
@@ -116,6 +149,7 @@ int wd_start(const char *path, int argc, char **argv, tl_err *e)
         return -1;
     }
     wd.running = 1;
+    catch_stops(path, argc, argv);
     return 0;
 }
 

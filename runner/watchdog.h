@@ -12,7 +12,8 @@
  * floor for the rest of a case (inputs, reference, counters, trials). */
 double wd_default_limit(double max_time_s);
 
-/* Starts the thread for the run writing path (argv: how the runner was started, for the restart). */
+/* Starts the thread for the run writing path (argv: how the runner was started, for the restart), and has
+ * SIGTERM and SIGINT say how to go on before they end the run as they would have. */
 int wd_start(const char *path, int argc, char **argv, tl_err *e);
 /* The case the main thread starts now, and its limit (0: none). */
 void wd_arm(const char *case_id, double limit_s);

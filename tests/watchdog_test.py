@@ -73,6 +73,28 @@ class Watchdog(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("timeout", p.stdout)
 
+    def test_sigterm_says_how_to_go_on_and_ends_the_run(self):
+        # Slurm's time limit on a case that would run a minute: the run ends at once, says the command that goes
+        # on, and the file holds the case before it.
+        y = os.path.join(self.tmp, "long.yaml")
+        with open(y, "w") as f:
+            f.write(YAML.replace("case_timeout_s: 2", "case_timeout_s: 60"))
+        h5 = os.path.join(self.tmp, "term.h5")
+        p = subprocess.Popen([RUNNER, "run", y, "-o", h5], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not os.path.exists(h5):
+            time.sleep(0.05)
+        time.sleep(1.0)  # into the case that never returns
+        t0 = time.monotonic()
+        p.send_signal(15)
+        _, err = p.communicate(timeout=30)
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertEqual(p.returncode, -15, err)
+        self.assertIn("runner: stopped; %s holds every case reported done. Continue with:" % h5, err)
+        self.assertIn("-o %s --resume" % h5, err)
+        with h5py.File(h5, "r") as f:
+            self.assertEqual([text(g.attrs["variant"]) for g in f["cases"].values()], ["host_memcpy"])
+
     def test_the_limit_is_checked(self):
         bad = os.path.join(self.tmp, "bad.yaml")
         with open(bad, "w") as f:

@@ -127,7 +127,8 @@ static int parse_entry(const char *data, size_t len, char key[65], size_t *off, 
 /* The bytes of a regular file of this user that nobody else can write, at most MAX_ENTRY. */
 static char *read_private(const char *path, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO put in the cache's place is refused below instead of blocking the open. */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     char *buf = NULL;
     if (fd < 0) return NULL;

@@ -61,6 +61,11 @@ static int check_entries(void)
     CHECK(get_is(dir, KEY_B, NULL), "an entry others can write was returned");
     chmod(b, 0600);
     CHECK(get_is(dir, KEY_B, "cubin of B!"), "a whole entry after the checks");
+    /* A FIFO in an entry's place: a miss, not an open that waits for a writer for ever. */
+    unlink(b);
+    CHECK(mkfifo(b, 0600) == 0 && get_is(dir, KEY_B, NULL), "a FIFO was read as an entry");
+    unlink(b);
+    cache_put(dir, KEY_B, "cubin of B!", 11);
     /* verify sees the damage, clear removes everything of the cache's own and nothing else. */
     char *notes = tl_xasprintf("%s/notes.txt", dir);
     FILE *other = fopen(notes, "w");

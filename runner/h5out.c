@@ -799,10 +799,16 @@ int h5out_open(h5out *o, const char *path, const tl_experiment *x, const env_inf
     /* One file, one writer: the lock is a sibling of the name, so the file must have no other name; and the
      * runner commits by renaming, which would put a file in place of a link. */
     if (lstat(path, &st) == 0) {
+        /* Its names but the runner's own siblings (a commit killed half-way can leave the shadow or the new file
+         * as a second name of it). */
+        nlink_t names = st.st_nlink;
+        struct stat sib;
+        if (lstat(o->shadow, &sib) == 0 && sib.st_dev == st.st_dev && sib.st_ino == st.st_ino) names--;
+        if (lstat(o->fresh, &sib) == 0 && sib.st_dev == st.st_dev && sib.st_ino == st.st_ino) names--;
         const char *why = S_ISLNK(st.st_mode) ? "is a symbolic link: give the path of the file it points to"
                           : !S_ISREG(st.st_mode) ? "is not a regular file (a FIFO, a device or a folder)"
-                          : st.st_nlink > 1 ? "has other names (hard links): two runs through two of them would both "
-                                              "write it; copy it to a file of its own"
+                          : names > 1 ? "has other names (hard links): two runs through two of them would both "
+                                        "write it; copy it to a file of its own"
                           : NULL;
         if (why) {
             tl_err_set(e, "%s: %s", path, why);

@@ -1,10 +1,15 @@
 #include "runner/dop_file.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "runner/dop_gen.h"
 #include "runner/util.h"
@@ -233,9 +238,37 @@ static int h5_decode(dop_file *f, int t, int size, const char *b, size_t len, ch
     return rc;
 }
 
+/* A data file travels in result files, so it is untrusted like them: HDF5 first reads it in a child, where a file
+ * crafted to crash or hang the library costs only the child. 0 when the child read it (or could not be started:
+ * then this process reads it), -1 with why. */
+static int h5_probe(dop_file *f, int t, int size, const char *bytes, size_t len, char *why, size_t n)
+{
+#ifdef TL_LIBFUZZER
+    (void)f, (void)t, (void)size, (void)bytes, (void)len, (void)why, (void)n;
+    return 0;
+#else
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) dup2(null, 2);
+        alarm(30);
+        char w[8];
+        _exit(h5_decode(f, t, size, bytes, len, w, sizeof w) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(status)) return 0; /* read, or refused: this process says why */
+    return fail(why, n, "it crashes or hangs the HDF5 library (%s): not a usable HDF5 file",
+                WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "stopped");
+#endif
+}
+
 int dop_file_decode(dop_file *f, int t, int size, const char *bytes, size_t len, char *why, size_t n)
 {
-    int rc = f->dataset ? h5_decode(f, t, size, bytes, len, why, n) : npy_decode(f, t, size, bytes, len, why, n);
+    int rc = f->dataset ? (h5_probe(f, t, size, bytes, len, why, n) ? -1 : h5_decode(f, t, size, bytes, len, why, n))
+                        : npy_decode(f, t, size, bytes, len, why, n);
     if (rc == 0) tl_sha256_hex(f->data, (size_t)f->count * (size_t)size, f->sha256);
     return rc;
 }

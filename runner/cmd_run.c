@@ -20,6 +20,8 @@ static const char help[] =
     "and optionally `smem:` and `requires:` (docs/guide/your-kernels.md). An op of your own is\n"
     "declared with `op:` as a mapping (buffers, inits, signature, work, reference); its variants may\n"
     "be several kernels a run (`kernels:`) or library calls (`library:`; docs/guide/declared-ops.md).\n"
+    "A case that runs past `case_timeout_s` (default 120 s + 20 x max_time_s) is recorded as `timeout`\n"
+    "and the runner starts again and goes on; SIGTERM and Ctrl-C say how to resume.\n"
     "\n"
     CMD_RUN_OPTIONS_HELP
     "  --devices all|0,2,3   run on several GPUs of this machine at once: a worker process per GPU\n"
@@ -28,7 +30,7 @@ static const char help[] =
     "                        each case names its device. With --resume, goes on after a kill\n"
     "                        (the workers die with the run; what they wrote is kept)\n"
     "\n"
-    "exit codes: 0 every case ok or skipped; 1 a case failed verification or errored; 2 bad input\n"
+    "exit codes: 0 every case ok or skipped; 1 a case failed verification, errored or timed out; 2 bad input\n"
     "(including a kernel of the experiment that does not compile): then no result file is written.\n";
 
 int cmd_run_options(int argc, char **argv, run_opts *o)

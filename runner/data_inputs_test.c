@@ -16,12 +16,12 @@
 
 #include "runner/config.h"
 #include "runner/dop.h"
-#include "runner/env.h"
 #include "runner/extract.h"
 #include "runner/h5in.h"
-#include "runner/h5out.h"
 #include "runner/h5src.h"
+#include "runner/h5util.h"
 #include "runner/plan.h"
+#include "runner/test_result.h"
 #include "runner/testutil.h"
 
 static char tmp[512];
@@ -319,37 +319,6 @@ static int test_ids(void)
 
 /* ---- the result file carries them ---------------------------------------------------------------- */
 
-/* A result file of x whose cases are all skipped (no GPU here): the writer's real path. */
-static int write_result(const char *path, tl_experiment *x, tl_err *e)
-{
-    tl_plan p;
-    env_info env;
-    h5out out;
-    h5out_existing have;
-    h5out_session ses = {"data_inputs_test", "", NULL};
-    plan_limits lim = {0};
-    if (plan_expand(x, &lim, &p, e)) return -1;
-    env_host(&env);
-    tl_result *res = tl_xcalloc((size_t)p.ncases, sizeof *res);
-    int rc = h5out_open(&out, path, x, &env, &ses, 0, &have, e);
-    for (int i = 0; rc == 0 && i < p.ncases; i++) {
-        tl_result *r = &res[i];
-        r->c = &p.cases[i];
-        r->status = "skipped";
-        r->reason = tl_xstrdup("no GPU in this test");
-        r->regs = -1, r->smem_bytes = r->local_bytes = r->smem_static_bytes = r->smem_dynamic_bytes = -1;
-        r->max_abs_err = r->max_rel_err = r->gflops = r->gbs = NAN;
-        rc = h5out_write_case(&out, r, e);
-    }
-    if (rc == 0) rc = h5out_finish(&out, 0, 0, e);
-    if (out.path) h5out_close(&out);
-    h5out_existing_free(&have);
-    for (int i = 0; i < p.ncases; i++) result_free(&res[i]);
-    free(res);
-    plan_free(&p);
-    return rc;
-}
-
 /* The case ids of x's plan, joined. */
 static char *ids_of(tl_experiment *x)
 {
@@ -394,7 +363,7 @@ static int test_carried(void)
     char *yaml = tl_xasprintf("%s/conv1d/conv1d.yaml", tmp), *npy = tl_xasprintf("%s/conv1d/lowpass.npy", tmp);
     tl_experiment x, y;
     tl_err e;
-    if (config_load(yaml, &x, &e) || write_result(h5, &x, &e)) {
+    if (config_load(yaml, &x, &e) || test_write_skipped(h5, &x, "data_inputs_test", 0, &e)) {
         CHECK(0, "%s", e.msg);
         return 1;
     }
@@ -444,7 +413,8 @@ static int test_not_carried(void)
     snprintf(ks, sizeof ks, "%d", N);
     tl_experiment x, y;
     tl_err e;
-    if (config_load(yaml_of(d, "f32", "{file: big.npy}", ks), &x, &e) || write_result(h5, &x, &e)) {
+    if (config_load(yaml_of(d, "f32", "{file: big.npy}", ks), &x, &e) ||
+        test_write_skipped(h5, &x, "data_inputs_test", 0, &e)) {
         CHECK(0, "%s", e.msg);
         return 1;
     }

@@ -18,6 +18,7 @@
 #include "runner/h5in.h"
 #include "runner/h5out.h"
 #include "runner/h5src.h"
+#include "runner/test_result.h"
 #include "runner/testutil.h"
 
 static char tmp[512];
@@ -29,36 +30,6 @@ static int plan_of(tl_experiment *x, tl_plan *p)
     plan_limits lim = {0};
     int rc = plan_expand(x, &lim, p, &e);
     CHECK(rc == 0, "%s", e.msg);
-    return rc;
-}
-
-/* A result file of x whose cases are all skipped (no GPU here): the writer's real path. */
-static int write_result(const char *path, tl_experiment *x, int resume, tl_err *e)
-{
-    tl_plan p;
-    env_info env;
-    h5out out;
-    h5out_existing have;
-    h5out_session ses = {"sources_test", "", NULL};
-    if (plan_of(x, &p)) return -1;
-    env_host(&env);
-    tl_result *res = tl_xcalloc((size_t)p.ncases, sizeof *res);
-    int rc = h5out_open(&out, path, x, &env, &ses, resume, &have, e);
-    for (int i = 0; rc == 0 && !resume && i < p.ncases; i++) { /* a resume finds them all held */
-        tl_result *r = &res[i];
-        r->c = &p.cases[i];
-        r->status = "skipped";
-        r->reason = tl_xstrdup("no GPU in this test");
-        r->regs = -1, r->smem_bytes = r->local_bytes = r->smem_static_bytes = r->smem_dynamic_bytes = -1;
-        r->max_abs_err = r->max_rel_err = r->gflops = r->gbs = NAN;
-        rc = h5out_write_case(&out, r, e);
-    }
-    if (rc == 0) rc = h5out_finish(&out, 0, 0, e);
-    if (out.path) h5out_close(&out);
-    h5out_existing_free(&have);
-    for (int i = 0; i < p.ncases; i++) result_free(&res[i]);
-    free(res);
-    plan_free(&p);
     return rc;
 }
 
@@ -252,14 +223,15 @@ static int check_resume_refuses_edited_kernel(void)
     snprintf(yaml, sizeof yaml, "%s/copy/user_sgemm.yaml", tmp);
     snprintf(h5, sizeof h5, "%s/resume.h5", tmp);
     CHECK(config_load(yaml, &x, &e) == 0, "%s", e.msg);
-    CHECK(write_result(h5, &x, 0, &e) == 0, "%s", e.msg);
+    CHECK(test_write_skipped(h5, &x, "sources_test", 0, &e) == 0, "%s", e.msg);
     config_free(&x);
-    CHECK(config_load(yaml, &x, &e) == 0 && write_result(h5, &x, 1, &e) == 0, "an unchanged resume: %s", e.msg);
+    CHECK(config_load(yaml, &x, &e) == 0 && test_write_skipped(h5, &x, "sources_test", 1, &e) == 0,
+          "an unchanged resume: %s", e.msg);
     config_free(&x);
     snprintf(cmd, sizeof cmd, "echo '// edited' >> '%s/copy/kernels/tile_load.cuh'", tmp);
     CHECK(system(cmd) == 0, "%s", cmd);
     CHECK(config_load(yaml, &x, &e) == 0, "%s", e.msg);
-    CHECK(write_result(h5, &x, 1, &e) != 0 && strstr(e.msg, "was started with another version of") &&
+    CHECK(test_write_skipped(h5, &x, "sources_test", 1, &e) != 0 && strstr(e.msg, "was started with another version of") &&
               strstr(e.msg, "kernels/tile_load.cuh"), "edited resume: %s", e.msg);
     config_free(&x);
     return 1;
@@ -298,7 +270,7 @@ static int table_round_trip(const char *dir, const char *yaml, const char *origi
         return -1;
     }
     snprintf(h5, sizeof h5, "%s/%s.h5", tmp, origin);
-    CHECK(write_result(h5, x, 0, &e) == 0, "%s", e.msg);
+    CHECK(test_write_skipped(h5, x, "sources_test", 0, &e) == 0, "%s", e.msg);
     src_store st;
     int n;
     CHECK(load_sources(h5, 0, &st, &n, &e) == 0, "reading %s back: %s", table, e.msg);
@@ -402,7 +374,7 @@ int main(void)
     tl_err e;
     int total = 1;
     CHECK(config_load(example, &x, &e) == 0, "%s", e.msg);
-    CHECK(write_result(h5, &x, 0, &e) == 0, "%s", e.msg);
+    CHECK(test_write_skipped(h5, &x, "sources_test", 0, &e) == 0, "%s", e.msg);
     total += check_file(h5, &x);
     total += check_extract(h5, &x);
     total += check_embedded(h5, &x);

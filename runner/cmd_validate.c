@@ -8,6 +8,7 @@
 #include "runner/cmd.h"
 #include "runner/compile.h"
 #include "runner/counters.h"
+#include "runner/jit_helper.h"
 #include "runner/plan.h"
 #include "runner/report.h"
 
@@ -91,6 +92,7 @@ static int check_chip(const check_opts *o, const tl_experiment *x, ctr_session *
 static int load_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, int print_validate)
 {
     int bad = 0;
+    double compile_limit = 0;
     ctr_session *chip = NULL;
     for (int i = 0; i < o->nfiles; i++) {
         tl_err e;
@@ -101,11 +103,13 @@ static int load_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, int pri
             fprintf(stderr, "%s\n", e.msg);
             plan_free(&ps[i]), config_free(&xs[i]); /* op NULL: nothing of it is compiled */
             bad = 1;
-        } else if (print_validate) {
-            report_validate(stdout, o->files[i], &xs[i], &ps[i], o->picks);
+        } else {
+            if (xs[i].compile_timeout_s > compile_limit) compile_limit = xs[i].compile_timeout_s;
+            if (print_validate) report_validate(stdout, o->files[i], &xs[i], &ps[i], o->picks);
         }
         free(path);
     }
+    jit_helper_set_timeout(compile_limit); /* the most generous of the files' (0: the default) */
     ctr_close(chip);
     return bad;
 }

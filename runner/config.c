@@ -923,13 +923,13 @@ static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "description", "op", "seed", "dtype", "layout", "args", "sizes",
                                        "variants", "reference", "tolerance", "measure", "counters", "data", "verify",
-                                       "case_timeout_s", NULL};
-    cfgn_pair pr[18];
+                                       "case_timeout_s", "compile_timeout_s", NULL};
+    cfgn_pair pr[19];
     int np;
     if (root->type != YAML_MAPPING_NODE)
         return cfgn_fail(c, root, "experiment", "expected a mapping of fields (name, op, sizes, variants, ...), got %s",
                        cfgn_kind_name(root));
-    if (cfgn_pairs(c, root, "experiment", keys, pr, 17, &np)) return -1;
+    if (cfgn_pairs(c, root, "experiment", keys, pr, 18, &np)) return -1;
     static const char *const required[] = {"name", "op", "seed", "sizes", "variants"};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (!cfgn_find(pr, np, required[i]))
@@ -960,6 +960,9 @@ static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
         x->verify = (cfg_verify)which;
     }
     if ((n = cfgn_find(pr, np, "case_timeout_s")) && cfgn_double(c, n, "case_timeout_s", 1, 86400, &x->case_timeout_s))
+        return -1;
+    if ((n = cfgn_find(pr, np, "compile_timeout_s")) &&
+        cfgn_double(c, n, "compile_timeout_s", 1, 86400, &x->compile_timeout_s))
         return -1;
     if (parse_sizes(c, cfgn_find(pr, np, "sizes"), x)) return -1;
     x->protocol = measure_defaults;

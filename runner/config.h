@@ -69,6 +69,7 @@ typedef struct {
     reg_dist dist;             /* input distribution */
     cfg_verify verify;         /* off | once (the first run) | every (every timed run) */
     double case_timeout_s;     /* a case's limit, s (0: runner/watchdog.h's default from its protocol) */
+    double compile_timeout_s;  /* a kernel's compile's limit in a helper process, s (0: JIT_COMPILE_TIMEOUT_S) */
     src_store store;           /* every kernel source the variants compile, as read */
 } tl_experiment;
 

@@ -18,7 +18,7 @@
 #include "runner/dop.h"
 #include "runner/sandbox.h"
 
-#define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + REG_MAX_ARGS + 8)
+#define JIT_MAX_OPTS (REG_MAX_PARAMS + REG_MAX_OPERANDS + REG_MAX_ARGS + 10)
 
 void jit_nvrtc_version(char out[16])
 {
@@ -130,12 +130,20 @@ static const char *cuda_home(void)
  * NVRTC could open itself: every quoted include of the sources is given in memory (and, without
  * <...> includes, --no-source-include keeps NVRTC from searching any folder); the toolkit's folders
  * are searched only for sources that include <...>. */
+static int line_info;
+
+void jit_set_line_info(int on)
+{
+    line_info = on;
+}
+
 static int build_options(const jit_request *rq, char **opts)
 {
     int n = 0;
     const reg_op *op = rq->op;
     opts[n++] = tl_xasprintf("--gpu-architecture=sm_%d%s", rq->arch, rq->arch_specific ? "a" : "");
     opts[n++] = tl_xstrdup("-std=c++17");
+    if (line_info) opts[n++] = tl_xstrdup("-lineinfo");
     if (rq->front_end_only) opts[n++] = tl_xstrdup("--fdevice-syntax-only");
     if (rq->src->angle) {
         /* The toolkit's headers include their siblings by quoted name, which needs the including
@@ -437,6 +445,10 @@ static int nvrtc_build(const jit_request *rq, const char *wrapper, char **opts, 
         pthread_mutex_lock(&own_mu);
         if (!own) own = jit_helper_new();
         rc = jit_helper_build(own, &j, out, e);
+        if (rc == JIT_HELPER_GONE) {
+            jit_helper_stop(own); /* the next compile tries a new one */
+            own = NULL;
+        }
         pthread_mutex_unlock(&own_mu);
         if (rc == JIT_HELPER_GONE) {
             tl_err_set(e, "the compile helper, which compiles the experiment's own kernels where they cannot read "

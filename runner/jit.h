@@ -120,6 +120,10 @@ void jit_helpers_enable(void);
  * and the libraries. 0, or -1 with why. */
 int jit_sandbox(char *why, size_t len);
 
+/* Kernels compiled from now on carry line info (-lineinfo, part of the cache key): what compute-sanitizer's
+ * reports name the source's lines with. */
+void jit_set_line_info(int on);
+
 /* NVRTC's version as "13.0". */
 void jit_nvrtc_version(char out[16]);
 

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +27,13 @@ extern char **environ;
 #define MSG_MAX_FIELD ((uint64_t)1 << 31)
 #define JOB_FIXED 7
 #define ANSWER_FIELDS 5
+
+static double timeout_s = JIT_COMPILE_TIMEOUT_S;
+
+void jit_helper_set_timeout(double seconds)
+{
+    timeout_s = seconds > 0 ? seconds : JIT_COMPILE_TIMEOUT_S;
+}
 
 struct jit_helper {
     pid_t pid; /* the helper process, 0 before it starts and once it is gone */
@@ -163,6 +172,39 @@ static void helper_end(jit_helper *h)
     h->gone = 1;
 }
 
+/* 1 when h's answer has begun within the timeout; 0 when the time ran out first. */
+static int answer_begun(const jit_helper *h)
+{
+    double end = tl_now_s() + timeout_s;
+    for (;;) {
+        double left = end - tl_now_s();
+        if (left <= 0) return 0;
+        struct pollfd p = {h->fd, POLLIN, 0};
+        int r = poll(&p, 1, left > 3600 ? 3600000 : (int)(left * 1000) + 1);
+        if (r > 0) return 1; /* data, or the other end gone: msg_read says which */
+        if (r < 0 && errno != EINTR) return 1;
+    }
+}
+
+/* The job killed h's process (wait status st): e says how; h starts afresh with the next job. */
+static int job_failed_status(jit_helper *h, int st, tl_err *e)
+{
+    h->gone = 0; /* the job's fault, not the helper's: the next job gets a new process */
+    h->pid = 0;
+    tl_err_set(e, "NVRTC's process died of signal %d (%s) during the compile (a crash, or more than the %llu GiB of "
+                  "memory a compile may take)", WTERMSIG(st), strsignal(WTERMSIG(st)), JIT_HELPER_MEMORY_BYTES >> 30);
+    return JIT_HELPER_FAILED;
+}
+
+/* The job ran past the limit: its process is killed; the next job gets a new one. */
+static int job_timed_out(jit_helper *h, tl_err *e)
+{
+    helper_end(h);
+    h->gone = 0;
+    tl_err_set(e, "NVRTC ran past the compile limit of %.0f s (compile_timeout_s); its process was killed", timeout_s);
+    return JIT_HELPER_FAILED;
+}
+
 int jit_helper_pid(const jit_helper *h)
 {
     return h ? (int)h->pid : 0;
@@ -192,7 +234,25 @@ int jit_helper_build(jit_helper *h, const jit_build_job *j, jit_cubin *out, tl_e
     int sent = send_all(h->fd, b.s, b.len);
     tl_buf_free(&b);
     msg_in m;
-    if (sent || msg_read(h->fd, &m) != 0) {
+    if (sent) {
+        helper_end(h);
+        return JIT_HELPER_GONE;
+    }
+    if (!answer_begun(h)) return job_timed_out(h, e);
+    int got = msg_read(h->fd, &m);
+    if (got == 1) { /* it ended: a crash (or the memory bound) is the job's; an exit, a helper that cannot serve */
+        int st = -1;
+        while (h->pid > 0 && waitpid(h->pid, &st, 0) < 0 && errno == EINTR) {}
+        h->pid = 0;
+        if (st != -1 && WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL) { /* SIGKILL: someone else's doing */
+            close(h->fd);
+            h->fd = -1;
+            return job_failed_status(h, st, e);
+        }
+        helper_end(h);
+        return JIT_HELPER_GONE;
+    }
+    if (got != 0) {
         helper_end(h);
         return JIT_HELPER_GONE;
     }
@@ -265,6 +325,9 @@ int jit_helper_main(void (*prepare)(void))
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a run that dies takes its helpers' compiles with it */
     close_inherited();
+    /* A source that makes NVRTC take all the memory fails its own compile, not the machine. */
+    struct rlimit as = {JIT_HELPER_MEMORY_BYTES, JIT_HELPER_MEMORY_BYTES};
+    setrlimit(RLIMIT_AS, &as);
     if (prepare) prepare();
     for (;;) {
         msg_in m;

@@ -88,8 +88,9 @@ static int rerun_main(int argc, char **argv, const cmd_line *line)
     h5in_source src;
     tl_err e;
     if (cmd_run_options(argc, argv, &o)) return TL_EXIT_BAD_INPUT;
-    if (o.devices || o.worker_cases) {
-        fprintf(stderr, "runner rerun: --devices belongs to run (`runner extract` writes the file's experiment out)\n");
+    if (o.devices || o.worker_cases || o.sanitize || o.sanitize_child) {
+        fprintf(stderr, "runner rerun: %s belongs to run (`runner extract` writes the file's experiment out)\n",
+                o.devices || o.worker_cases ? "--devices" : "--sanitize");
         return TL_EXIT_BAD_INPUT;
     }
     char *h5 = tl_user_path(o.yaml);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "runner/cmd.h"
+#include "runner/sanitize.h"
 
 static const char help[] =
     "Plans the experiment (sizes x layouts x variants x params), compiles every kernel with NVRTC\n"
@@ -24,6 +25,13 @@ static const char help[] =
     "and the runner starts again and goes on; SIGTERM and Ctrl-C say how to resume.\n"
     "\n"
     CMD_RUN_OPTIONS_HELP
+    "  --retry-failed        with -o FILE: as --resume, and the cases FILE holds as failed or timed out\n"
+    "                        run again, once (each earlier attempt is kept under /retried in FILE)\n"
+    "  --sanitize [TOOL]     after each case of a compiled kernel, its verified run again in a child\n"
+    "                        process under compute-sanitizer TOOL: memcheck (the default), racecheck,\n"
+    "                        initcheck or synccheck; kernels built with line info, so reports name\n"
+    "                        your file and line. A finding fails the case (verify_failed), its\n"
+    "                        count and first reports in the file; timings come from the normal run\n"
     "  --devices all|0,2,3   run on several GPUs of this machine at once: a worker process per GPU\n"
     "                        (each case on one GPU, a problem's cases together, shares balanced by\n"
     "                        expected time), their files in FILE.parts/ merged into FILE at the end;\n"
@@ -44,6 +52,21 @@ int cmd_run_options(int argc, char **argv, run_opts *o)
         else if (!strcmp(a, "--results-dir") && i + 1 < argc) o->results_dir = argv[++i];
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = 1;
         else if (!strcmp(a, "--resume")) o->resume = 1;
+        else if (!strcmp(a, "--retry-failed")) o->retry_failed = o->resume = 1;
+        else if (!strcmp(a, "--sanitize-child")) o->sanitize_child = 1;
+        else if (!strcmp(a, "--sanitize")) {
+            /* The tool is optional: memcheck when the next word is no tool's name. */
+            o->sanitize = i + 1 < argc ? (int)san_parse_tool(argv[i + 1]) : SAN_NONE;
+            if (o->sanitize) i++;
+            else if (i + 1 < argc && argv[i + 1][0] != '-' && !strstr(argv[i + 1], ".yaml") &&
+                     !strstr(argv[i + 1], ".yml")) {
+                fprintf(stderr, "runner: --sanitize takes memcheck, racecheck, initcheck or synccheck, not '%s'\n",
+                        argv[i + 1]);
+                return -1;
+            } else {
+                o->sanitize = SAN_MEMCHECK;
+            }
+        }
         else if (!strcmp(a, "--local-sources")) o->local_sources = 1;
         else if (!strcmp(a, "--data") && i + 1 < argc) o->data_dir = argv[++i];
         else if (!strcmp(a, "--devices") && i + 1 < argc) o->devices = argv[++i];
@@ -79,7 +102,17 @@ int cmd_run_options(int argc, char **argv, run_opts *o)
         return -1;
     }
     if (o->resume && !o->output) {
-        fprintf(stderr, "runner: --resume continues a file: name it with -o FILE\n");
+        fprintf(stderr, "runner: %s continues a file: name it with -o FILE\n",
+                o->retry_failed ? "--retry-failed" : "--resume");
+        return -1;
+    }
+    if (o->retry_failed && o->devices) {
+        fprintf(stderr, "runner: --retry-failed runs on one GPU: drop --devices (the failed cases are few), or "
+                        "--resume with --devices to go on without them\n");
+        return -1;
+    }
+    if (o->sanitize && o->sanitize_child) {
+        fprintf(stderr, "runner: --sanitize-child is how --sanitize runs a case; give one or the other\n");
         return -1;
     }
     if (o->devices && o->worker_cases) {
@@ -113,7 +146,7 @@ static int run_main(int argc, char **argv, const cmd_line *line)
 const cmd_def cmd_run = {
     .name = "run",
     .synopsis = "run EXPERIMENT.yaml [-o FILE] [--results-dir DIR] [-q] [--shard I/N] [--resume]\n"
-                "                  [--compile-jobs N] [--devices all|0,2,3]",
+                "                  [--retry-failed] [--sanitize [TOOL]] [--compile-jobs N] [--devices all|0,2,3]",
     .summary = "run every case of an experiment: verify, time, write the result file, print a table",
     .help = help,
     .main = run_main,

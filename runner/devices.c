@@ -470,7 +470,7 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
         char *ids = tl_xasprintf("%s/device-%d.ids", parts, w->ord), *part = tl_xasprintf("%s/device-%d.h5", parts, w->ord);
         char njobs[16];
         snprintf(njobs, sizeof njobs, "%d", jobs / nw > 0 ? jobs / nw : 1);
-        char *argv[16];
+        char *argv[20];
         int a = 0;
         argv[a++] = (char *)o->argv0;
         argv[a++] = "run";
@@ -481,6 +481,7 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
         argv[a++] = "--compile-jobs", argv[a++] = njobs;
         if (o->shard_text[0]) argv[a++] = "--shard", argv[a++] = (char *)o->shard_text;
         if (o->quiet) argv[a++] = "-q";
+        if (o->sanitize) argv[a++] = "--sanitize", argv[a++] = (char *)o->sanitize;
         argv[a] = NULL;
         char **env = worker_env(w->ord);
         int bad = write_ids(ids, p, owner, w->which, &e) || spawn(w, o->runner, argv, env, &e);

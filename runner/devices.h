@@ -28,6 +28,7 @@ typedef struct {
     const char *argv_text;  /* the run's command line, recorded by the merge */
     int resume, quiet;
     int compile_jobs;       /* the run's compile threads (-1: the default), shared over the workers */
+    const char *sanitize;   /* --sanitize's tool for the workers, or NULL */
 } dev_opts;
 
 /* Runs the cases with share[i] of p over the devices into o->out; the exit code (TL_EXIT_*). */

@@ -26,6 +26,7 @@ typedef struct {
     reg_problem *prob; /* inputs of the last case */
     char *prob_key;    /* what they were made for */
     const char *prob_ref; /* the reference computed for them, or NULL */
+    int verify_only;   /* --sanitize's child: a case is its verified run (one launch with verification off) */
 } exec_ctx;
 
 /* use_gpu: set up cuBLAS and the L2 flush buffer on env's device. */

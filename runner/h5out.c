@@ -223,6 +223,12 @@ static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int 
     H5_CHECK(h5_put_str(g, SCH_CASE_REASON, r->reason));
     H5_CHECK(h5_put_str(g, SCH_CASE_REFERENCE, r->reference));
     H5_CHECK(h5_put_str(g, SCH_CASE_RATE_NAME, c->op->rate ? c->op->rate : "GFLOP/s")); /* schema 1.12 */
+    if (r->retried) H5_CHECK(h5_put_str(g, SCH_CASE_RETRIED, r->retried)); /* schema 1.14 */
+    if (r->sanitize_tool) {
+        H5_CHECK(h5_put_str(g, SCH_CASE_SANITIZE_TOOL, r->sanitize_tool));
+        H5_CHECK(h5_put_i64(g, SCH_CASE_SANITIZE_ERRORS, r->sanitize_errors));
+        H5_CHECK(h5_put_str(g, SCH_CASE_SANITIZE_REPORT, r->sanitize_report ? r->sanitize_report : ""));
+    }
     H5_CHECK(h5_put_str(g, SCH_CASE_TOLERANCE, tol));
     H5_CHECK(h5_put_f64(g, SCH_CASE_MAX_ABS_ERR, r->max_abs_err));
     H5_CHECK(h5_put_f64(g, SCH_CASE_MAX_REL_ERR, r->max_rel_err));
@@ -322,10 +328,84 @@ fail:
     return -1;
 }
 
+/* Drops id's rows from /summary (a case --retry-failed replaces). */
+static int summary_remove(hid_t f, const char *where, const char *id, tl_err *e)
+{
+    hid_t d = -1, type = -1, space = -1;
+    hsize_t rows = 0, kept = 0;
+    h5_summary_row *buf = NULL;
+    int rc = -1;
+    H5_CHECK(d = H5Dopen2(f, "/summary", H5P_DEFAULT));
+    H5_CHECK(type = h5_summary_type());
+    H5_CHECK(space = H5Dget_space(d));
+    H5_CHECK(H5Sget_simple_extent_dims(space, &rows, NULL));
+    if (rows) {
+        buf = tl_xcalloc((size_t)rows, sizeof *buf);
+        H5_CHECK(H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+        h5_summary_row *keep = tl_xcalloc((size_t)rows, sizeof *keep);
+        for (hsize_t i = 0; i < rows; i++)
+            if (!buf[i].case_id || strcmp(buf[i].case_id, id)) keep[kept++] = buf[i];
+        herr_t w = 0;
+        if (kept < rows) {
+            w = H5Dset_extent(d, &kept);
+            if (w >= 0 && kept) {
+                hid_t s2 = H5Dget_space(d);
+                w = s2 < 0 ? -1 : H5Dwrite(d, type, H5S_ALL, s2, H5P_DEFAULT, keep);
+                if (s2 >= 0) H5Sclose(s2);
+            }
+        }
+        free(keep);
+        H5Dvlen_reclaim(type, space, H5P_DEFAULT, buf);
+        H5_CHECK(w);
+    }
+    rc = 0;
+fail:
+    free(buf);
+    if (space >= 0) H5Sclose(space);
+    if (type >= 0) H5Tclose(type);
+    if (d >= 0) H5Dclose(d);
+    return rc;
+}
+
+/* A case the copy holds already (--retry-failed runs it again): its group moves to /retried/<id>/<session>, its
+ * summary row goes; the new attempt gets a `retried` attribute. */
+static int set_aside(hid_t f, const char *where, const char *name, const char *id, tl_err *e)
+{
+    hid_t g = -1;
+    long long old_session = -1;
+    char *status = NULL, *to = NULL, *parent = tl_xasprintf("/retried/%s", id);
+    int rc = -1;
+    H5_CHECK(g = H5Gopen2(f, name, H5P_DEFAULT));
+    status = h5_read_str(g, "status");
+    h5_read_i64(g, "session", &old_session);
+    H5Gclose(g);
+    g = -1;
+    if (H5Lexists(f, "/retried", H5P_DEFAULT) <= 0) {
+        H5_CHECK(g = H5Gcreate2(f, "/retried", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        H5Gclose(g);
+        g = -1;
+    }
+    if (H5Lexists(f, parent, H5P_DEFAULT) <= 0) {
+        H5_CHECK(g = H5Gcreate2(f, parent, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        H5Gclose(g);
+        g = -1;
+    }
+    to = tl_xasprintf("%s/%lld", parent, old_session);
+    if (H5Lexists(f, to, H5P_DEFAULT) > 0) H5_CHECK(H5Ldelete(f, to, H5P_DEFAULT));
+    H5_CHECK(H5Lmove(f, name, f, to, H5P_DEFAULT, H5P_DEFAULT));
+    if (summary_remove(f, where, id, e)) goto fail;
+    rc = 0;
+fail:
+    if (g >= 0) H5Gclose(g);
+    free(status), free(to), free(parent);
+    return rc;
+}
+
 static int write_case(hid_t f, const char *where, const tl_result *r, int session, const src_store *st, tl_err *e)
 {
     hid_t g = -1;
     char *name = tl_xasprintf("/cases/%s", r->c->id);
+    if (H5Lexists(f, name, H5P_DEFAULT) > 0 && set_aside(f, where, name, r->c->id, e)) goto fail;
     H5_CHECK(g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     if (write_case_attrs(g, where, r, session, st, e)) goto fail;
     const measure_samples *s = &r->samples;
@@ -872,13 +952,17 @@ static herr_t add_case(hid_t g, const char *name, const H5L_info_t *info, void *
     hid_t c = H5Gopen2(g, name, H5P_DEFAULT);
     if (c < 0) return -1;
     char *status = h5_read_str(c, "status");
+    long long session = 0;
+    h5_read_i64(c, "session", &session);
     H5Gclose(c);
     if (h->n == w->cap) {
         w->cap = w->cap ? 2 * w->cap : 64;
         h->ids = realloc(h->ids, sizeof *h->ids * (size_t)w->cap);
         h->status = realloc(h->status, sizeof *h->status * (size_t)w->cap);
-        if (!h->ids || !h->status) abort();
+        h->session = realloc(h->session, sizeof *h->session * (size_t)w->cap);
+        if (!h->ids || !h->status || !h->session) abort();
     }
+    h->session[h->n] = (int)session;
     h->ids[h->n] = tl_xstrdup(name);
     h->status[h->n++] = status ? status : tl_xstrdup("?");
     return 0;
@@ -928,6 +1012,7 @@ void h5out_existing_free(h5out_existing *h)
     for (int i = 0; i < h->n; i++) free(h->ids[i]), free(h->status[i]);
     free(h->ids);
     free(h->status);
+    free(h->session);
     free(h->shard);
     memset(h, 0, sizeof *h);
 }

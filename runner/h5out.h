@@ -34,6 +34,7 @@ typedef struct {
 typedef struct {
     char **ids;    /* case ids */
     char **status; /* their status */
+    int *session;  /* the session that wrote each */
     int n;
     int nsessions; /* /sessions groups */
     char *shard;   /* the shard of the file's first run, /sessions/0 ("" for a whole run); NULL without */

@@ -27,7 +27,7 @@ extern const char *const tl_phase_names[PH_N];
 
 typedef struct {
     const tl_case *c;
-    const char *status;       /* "ok", "verify_failed", "skipped" or "error" */
+    const char *status;       /* "ok", "verify_failed", "skipped", "error" or "timeout" */
     char *reason;             /* why it is not ok (skip reason, mismatches, CUDA message), or NULL */
     const char *reference;    /* what the output was compared with */
     reg_tolerance tol;        /* the tolerance it was compared under */
@@ -60,6 +60,10 @@ typedef struct {
     char *trials;             /* a case with trials (tl_case.trial): each candidate and its trial's median, one
                                * line each, the one that ran marked; NULL otherwise */
     int trial_compiled;       /* of its trials' kernels, those NVRTC compiled during them (not ahead, not cached) */
+    char *retried;            /* --retry-failed: the status and session of the attempt this one replaces, or NULL */
+    const char *sanitize_tool; /* --sanitize: the tool its verified run was repeated under, or NULL */
+    int sanitize_errors;      /* its errors in the variant's kernels; -1 when it could not check */
+    char *sanitize_report;    /* its first reports, or NULL */
 } tl_result;
 
 void result_free(tl_result *r);

@@ -11,13 +11,16 @@
 
 #include "runner/cache.h"
 #include "runner/compile.h"
+#include "runner/decl.h"
 #include "runner/devices.h"
 #include "runner/env.h"
 #include "runner/execute.h"
 #include "runner/expr.h"
 #include "runner/h5out.h"
+#include "runner/jit_helper.h"
 #include "runner/plan.h"
 #include "runner/report.h"
+#include "runner/sanitize.h"
 #include "runner/schema.h"
 #include "runner/watchdog.h"
 
@@ -28,6 +31,8 @@ typedef struct {
     int nshare;          /* cases of the shard (all of them without --shard) */
     int nearlier;        /* of which the file already holds */
     int failed_earlier;  /* of those, verify_failed or error */
+    char **retry_of;     /* --retry-failed: per plan case it runs again, the attempt it replaces (else NULL) */
+    int nretry;
 } run_share;
 
 /* One run, from its plan to its closing table; everything a phase makes, the later phases and
@@ -59,6 +64,7 @@ typedef struct {
     int lost;                 /* a kernel fault lost the CUDA context: the rest is a new process's */
     double start_cuda_s;      /* the CUDA context's creation, s */
     double start_libs_s;      /* the GPU set-up (cuBLAS, streams, buffers, NVML), s */
+    char *sanitizer;          /* --sanitize: compute-sanitizer */
 } run_state;
 
 /* Whether a case of the plan runs on the GPU: one the plan skipped for a reason of its own (not of the
@@ -94,27 +100,29 @@ static char *output_path(const run_opts *o, const tl_experiment *x, tl_err *e)
 /* A --devices worker's cases: those of the shard whose ids its file lists. */
 static int worker_share(const char *path, const tl_plan *p, unsigned char *todo, tl_err *e)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        tl_err_set(e, "%s: cannot read the worker's cases: %s", path, strerror(errno));
+    size_t len = 0;
+    char *text = tl_read_file(path, &len, e); /* a regular file: never a FIFO that blocks */
+    if (!text) {
+        tl_err_wrap(e, "the worker's cases");
         return -1;
     }
     unsigned char *listed = tl_xcalloc((size_t)p->ncases + 1, 1);
     plan_id *ids = plan_ids(p);
-    char line[64];
     int rc = 0, lineno = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); rc == 0 && line; line = strtok_r(NULL, "\n", &save)) {
         lineno++;
-        line[strcspn(line, "\n")] = '\0';
         int found = plan_find(ids, p->ncases, line);
         if (found < 0 || !todo[found]) {
-            tl_err_set(e, "%s:%d: '%s' is no case of this run's share of the experiment", path, lineno, line);
+            char *shown = tl_shown(line);
+            tl_err_set(e, "%s:%d: '%.64s' is no case of this run's share of the experiment", path, lineno, shown);
+            free(shown);
             rc = -1;
         } else {
             listed[found] = 1;
         }
     }
-    fclose(f);
+    free(text);
     for (int i = 0; i < p->ncases; i++) todo[i] = todo[i] && listed[i];
     free(listed), free(ids);
     return rc;
@@ -139,13 +147,24 @@ static int select_share(const run_opts *o, const tl_plan *p, run_share *sh, tl_e
     return 0;
 }
 
-/* --resume: drops the cases the file already holds from the share, counting the failed ones. */
-static void skip_held(const tl_plan *p, const h5out_existing *have, run_share *sh)
+/* The first session of a --retry-failed run, inherited by the runner's restarts: the failed cases of earlier
+ * sessions are run again once, those of its own sessions (a retry that timed out) are kept. */
+#define RETRY_FROM_ENV "TILELAB_RETRY_FROM"
+
+/* --resume: drops the cases the file already holds from the share, counting the failed ones; with retry, keeps
+ * those held as failed by a session before retry_from. */
+static void skip_held(const tl_plan *p, const h5out_existing *have, int retry, int retry_from, run_share *sh)
 {
     plan_id *ids = plan_ids(p);
     for (int k = 0; k < have->n; k++) {
         int i = plan_find(ids, p->ncases, have->ids[k]);
         if (i < 0 || !sh->todo[i]) continue;
+        if (retry && sch_status_failed(have->status[k]) && have->session[k] < retry_from) {
+            if (!sh->retry_of) sh->retry_of = tl_xcalloc((size_t)p->ncases, sizeof *sh->retry_of);
+            sh->retry_of[i] = tl_xasprintf("%s in session %d", have->status[k], have->session[k]);
+            sh->nretry++;
+            continue;
+        }
         sh->todo[i] = 0;
         sh->ntodo--;
         sh->nearlier++;
@@ -291,6 +310,10 @@ static int run_prepare(run_state *s)
         fprintf(stderr, "runner: %s\n", e.msg);
         return -1;
     }
+    if (s->o->sanitize && !(s->sanitizer = san_find(&e))) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        return -1;
+    }
     if (precompile(s)) return -1;
     if (!(s->path = output_path(s->o, s->x, &e))) {
         fprintf(stderr, "runner: %s\n", e.msg);
@@ -318,6 +341,7 @@ static int run_open(run_state *s)
     s->ex.cache_dir = s->cache;
     s->cache = NULL;
     s->ex.ctr = s->ctr;
+    s->ex.verify_only = o->sanitize_child;
     snprintf(s->env.nvml, sizeof s->env.nvml, "%s", nvml_status(s->ex.gpu));
     s->argv_text = tl_join_words(s->argc, s->argv);
     /* The space check counts the whole share: what a resume skips is not known before the file is open. */
@@ -331,7 +355,15 @@ static int run_open(run_state *s)
         return -1;
     }
     s->have_out = 1;
-    skip_held(&s->p, &s->have, &s->sh);
+    int retry_from = s->have.nsessions;
+    if (o->retry_failed) {
+        const char *from = getenv(RETRY_FROM_ENV);
+        if (from && *from) retry_from = atoi(from);
+        char num[16];
+        snprintf(num, sizeof num, "%d", retry_from);
+        setenv(RETRY_FROM_ENV, num, 1);
+    }
+    skip_held(&s->p, &s->have, o->retry_failed, retry_from, &s->sh);
     if (s->use_gpu) {
         compile_list l = {0};
         compile_collect(s->x, &s->p, s->sh.todo, 0, &l);
@@ -349,6 +381,10 @@ static int run_open(run_state *s)
             fprintf(stderr, "resuming: %d of these %d cases are already in %s, %d to run\n", s->sh.nearlier,
                     s->sh.nshare, s->path, s->sh.ntodo);
     }
+    if (o->retry_failed) /* said even with -q: it changes what the file holds */
+        fprintf(stderr, "--retry-failed: %d case%s %s holds as failed or timed out run%s again (each earlier attempt "
+                        "is kept under /retried)\n", s->sh.nretry, s->sh.nretry == 1 ? "" : "s", s->path,
+                s->sh.nretry == 1 ? "s" : "");
     return 0;
 }
 
@@ -404,9 +440,49 @@ static int record_timeout(run_state *s, int device, tl_err *e)
     r->reason = tl_xasprintf("ran past its limit of %.0f s (case_timeout_s) in its %s phase; the runner started "
                              "again and went on", m.limit_s, m.phase);
     r->device = device;
+    if (s->sh.retry_of && s->sh.retry_of[i]) r->retried = tl_xstrdup(s->sh.retry_of[i]);
     s->sh.todo[i] = 0;
     s->sh.ntodo--;
     return h5out_write_case(&s->out, r, e);
+}
+
+/* Whether --sanitize checks case r: a compiled kernel's that ran (TILELAB_TEST_SANITIZE_HOST: a host variant's
+ * too, for the tests, which have no GPU). */
+static int sanitizable(const tl_result *r)
+{
+    if (r->c->skipped || (strcmp(r->status, "ok") && strcmp(r->status, "verify_failed"))) return 0;
+    return r->c->run->kind == REG_NVRTC || (r->c->run->kind == REG_HOST && getenv("TILELAB_TEST_SANITIZE_HOST"));
+}
+
+/* --sanitize: r's verified run again under the tool, in a child runner; its verdict into r. */
+static void sanitize_case(run_state *s, const tl_case *tc, tl_result *r, double limit_s)
+{
+    const char *entries[REG_MAX_KERNELS];
+    int n = r->c->run->kind == REG_NVRTC ? decl_entries(r->c->run, entries) : 0;
+    san_job j = {s->sanitizer, (san_tool)s->o->sanitize, s->x->path, 3 * limit_s}; /* the tool is slow */
+    san_findings f;
+    tl_err e;
+    double t0 = tl_now_s();
+    int rc = san_run_case(&j, tc->id, entries, n, &f, &e);
+    r->phase_s[PH_VERIFY] += tl_now_s() - t0;
+    r->sanitize_tool = san_tool_names[j.tool];
+    r->sanitize_errors = rc ? -1 : f.errors;
+    r->sanitize_report = f.report;
+    f.report = NULL;
+    char *was = r->reason;
+    if (rc) {
+        r->status = "error";
+        r->reason = tl_xasprintf("%s%s%s", e.msg, was ? "; " : "", was ? was : "");
+    } else if (f.errors > 0) {
+        r->status = "verify_failed";
+        r->reason = tl_xasprintf("compute-sanitizer %s: %d error%s in the kernel%s; the first: %s%s%s", r->sanitize_tool,
+                                 f.errors, f.errors == 1 ? "" : "s", n == 1 ? "" : "s", f.first ? f.first : "?",
+                                 was ? "; and " : "", was ? was : "");
+    } else {
+        was = NULL;
+    }
+    if (was) free(was);
+    san_findings_free(&f);
 }
 
 /* Runs this run's cases; s->lost when a kernel fault lost the CUDA context (the rest is left to a new
@@ -434,12 +510,15 @@ static int run_cases(run_state *s, tl_err *e)
         if (!s->sh.todo[i]) continue;
         tl_result *r = &s->res[s->nres++];
         const tl_case *tc = &s->p.cases[i];
-        wd_arm(tc->id, tc->skipped ? 0 : s->x->case_timeout_s > 0 ? s->x->case_timeout_s
-                                                                  : wd_default_limit(tc->protocol.max_time_s));
+        double limit = s->x->case_timeout_s > 0 ? s->x->case_timeout_s : wd_default_limit(tc->protocol.max_time_s);
+        /* (--sanitize's child has its limit from the run that started it, which kills it past that.) */
+        wd_arm(tc->id, tc->skipped || o->sanitize_child ? 0 : limit);
         int bad = exec_case(&s->ex, tc, r, e);
         wd_disarm();
         if (bad) return -1;
+        if (o->sanitize && sanitizable(r)) sanitize_case(s, tc, r, limit);
         r->device = device;
+        if (s->sh.retry_of && s->sh.retry_of[i]) r->retried = tl_xstrdup(s->sh.retry_of[i]);
         /* A session that could not start was said once already (open_counters). */
         if (!said && r->counters.status && !strcmp(r->counters.status, "not_permitted") && s->ex.ctr &&
             !ctr_session_why(s->ex.ctr)) {
@@ -475,6 +554,7 @@ static int run_all(run_state *s)
                 o->shard_count ? " --shard " : "", o->shard_text);
         return TL_EXIT_FAILED;
     }
+    if (s->lost && o->sanitize_child) return TL_EXIT_FAILED; /* its one case is in its file */
     if (s->lost) {
         h5out_close(&s->out);
         s->have_out = 0;
@@ -501,12 +581,14 @@ static void run_state_free(run_state *s)
     for (int i = 0; s->res && i < s->nres; i++) result_free(&s->res[i]);
     free(s->res);
     free(s->sh.todo);
+    for (int i = 0; s->sh.retry_of && i < s->p.ncases; i++) free(s->sh.retry_of[i]);
+    free(s->sh.retry_of);
     if (s->have_exec) exec_free(&s->ex);
     ctr_close(s->ctr);
     jit_memo_free(&s->memo);
     free(s->cache);
     plan_free(&s->p);
-    free(s->path), free(s->argv_text);
+    free(s->path), free(s->argv_text), free(s->sanitizer);
 }
 
 int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv, const char *rerun_of)
@@ -514,6 +596,8 @@ int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv, c
     run_state s = {.o = o, .x = x, .argc = argc, .argv = argv, .rerun_of = rerun_of,
                    .out = {.lock_fd = -1, .fapl = -1}};
     int rc = TL_EXIT_BAD_INPUT;
+    jit_helper_set_timeout(x->compile_timeout_s);
+    if (o->sanitize_child) jit_set_line_info(1); /* the tool's reports name the source's lines */
     if (run_plan(&s) == 0 && run_prepare(&s) == 0 && run_open(&s) == 0) rc = run_all(&s);
     run_state_free(&s);
     return rc;
@@ -542,7 +626,7 @@ int run_on_devices(const run_opts *o, tl_experiment *x, int argc, char **argv)
     }
     argv_text = tl_join_words(argc, argv);
     dev_opts dopt = {"/proc/self/exe", argv[0], o->yaml, path, o->shard_text, argv_text, o->resume, o->quiet,
-                     o->compile_jobs};
+                     o->compile_jobs, o->sanitize ? san_tool_names[o->sanitize] : NULL};
     rc = dev_run(&dopt, &d, x, &p, sh.todo);
 out:
     free(sh.todo);

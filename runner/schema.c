@@ -242,6 +242,18 @@ const sch_field sch_fields[SCH_N] = {
     [SCH_CASE_COUNTERS_KERNELS] = A(CASE, "counters_kernels", I64, "", 3, SOMETIMES,
                                     "kernels one run launched (the counters combine over them)"),
     [SCH_CASE_COUNTERS_PASSES] = A(CASE, "counters_passes", I64, "", 3, SOMETIMES, "the replays of the run the metrics needed"),
+    [SCH_CASE_RETRIED] = A(CASE, "retried", STR, "", 14, SOMETIMES,
+                           "a case `--retry-failed` ran again: the status and session of the attempt it replaced "
+                           "(`timeout in session 0`); that attempt is kept under `/retried/<case_id>/<session>`"),
+    [SCH_CASE_SANITIZE_TOOL] = A(CASE, "sanitize_tool", STR, "", 14, SOMETIMES,
+                                 "`--sanitize`: the compute-sanitizer tool its verified run was repeated under "
+                                 "(`memcheck`, `racecheck`, `initcheck`, `synccheck`)"),
+    [SCH_CASE_SANITIZE_ERRORS] = A(CASE, "sanitize_errors", I64, "", 14, SOMETIMES,
+                                   "with `sanitize_tool`: the errors it reported in the variant's kernels (more than 0: "
+                                   "the case is `verify_failed`); -1 when it could not check the case (`reason` says "
+                                   "why)"),
+    [SCH_CASE_SANITIZE_REPORT] = A(CASE, "sanitize_report", STR, "", 14, SOMETIMES,
+                                   "with `sanitize_tool`: its first reports as it printed them, at most 4 KB"),
 
     /* datasets of /cases/<case_id>, one element a timed repetition */
     [SCH_DATA_TIME_MS] = M(DATA, "time_ms", F64_DATA, "ms", 0, ALWAYS,

@@ -1,8 +1,8 @@
 """The result file's schema, for the readers: made from runner/schema.c by runner/schema_doc_test.c
 (`bazel run //runner:schema_doc_test -- --write`); edit the table there, not this file."""
 
-MINOR = 13
-VERSION = "tilelab/1.13"
+MINOR = 14
+VERSION = "tilelab/1.14"
 STATUSES = ("ok", "verify_failed", "skipped", "error", "timeout")
 
 # (group, name, type, unit, since, presence, check, lo, hi, what, reader's default)
@@ -156,6 +156,10 @@ FIELDS = (
     ("case", "counters_reason", "string", "", 3, "sometimes", "", None, None, None, None),
     ("case", "counters_kernels", "int64", "", 3, "sometimes", "", None, None, None, None),
     ("case", "counters_passes", "int64", "", 3, "sometimes", "", None, None, None, None),
+    ("case", "retried", "string", "", 14, "sometimes", "", None, None, None, None),
+    ("case", "sanitize_tool", "string", "", 14, "sometimes", "", None, None, None, None),
+    ("case", "sanitize_errors", "int64", "", 14, "sometimes", "", None, None, None, None),
+    ("case", "sanitize_report", "string", "", 14, "sometimes", "", None, None, None, None),
     ("data", "time_ms", "float64[reps]", "ms", 0, "always", "must", None, None, None, None),
     ("data", "sm_clock_mhz", "float64[reps]", "MHz", 0, "sometimes", "", None, None, None, None),
     ("data", "temp_c", "float64[reps]", "deg C", 0, "sometimes", "", None, None, None, None),

@@ -8,6 +8,11 @@
 3. A kernel of the user's that never returns (it spins on a flag nobody sets) and one that traps, between good
    cases: the spinning case is recorded as `timeout` after case_timeout_s, the trapping one as an error, the
    runner starts itself again after each and every other case verifies. Printed: the seconds each cost.
+4. The same sweep with --devices all: the same statuses, the workers restarting themselves.
+5. --sanitize: a kernel that writes one float past its output (into memory that verification cannot see) passes
+   a plain run and fails under memcheck with its file and line; a kernel that races on shared memory fails under
+   racecheck with its file and line; the runner's own kernels are clean; the timings are the normal run's.
+6. The runner run under compute-sanitizer by hand, through a kernel fault: it finishes the sweep.
 
 usage: gpu_fault_check.py [RUNNER] [--out DIR]
 """
@@ -58,6 +63,35 @@ TRAP = """extern "C" __global__ void trap(const float *x, float *y, long long n)
 {
     if (threadIdx.x == 0 && blockIdx.x == 3) __trap();
     for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 64 * 256ll) y[i] = x[i];
+}
+"""
+SAN = """name: san
+op: copy
+seed: 3
+sizes: {n: [1048576]}
+variants:
+  - coalesced
+  - {name: oob, source: oob.cu, entry: oob, block: [256], grid: [64]}
+  - {name: race, source: race.cu, entry: race, block: [256], grid: [64]}
+  - vec4
+measure: {warmup: 2, min_reps: 10, max_reps: 20, max_time_s: 0.3}
+"""
+OOB = """extern "C" __global__ void oob(const float *x, float *y, long long n)
+{
+    for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 64 * 256ll) y[i] = x[i];
+    if (blockIdx.x == 0 && threadIdx.x == 0) y[n + 1024] = 1.0f; // past the end, where another buffer may be
+}
+"""
+RACE = """extern "C" __global__ void race(const float *x, float *y, long long n)
+{
+    __shared__ float s[256];
+    for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 64 * 256ll) {
+        s[threadIdx.x] = x[i];
+        float w = s[threadIdx.x ^ 32]; // another warp's element, before the barrier: a race
+        __syncthreads();
+        y[i] = s[threadIdx.x] + 0.0f * w;
+        __syncthreads();
+    }
 }
 """
 SWEEP = """name: gpu_sweep
@@ -183,6 +217,87 @@ def main():
     base = time.monotonic() - t0
     print("hang sweep: %.1f s wall against %.1f s without the spinning and trapping cases: %.1f s for the two "
           "(the limit 8 s, and two restarts)" % (wall, base, wall - base))
+
+
+    # 4. The hanging sweep again, spread by --devices (one worker a GPU).
+    h5d = os.path.join(out, "hang_devices.h5")
+    t0 = time.monotonic()
+    p = subprocess.run([a.runner, y, "-o", h5d, "--devices", "all"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=400)
+    wall_d = time.monotonic() - t0
+    print(p.stderr[-2000:])
+    got = cases(h5d) if os.path.exists(h5d) else {}
+    st = {c["variant"]: c["status"] for c in got.values()}
+    check(p.returncode == 1 and st == {"coalesced": "ok", "spin": "timeout", "vec4": "ok", "trap": "error",
+                                       "memcpy": "ok"},
+          "--devices all: the spinning case a timeout, the trap an error, the rest ok (exit %d): %s" % (p.returncode, st))
+    print("hang sweep with --devices all: %.1f s wall" % wall_d)
+
+    # 5. --sanitize.
+    d = os.path.join(out, "san")
+    os.makedirs(d, exist_ok=True)
+    for name, src in (("oob.cu", OOB), ("race.cu", RACE)):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(src)
+    y = os.path.join(d, "san.yaml")
+    with open(y, "w") as f:
+        f.write(SAN)
+    plain = os.path.join(out, "san_plain.h5")
+    t0 = time.monotonic()
+    p = subprocess.run([a.runner, y, "-q", "-o", plain], capture_output=True, text=True, timeout=300)
+    wall_plain = time.monotonic() - t0
+    st = {c["variant"]: c["status"] for c in cases(plain).values()} if os.path.exists(plain) else {}
+    print("plain run: %s (exit %d, %.1f s)" % (st, p.returncode, wall_plain))
+    check(st.get("oob") == "ok", "the write past the output passes a plain run's verification: %s" % st.get("oob"))
+    for tool, want_bad, line in (("memcheck", "oob", "oob.cu:4"), ("racecheck", "race", "race.cu:")):
+        h5s = os.path.join(out, "san_%s.h5" % tool)
+        t0 = time.monotonic()
+        p = subprocess.run([a.runner, y, "-o", h5s, "--sanitize", tool], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=500)
+        wall = time.monotonic() - t0
+        print(p.stderr[-2500:])
+        got = cases(h5s) if os.path.exists(h5s) else {}
+        by = {c["variant"]: c for c in got.values()}
+        reps = {}
+        if got:
+            with h5py.File(h5s, "r") as f:
+                reps = {text(g.attrs["variant"]): len(g["time_ms"]) for g in f["cases"].values()}
+        bad_case = by.get(want_bad, {})
+        print("--sanitize %s: %.1f s wall against %.1f s plain; %s: %s" % (tool, wall, wall_plain, want_bad,
+                                                                            bad_case.get("reason")))
+        print("  its report:\n    " + (bad_case.get("sanitize_report") or "").replace("\n", "\n    "))
+        check(p.returncode == 1 and bad_case.get("status") == "verify_failed" and
+              line in (bad_case.get("reason") or "") and bad_case.get("sanitize_errors", 0) > 0,
+              "--sanitize %s fails %s naming %s: %s" % (tool, want_bad, line, bad_case.get("reason")))
+        others = {v: (c["status"], c.get("sanitize_errors")) for v, c in by.items() if v != want_bad}
+        clean = {v: x for v, x in others.items() if v in ("coalesced", "vec4")}
+        check(all(x == ("ok", 0) for x in clean.values()), "--sanitize %s: the runner's kernels are clean: %s"
+              % (tool, clean))
+        check(all(n >= 10 for n in reps.values()), "--sanitize %s: every case has its timings: %s" % (tool, reps))
+
+    # 6. The runner under compute-sanitizer, through a kernel fault (a restart in a process of its own).
+    y = os.path.join(out, "fault.yaml")
+    h5u = os.path.join(out, "under_sanitizer.h5")
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(["compute-sanitizer", "--tool", "memcheck", "--show-backtrace", "no", a.runner, y,
+                            "-o", h5u], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+        ended = True
+    except subprocess.TimeoutExpired:
+        ended = False
+    wall = time.monotonic() - t0
+    waited = 0.0
+    while ended and os.path.exists(os.path.join(out, ".under_sanitizer.h5.lock")) and waited < 120:
+        time.sleep(0.5)  # the restarted runner, a child the tool may not wait for
+        waited += 0.5
+    got = cases(h5u) if os.path.exists(h5u) else {}
+    st = sorted(c["status"] for c in got.values())
+    print("under compute-sanitizer: ended %s after %.1f s (+%.1f s until the restarted runner let go of the file): %s"
+          % (ended, wall, waited, st))
+    if ended:
+        print(p.stdout[-1500:] + p.stderr[-1500:])
+    check(ended and len(got) == 6 and st.count("ok") == 5 and st.count("error") == 1,
+          "the runner under compute-sanitizer finished the sweep through a fault: %s" % st)
 
     print("GPU FAULT CHECK " + ("PASSED" if not bad else "FAILED: " + "; ".join(bad)))
     return 1 if bad else 0

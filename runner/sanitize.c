@@ -127,9 +127,13 @@ void san_parse_log(const char *log, san_findings *f)
             free(raw);
             continue;
         }
-        const char *sum = strstr(t, "ERROR SUMMARY:");
+        const char *sum = strstr(t, "ERROR SUMMARY:"), *race = strstr(t, "RACECHECK SUMMARY:");
         if (sum) {
             f->errors = atoi(sum + strlen("ERROR SUMMARY:"));
+        } else if (race && strchr(race, '(') && f->errors < 0) {
+            /* racecheck's verdict when it found no hazard, and no ERROR SUMMARY follows: "(0 errors, 0 warnings)" */
+            f->errors = atoi(strchr(race, '(') + 1);
+            if (!cut) tl_buf_printf(&rep, "%s\n", t);
         } else if (!strncmp(t, "COMPUTE-SANITIZER", 17)) {
             /* the banner */
         } else {
@@ -165,6 +169,15 @@ void san_parse_log(const char *log, san_findings *f)
     /* Blank lines between findings are the tool's; the last is no finding's. */
     while (rep.len && rep.s[rep.len - 1] == '\n' && (rep.len < 2 || rep.s[rep.len - 2] == '\n')) rep.s[--rep.len] = '\0';
     f->report = rep.s;
+}
+
+/* s without every occurrence of prefix (the tool makes the names NVRTC was given absolute against its working
+ * folder; the user wrote them relative to the experiment's). */
+static void drop_all(char *s, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    char *at;
+    while (s && n && (at = strstr(s, prefix))) memmove(at, at + n, strlen(at + n) + 1);
 }
 
 void san_findings_free(san_findings *f)
@@ -303,6 +316,12 @@ int san_run_case(const san_job *j, const char *case_id, const char *const *entri
     char *log = tl_read_file(logf, &n, &le);
     san_parse_log(log, f);
     free(log);
+    char cwd[PATH_MAX + 1];
+    if (getcwd(cwd, sizeof cwd - 1)) {
+        strcat(cwd, "/");
+        drop_all(f->report, cwd);
+        drop_all(f->first, cwd);
+    }
     if (timed_out) {
         tl_err_set(e, "compute-sanitizer %s ran past %.0f s checking the case; it was killed", san_tool_names[j->tool],
                    j->limit_s);

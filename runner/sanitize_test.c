@@ -43,6 +43,11 @@ static const char unfinished_log[] =
     "========= Invalid __shared__ read of size 4 bytes\n"
     "=========     at k+0x10 in k.cu:9\n";
 
+/* What racecheck printed on an H200 for a kernel without hazards: its summary, and no ERROR SUMMARY. */
+static const char racecheck_clean_log[] =
+    "========= COMPUTE-SANITIZER\n"
+    "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n";
+
 static const char clean_log[] = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n";
 
 int main(void)
@@ -77,6 +82,11 @@ int main(void)
     total += 2;
     CHECK(f.errors == 2, "a log without its summary counts its findings: %d", f.errors);
     CHECK(f.report && !strstr(f.report, "tilelab:"), "the child's own lines are not the tool's: %s", f.report);
+    san_findings_free(&f);
+
+    san_parse_log(racecheck_clean_log, &f);
+    total++;
+    CHECK(f.errors == 0 && !f.first, "racecheck without hazards: %d errors", f.errors);
     san_findings_free(&f);
 
     san_parse_log(clean_log, &f);

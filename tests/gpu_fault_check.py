@@ -23,6 +23,7 @@ import sys
 import tempfile
 
 import h5py
+import numpy
 
 FAULT = """name: fault
 op: copy
@@ -115,7 +116,8 @@ def text(v):
 
 def cases(path):
     with h5py.File(path, "r") as f:
-        return {c: {k: text(v) for k, v in f["cases"][c].attrs.items() if isinstance(v, (str, bytes, int))}
+        return {c: {k: (text(v) if isinstance(v, (str, bytes)) else int(v)) for k, v in f["cases"][c].attrs.items()
+                    if isinstance(v, (str, bytes, int, numpy.integer))}
                 for c in f["cases"]}
 
 
@@ -249,7 +251,7 @@ def main():
     st = {c["variant"]: c["status"] for c in cases(plain).values()} if os.path.exists(plain) else {}
     print("plain run: %s (exit %d, %.1f s)" % (st, p.returncode, wall_plain))
     check(st.get("oob") == "ok", "the write past the output passes a plain run's verification: %s" % st.get("oob"))
-    for tool, want_bad, line in (("memcheck", "oob", "oob.cu:4"), ("racecheck", "race", "race.cu:")):
+    for tool, want_bad, line in (("memcheck", "oob", "in oob.cu:4"), ("racecheck", "race", "in race.cu:5")):
         h5s = os.path.join(out, "san_%s.h5" % tool)
         t0 = time.monotonic()
         p = subprocess.run([a.runner, y, "-o", h5s, "--sanitize", tool], stdout=subprocess.PIPE,

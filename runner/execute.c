@@ -42,6 +42,32 @@ fail:
     return -1;
 }
 
+int exec_health_check(tl_err *e)
+{
+    enum { N = 1 << 20 };
+    unsigned char *d = NULL, *h = tl_xmalloc(N);
+    int bad = -1;
+    if (getenv("TILELAB_TEST_SICK_GPU")) { /* the tests' stand-in for a GPU that stays broken */
+        tl_err_set(e, "TILELAB_TEST_SICK_GPU is set");
+        free(h);
+        return -1;
+    }
+    CUDA_CHECK(cudaMalloc((void **)&d, N));
+    CUDA_CHECK(cudaMemset(d, 0x5a, N));
+    CUDA_CHECK(cudaMemcpy(h, d, N, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    bad = 0;
+    for (int i = 0; i < N && !bad; i++)
+        if (h[i] != 0x5a) {
+            tl_err_set(e, "a 1 MiB buffer set on the GPU reads back wrong at byte %d (0x%02x)", i, h[i]);
+            bad = -1;
+        }
+fail:
+    if (d) cudaFree(d);
+    free(h);
+    return bad;
+}
+
 void exec_free(exec_ctx *c)
 {
     jit_modules_free(&c->mods);

@@ -33,6 +33,10 @@ typedef struct {
 int exec_init(exec_ctx *c, const tl_experiment *x, const env_info *env, int use_gpu, tl_err *e);
 void exec_free(exec_ctx *c);
 
+/* A short check that the GPU of this process's context works (a buffer set and read back): after the runner's
+ * restart, a GPU that stays broken ends the run with one message instead of failing every case after. */
+int exec_health_check(tl_err *e);
+
 /* Runs one case into r. A case that fails (verification, a CUDA error) is a result, not an error:
  * -1 is returned only when the runner cannot go on. */
 int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e);

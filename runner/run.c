@@ -65,6 +65,7 @@ typedef struct {
     double start_cuda_s;      /* the CUDA context's creation, s */
     double start_libs_s;      /* the GPU set-up (cuBLAS, streams, buffers, NVML), s */
     char *sanitizer;          /* --sanitize: compute-sanitizer */
+    int gpu_gone;             /* after a restart, the GPU did not come back: not bad input, a failed run */
 } run_state;
 
 /* Whether a case of the plan runs on the GPU: one the plan skipped for a reason of its own (not of the
@@ -275,6 +276,20 @@ static int run_plan(run_state *s)
     double t = tl_now_s();
     int failed = env_gpu(&s->env, &e);
     s->start_cuda_s = tl_now_s() - t;
+    const char *depth = getenv("TILELAB_REEXEC_DEPTH");
+    if (depth && atoi(depth) > 0 && (failed || exec_health_check(&e))) {
+        /* The runner started again after a lost context or a hang, and the GPU is not back: the file keeps every
+         * case done, the rest waits for the GPU (a --devices worker ends, the others go on). */
+        if (s->o->worker_cases) /* the run that started it names the file and the command */
+            fprintf(stderr, "runner: the GPU of this worker is unusable after its restart (%s); the worker stops, its "
+                            "cases done are kept\n", e.msg);
+        else
+            fprintf(stderr, "runner: the GPU is unusable after the runner's restart (%s); stopping: %s keeps every "
+                            "case done; continue with --resume -o %s once the GPU works\n", e.msg, s->o->output,
+                    s->o->output);
+        s->gpu_gone = 1;
+        return -1;
+    }
     if (failed) {
         if (s->rerun_of)
             fprintf(stderr, "runner rerun: %s: %s; `runner extract %s DIR` writes its experiment out\n", s->o->yaml,
@@ -599,6 +614,7 @@ int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv, c
     jit_helper_set_timeout(x->compile_timeout_s);
     if (o->sanitize_child) jit_set_line_info(1); /* the tool's reports name the source's lines */
     if (run_plan(&s) == 0 && run_prepare(&s) == 0 && run_open(&s) == 0) rc = run_all(&s);
+    if (s.gpu_gone) rc = TL_EXIT_FAILED;
     run_state_free(&s);
     return rc;
 }

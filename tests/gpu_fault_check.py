@@ -13,6 +13,8 @@
    a plain run and fails under memcheck with its file and line; a kernel that races on shared memory fails under
    racecheck with its file and line; the runner's own kernels are clean; the timings are the normal run's.
 6. The runner run under compute-sanitizer by hand, through a kernel fault: it finishes the sweep.
+7. A --devices worker whose GPU stays unusable after its restart (TILELAB_TEST_SICK_GPU makes the health check
+   fail): it ends with one message, the run says what is missing, and --resume finishes the file.
 
 usage: gpu_fault_check.py [RUNNER] [--out DIR]
 """
@@ -300,6 +302,21 @@ def main():
         print(p.stdout[-1500:] + p.stderr[-1500:])
     check(ended and len(got) == 6 and st.count("ok") == 5 and st.count("error") == 1,
           "the runner under compute-sanitizer finished the sweep through a fault: %s" % st)
+
+    # 7. A worker's GPU that does not come back after its restart.
+    h5w = os.path.join(out, "sick.h5")
+    p = subprocess.run([a.runner, y, "-o", h5w, "--devices", "all"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=300, env=dict(os.environ, TILELAB_TEST_SICK_GPU="1"))
+    print(p.stderr[-1500:])
+    check(p.returncode == 1 and "is unusable after its restart (TILELAB_TEST_SICK_GPU is set); the worker stops"
+          in p.stderr and p.stderr.count("unusable after") == 1 and "cases are missing; continue with --resume"
+          in p.stderr, "a worker whose GPU stays broken ends with one message (exit %d)" % p.returncode)
+    p = subprocess.run([a.runner, y, "-o", h5w, "--devices", "all", "--resume"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=300)
+    got = cases(h5w) if os.path.exists(h5w) else {}
+    st = sorted(c["status"] for c in got.values())
+    check(len(got) == 6 and st.count("ok") == 5 and st.count("error") == 1,
+          "--resume finished it once the GPU was back: %s (exit %d)" % (st, p.returncode))
 
     print("GPU FAULT CHECK " + ("PASSED" if not bad else "FAILED: " + "; ".join(bad)))
     return 1 if bad else 0

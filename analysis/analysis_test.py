@@ -191,6 +191,20 @@ class Analysis(unittest.TestCase):
         self.assertIn("4 cases: 4 FASTER, 0 SLOWER, 0 SAME", p.stdout)
         self.assertRegex(p.stdout, r"speedup of B over A: 1\.99\dx|2\.00\dx")
 
+    def test_a_reader_that_stops_early_changes_nothing(self):
+        # `summary | head -1`, `compare | head -1`: no traceback, and the exit code of the whole command (compare's
+        # 1 is "a case got slower", never "the pipe closed"). The pipe's reader is gone before the first write, so
+        # that every write meets the closed pipe, however little the command prints.
+        for tool, files, code in (("summary", [self.a], 0), ("compare", [self.a, self.slow], 1),
+                                  ("compare", [self.slow, self.a], 0), ("summary", ["/nonexistent.h5"], 2)):
+            r, w = os.pipe()
+            os.close(r)
+            p = subprocess.run([TOOL[tool]] + files, stdout=w, stderr=subprocess.PIPE, text=True, timeout=120)
+            os.close(w)
+            self.assertNotIn("Traceback", p.stderr, tool)
+            self.assertNotIn("BrokenPipe", p.stderr, tool)
+            self.assertEqual(p.returncode, code, "%s %s: %s" % (tool, files, p.stderr))
+
     def test_compare_warns_on_another_device(self):
         other = os.path.join(self.tmp, "other.h5")
         shutil.copy(self.b, other)

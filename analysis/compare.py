@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from tilelab_analysis import compare  # noqa: E402
+from tilelab_analysis import cli, compare  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(compare.main())
+    cli.run(compare.main)

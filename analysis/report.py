@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from tilelab_analysis import report  # noqa: E402
+from tilelab_analysis import cli, report  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(report.main())
+    cli.run(report.main)

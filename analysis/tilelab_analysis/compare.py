@@ -19,7 +19,7 @@ import sys
 import numpy as np
 from scipy.stats import mannwhitneyu
 
-from . import counters
+from . import cli, counters
 from .load import SchemaError, load, load_meta
 
 MATCH = ["op", "variant", "params", "sizes", "layouts", "dtype"]
@@ -144,4 +144,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -11,7 +11,7 @@ import sys
 
 import pandas as pd
 
-from . import counters, plots
+from . import cli, counters, plots
 from .load import SchemaError, load, load_meta, resolve_path
 from .summary import render_markdown, table
 
@@ -157,4 +157,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

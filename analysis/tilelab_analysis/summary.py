@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from . import counters
+from . import cli, counters
 from .load import SchemaError, load
 from .metrics import reference_of
 
@@ -79,4 +79,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

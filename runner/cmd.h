@@ -37,7 +37,8 @@ int cmd_run_options(int argc, char **argv, run_opts *o);
     "  -q, --quiet           no progress line per case\n" \
     "  --shard I/N           run shard I (0-based) of N: disjoint shares balanced by expected time,\n" \
     "                        the same on every machine\n" \
-    "  --resume              continue -o FILE: skip the cases it holds (any status); creates FILE\n" \
+    "  --resume              continue -o FILE: skip the cases it holds (any status; run's\n" \
+    "                        --retry-failed runs the failed ones again); creates FILE\n" \
     "                        when it does not exist. A kill at any moment leaves FILE complete up to\n" \
     "                        the last case written; after a kernel fault that loses the CUDA\n" \
     "                        context, the runner restarts itself this way\n" \

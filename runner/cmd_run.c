@@ -22,7 +22,8 @@ static const char help[] =
     "declared with `op:` as a mapping (buffers, inits, signature, work, reference); its variants may\n"
     "be several kernels a run (`kernels:`) or library calls (`library:`; docs/guide/declared-ops.md).\n"
     "A case that runs past `case_timeout_s` (default 120 s + 20 x max_time_s) is recorded as `timeout`\n"
-    "and the runner starts again and goes on; SIGTERM and Ctrl-C say how to resume.\n"
+    "and the runner starts again and goes on; SIGTERM and Ctrl-C say how to resume. A kernel whose compile\n"
+    "runs past `compile_timeout_s` (default 600 s) fails its own cases.\n"
     "\n"
     CMD_RUN_OPTIONS_HELP
     "  --retry-failed        with -o FILE: as --resume, and the cases FILE holds as failed or timed out\n"

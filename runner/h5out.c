@@ -373,10 +373,9 @@ static int set_aside(hid_t f, const char *where, const char *name, const char *i
 {
     hid_t g = -1;
     long long old_session = -1;
-    char *status = NULL, *to = NULL, *parent = tl_xasprintf("/retried/%s", id);
+    char *to = NULL, *parent = tl_xasprintf("/retried/%s", id);
     int rc = -1;
     H5_CHECK(g = H5Gopen2(f, name, H5P_DEFAULT));
-    status = h5_read_str(g, "status");
     h5_read_i64(g, "session", &old_session);
     H5Gclose(g);
     g = -1;
@@ -397,7 +396,7 @@ static int set_aside(hid_t f, const char *where, const char *name, const char *i
     rc = 0;
 fail:
     if (g >= 0) H5Gclose(g);
-    free(status), free(to), free(parent);
+    free(to), free(parent);
     return rc;
 }
 

@@ -148,8 +148,8 @@ static int select_share(const run_opts *o, const tl_plan *p, run_share *sh, tl_e
     return 0;
 }
 
-/* The first session of a --retry-failed run, inherited by the runner's restarts: the failed cases of earlier
- * sessions are run again once, those of its own sessions (a retry that timed out) are kept. */
+/* The first /sessions index a --retry-failed run writes, inherited by the runner's restarts: failed cases written
+ * under an index before it are run again once, those written under it or after (a retry that timed out) are kept. */
 #define RETRY_FROM_ENV "TILELAB_RETRY_FROM"
 
 /* --resume: drops the cases the file already holds from the share, counting the failed ones; with retry, keeps

@@ -116,13 +116,11 @@ void san_parse_log(const char *log, san_findings *f)
     for (const char *p = log ? log : ""; *p;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        char *line = trimmed(p, n); /* (its left blanks go: tool_text needs the prefix first) */
         char *raw = tl_xmalloc(n + 1);
         memcpy(raw, p, n);
         raw[n] = '\0';
         p += n + (nl != NULL);
         const char *t = tool_text(raw);
-        free(line);
         if (!t) {
             free(raw);
             continue;

@@ -1,7 +1,8 @@
 /* counters_fixture: writes a result file with counters from a stated model, through the runner's own
  * writer, for the analysis tests (no GPU in CI). Test-only: nothing here was measured.
  *
- * usage: counters_fixture OUT.h5 EXPERIMENT.yaml
+ * usage: counters_fixture OUT.h5 EXPERIMENT.yaml [--outlier]
+ *   --outlier: the first case's last sample is 20 x its median (the report flags outliers).
  *
  * The model (analysis_test.py recomputes it):
  *   copy, n floats, stride S (1 unless the variant has S), offset O (0 unless it has O):
@@ -84,8 +85,9 @@ int main(int argc, char **argv)
     h5out out;
     h5out_existing have;
     h5out_session ses = {"counters_fixture", "", NULL};
-    if (argc != 3) {
-        fprintf(stderr, "usage: counters_fixture OUT.h5 EXPERIMENT.yaml\n");
+    int outlier = argc == 4 && !strcmp(argv[3], "--outlier");
+    if (argc != 3 && !outlier) {
+        fprintf(stderr, "usage: counters_fixture OUT.h5 EXPERIMENT.yaml [--outlier]\n");
         return 2;
     }
     plan_limits lim = {0};
@@ -99,6 +101,7 @@ int main(int argc, char **argv)
     snprintf(env.nvml, sizeof env.nvml, "not used (fixture)");
     snprintf(env.nvrtc_version, sizeof env.nvrtc_version, "fixture");
     snprintf(env.gpu_name, sizeof env.gpu_name, "Synthetic GPU");
+    env.cc_major = 9, env.cc_minor = 0; /* the analysis takes the tensor cores' peaks from its table for sm_90 */
     env.peak_fp32_gflops = 50000;
     env.peak_dram_gbs = 3000;
     int rc = h5out_open(&out, argv[1], &x, &env, &ses, 0, &have, &e);
@@ -120,6 +123,7 @@ int main(int argc, char **argv)
         r.samples.n = 5;
         r.samples.time_ms = tl_xcalloc(5, sizeof(double));
         for (int j = 0; j < 5; j++) r.samples.time_ms[j] = t_ms * (1 + 0.001 * (j - 2));
+        if (outlier && i == 0) r.samples.time_ms[4] = 20 * t_ms; /* --outlier: one far sample, for the report's flag */
         r.samples.stopped = "fixture";
         measure_stats_compute(r.samples.time_ms, 5, &r.st);
         r.gflops = r.flop / (r.st.median_ms * 1e-3) * 1e-9;

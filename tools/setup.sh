@@ -11,6 +11,8 @@ packages=(
   gcc libc6-dev                           # the C toolchain
   libyaml-dev libhdf5-dev libssl-dev      # runner: config, result files, SHA-256
   python3 python3-h5py python3-numpy python3-pandas python3-matplotlib python3-scipy  # tests, analysis
+  python3-pip python3-setuptools python3-wheel  # the analysis package: pip install ./analysis (its test)
+  chromium fonts-dejavu-core              # the report rendered in a real browser (analysis/report_test)
   slurm-wlm munge                         # the Slurm test: a real single-node Slurm on localhost
   clang libclang-rt-14-dev                # the config fuzzer (libFuzzer)
 )

@@ -143,5 +143,10 @@ def main(argv=None):
     return 1 if counts["SLOWER"] else 0
 
 
+def entry():
+    """The installed command (pyproject.toml's scripts)."""
+    cli.run(main)
+
+
 if __name__ == "__main__":
     cli.run(main)

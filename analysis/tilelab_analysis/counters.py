@@ -92,8 +92,12 @@ def has_counters(df):
 def table(df, op):
     """The derived figures of one op's cases that have counters: only the columns some case has."""
     d = df[(df["op"] == op).to_numpy() & with_counters(df)]
+    from .verdict import why
+
     cols = [c for c, _ in DERIVED if c in d and d[c].notna().any()]
-    return d[["variant", "params", "sizes", "layouts", "median_ms"] + cols].reset_index(drop=True)
+    t = d[["variant", "params", "sizes", "layouts", "median_ms"] + cols].reset_index(drop=True)
+    t["why"] = [why(r) for _, r in d.iterrows()]
+    return t
 
 
 def changes(a, b, min_change=0.02):

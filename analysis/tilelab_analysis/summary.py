@@ -1,37 +1,58 @@
-"""`summary`: a table per op of the cases in result files: variant, params, sizes, median and IQR,
-GFLOP/s or GB/s, % of the op's reference variant in the same file, % of the device's peak, status;
-and, for cases with hardware counters (tilelab/1.3), a second table of what they say (counters.DERIVED:
-sector efficiency, DRAM bytes against the model, bank conflicts per request, occupancy, achieved
-FLOP/s and DRAM GB/s as % of the device's peaks)."""
+"""`summary`: first the verdicts, one row per problem (the fastest verified variant, its params or the
+rung it dispatched to, median and noise, rate, % of the op's reference variant in the same file, % of the
+device's peak for the math it ran, and why, from its hardware counters); then a table per op of every
+case (median and IQR, rate, % of the reference, % of the peak and which peak, samples past the outlier
+fences, status); and, for cases with hardware counters (tilelab/1.3), a table of what they say
+(counters.DERIVED). Numbers carry three or four significant digits; units are in the headers.
+
+Exit codes: 0 written; 2 a file could not be read (the message names it). A reader that closes the pipe
+early (`summary X.h5 | head`) changes neither."""
 import argparse
 import sys
 
 import numpy as np
+import pandas as pd
 
-from . import cli, counters
+from . import cli, counters, verdict
 from .load import SchemaError, load
-from .metrics import reference_of
+from .metrics import OUTLIER_K, reference_of
 
 COLUMNS = ["variant", "params", "sizes", "layouts", "dtype", "median_ms", "iqr_ms", "rate", "pct_ref", "pct_peak",
            "reps", "status"]
+CSV_EXTRA = ["math", "peak_name", "peak", "noise_pct", "outliers", "dispatch", "rate_name", "case_id", "file"]
 
 
 def table(df, op):
-    """The summary rows of one op, in the files' order, with the rate column named by the op."""
-    t = df[df["op"] == op][COLUMNS].copy()
-    rate = t.pop("rate")
-    t.insert(7, df[df["op"] == op]["rate_name"].iloc[0], rate)
+    """The summary rows of one op, in the files' order, display headers with units (the rate's by the op);
+    params show the rung a dispatching variant ran."""
+    d = df[df["op"] == op]
+    t = pd.DataFrame({"variant": d["variant"], "params": [verdict.params_shown(r) for _, r in d.iterrows()]})
+    for c in ("sizes", "layouts", "dtype"):
+        t[c] = d[c]
+    t["median (ms)"], t["IQR (ms)"] = d["median_ms"], d["iqr_ms"]
+    t["%s" % d["rate_name"].iloc[0]] = d["rate"]
+    t["% of reference"], t["% of peak"], t["peak used"] = d["pct_ref"], d["pct_peak"], d["peak_name"]
+    t["outliers"], t["reps"], t["status"] = d["outliers"], d["reps"], d["status"]
     return t.reset_index(drop=True)
 
 
-def _fmt(v):
-    if isinstance(v, float):
-        return "-" if np.isnan(v) else ("%.4g" % v if abs(v) < 1000 else "%.0f" % v)
+def fmt(v):
+    """Three or four significant digits, never an exponent for the figures a table holds; "-" for none."""
+    if isinstance(v, (float, np.floating)):
+        if np.isnan(v):
+            return "-"
+        if v == 0:
+            return "0"
+        if abs(v) >= 1000:
+            return "%d" % round(float("%.4g" % v))
+        if abs(v) < 1e-3:
+            return "%.3g" % v
+        return "%.4g" % v
     return str(v) if v != "" else "-"
 
 
 def render_text(t):
-    cells = [[str(c) for c in t.columns]] + [[_fmt(v) for v in row] for row in t.itertuples(index=False)]
+    cells = [[str(c) for c in t.columns]] + [[fmt(v) for v in row] for row in t.itertuples(index=False)]
     widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)
 
@@ -39,15 +60,23 @@ def render_text(t):
 def render_markdown(t):
     head = "| " + " | ".join(str(c) for c in t.columns) + " |"
     sep = "|" + "|".join("---:" if t[c].dtype.kind in "fi" else "---" for c in t.columns) + "|"
-    body = ["| " + " | ".join(_fmt(v) for v in row) + " |" for row in t.itertuples(index=False)]
+    body = ["| " + " | ".join(fmt(v).replace("|", "\\|") for v in row) + " |" for row in t.itertuples(index=False)]
     return "\n".join([head, sep] + body)
 
 
+def outlier_note(df):
+    n = int(df["outliers"].sum())
+    cases = int((df["outliers"] > 0).sum())
+    return ("%d sample(s) in %d case(s) lie past %g IQRs beyond the quartiles (outliers; the medians stand)"
+            % (n, cases, OUTLIER_K)) if n else ""
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="summary", description=__doc__)
+    ap = argparse.ArgumentParser(prog="summary", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+", help="tilelab result files (.h5)")
     g = ap.add_mutually_exclusive_group()
-    g.add_argument("--csv", action="store_true", help="CSV, one table with an op column")
+    g.add_argument("--csv", action="store_true", help="CSV, one row a case, machine-readable column names")
     g.add_argument("--markdown", action="store_true", help="markdown tables, for pasting")
     args = ap.parse_args(argv)
     try:
@@ -60,22 +89,34 @@ def main(argv=None):
         return 2
     if args.csv:
         extra = [c for c, _ in counters.DERIVED if counters.has_counters(df) and df[c].notna().any()]
-        out = df[["op"] + COLUMNS + ["rate_name", "case_id", "file"] + extra]
+        out = df[["op"] + COLUMNS + CSV_EXTRA + extra]
         out.to_csv(sys.stdout, index=False)
         return 0
+    render = render_markdown if args.markdown else render_text
+    head = "### " if args.markdown else ""
+    print(head + "Verdicts: the fastest verified variant of each problem")
+    print(render(verdict.shown(verdict.table(df), df["file"].nunique())))
+    note = outlier_note(df)
+    if note:
+        print(note)
+    print()
     for op in df["op"].unique():
         t = table(df, op)
-        title = "%s (%% ref: %% of %s in the same file; %% peak: of the device's %s peak)" % (
-            op, reference_of(df, op) or "-", "DRAM" if t.columns[7] == "GB/s" else "FP32")
-        print(("### " if args.markdown else "") + title)
-        print(render_markdown(t) if args.markdown else render_text(t))
+        print(head + "%s: every case (%% of reference: of %s in the same file; %% of peak: of the peak named "
+              "in its row)" % (op, reference_of(df, op) or "-"))
+        print(render(t))
         print()
         c = counters.table(df, op) if counters.has_counters(df) else None
         if c is not None and not c.empty:
-            print(("### " if args.markdown else "") + "%s: hardware counters (see `runner list counters`)" % op)
-            print(render_markdown(c) if args.markdown else render_text(c))
+            print(head + "%s: hardware counters (see `runner list counters`; the columns: analysis/README.md)" % op)
+            print(render(c))
             print()
     return 0
+
+
+def entry():
+    """The installed command (pyproject.toml's scripts)."""
+    cli.run(main)
 
 
 if __name__ == "__main__":

@@ -92,7 +92,8 @@ def ladder(df, op):
         p = d[(d["layouts"] == lay) & (d["dtype"] == dt)]
         for k, v in enumerate(variants):
             pv = p[p["variant"] == v].groupby("sizes")["pct_ref"].max()
-            ax.bar(np.arange(len(sizes)) + k * w, [pv.get(s, np.nan) for s in sizes], w, color=colour(v), label=v)
+            ax.bar(np.arange(len(sizes)) + k * w, [pv.get(s, np.nan) for s in sizes], w, color=colour(v),
+                   label=v if len(pv) else None)  # the legend names the variants this panel holds
         ax.set_xticks(np.arange(len(sizes)) + 0.4 - w / 2)
         ax.set_xticklabels(sizes, rotation=40, ha="right", fontsize=7)
         ax.set_ylabel(what if len(what) < 30 else "%", fontsize=8)

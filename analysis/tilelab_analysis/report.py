@@ -85,7 +85,7 @@ class Doc:
 
 CSS = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
        "table.t{border-collapse:collapse;font-size:12px}table.t td,table.t th{padding:2px 8px;"
-       "border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}table.t td:last-child{white-space:normal;"
+       "border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}table.v td:last-child{white-space:normal;"
        "min-width:18em;text-align:left}div.scroll{overflow-x:auto}table.sortable th{cursor:pointer;background:#f3f3f3}"
        "table.sortable th:after{content:' \\2195';color:#aaa}table.v td:last-child{text-align:left}"
        "pre{background:#f6f6f6;padding:8px;overflow-x:auto;font-size:12px}img{max-width:100%}"
@@ -163,7 +163,7 @@ def build(paths, base):
             if t.empty:
                 continue
             doc.h(3, op)
-            doc.table(t)
+            doc.table(t, "t v")  # its last column is the why, as in the verdicts
             used = [c for c in t.columns if c in dict(counters.DERIVED)]
             doc.p("; ".join("%s: %s" % (c, dict(counters.DERIVED)[c]) for c in used) + ".")
             doc.figure(plots.measured_roofline(df, op, env0),

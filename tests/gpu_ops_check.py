@@ -200,7 +200,7 @@ def main():
         p = subprocess.run(py, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "analysis")))
         ref = "naive" if name == "softmax" else "cub"
-        expect(p.returncode == 0 and "GB/s" in p.stdout and "%% ref: %% of %s" % ref in p.stdout,
+        expect(p.returncode == 0 and "GB/s" in p.stdout and "%% of reference: of %s" % ref in p.stdout,
                "summary of %s: rc %d %s" % (name, p.returncode, (p.stdout + p.stderr)[-500:]))
     # The scan's figure at 2^28 (printed, not asserted: docs/gpu-runs.md keeps it).
     big = [v for v in cases(files["scan"][1]).values() if "n=268435456" in v.get("sizes", "") and v.get("status") == "ok"]

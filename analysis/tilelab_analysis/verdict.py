@@ -1,6 +1,8 @@
 """Verdicts: per problem (op, sizes, layouts, dtype of one file) the fastest verified variant, and a short
 "why" from its hardware counters. Each reason comes from one rule of RULES, with its threshold; the
 README of the analysis lists them (`rules_text()` prints the same table)."""
+import os
+
 import numpy as np
 import pandas as pd
 
@@ -108,7 +110,6 @@ def shown(t, files=1):
         return t
     out = pd.DataFrame()
     if files > 1:
-        import os
         out["file"] = [os.path.basename(f) for f in t["file"]]
     for c in ("op", "sizes", "layouts", "dtype", "fastest", "params"):
         out[c] = t[c]

@@ -1,6 +1,7 @@
 #include "runner/compile.h"
 #include "runner/jit_helper.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -128,11 +129,22 @@ int compile_run(const compile_list *l, int arch, int jobs, const char *cache, ji
     if (jobs > l->n) jobs = l->n > 0 ? l->n : 1;
     if (memo && jobs > 1) return compile_threads(l, arch, jobs, cache, memo, log);
     fflush(NULL);
+    pid_t *pid = tl_xcalloc((size_t)jobs, sizeof *pid);
+    int failed = 0, status;
+    for (int w = 1; w < jobs; w++) {
+        pid[w] = fork();
+        if (pid[w] == 0) _exit(compile_share(l, w, jobs, arch, cache, NULL, NULL, log) ? 1 : 0);
+        if (pid[w] < 0) failed += compile_share(l, w, jobs, arch, cache, memo, NULL, log); /* no process: here */
+    }
+    failed += compile_share(l, 0, jobs, arch, cache, memo, NULL, log);
+    /* Only the workers forked here: the sandboxed compile helper is a child too, and lives until the end. */
     for (int w = 1; w < jobs; w++)
-        if (fork() == 0) _exit(compile_share(l, w, jobs, arch, cache, NULL, NULL, log) ? 1 : 0);
-    int failed = compile_share(l, 0, jobs, arch, cache, memo, NULL, log), status;
-    if (jobs > 1)
-        while (wait(&status) > 0) failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+        if (pid[w] > 0) {
+            pid_t got;
+            while ((got = waitpid(pid[w], &status, 0)) < 0 && errno == EINTR) {}
+            failed += got < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+        }
+    free(pid);
     return failed;
 }
 

@@ -64,6 +64,16 @@ class UserKernels(unittest.TestCase):
         p = run("compile", self.example("user_sgemm"), "-j", "2", env=self.env)
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_parallel_compile_of_own_kernels_only_ends(self):
+        # Every kernel the experiment's own: the first worker starts the sandboxed compile helper, which
+        # lives until the end; `compile -j` once waited for it as if it were a worker, and never ended.
+        yaml = self.folder({"k.cu": OK_COPY}, "  - {name: mine, source: k.cu, entry: k, params: {B: [128, 256, 512]},"
+                                              " block: [B], grid: ['ceil_div(n, B)']}\n")
+        p = subprocess.run([RUNNER, "compile", yaml, "-j", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, env=self.env, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("compiling 3 kernels", p.stderr + p.stdout)
+
     def check_bad(self, yaml, want, compile_error=False):
         out = os.path.join(os.path.dirname(yaml), "out.h5")
         args = ("validate", "--compile", yaml) if compile_error else ("validate", yaml)

@@ -23,7 +23,7 @@ typedef struct {
 } cmd_def;
 
 extern const cmd_def cmd_run, cmd_rerun, cmd_extract, cmd_merge, cmd_submit, cmd_validate, cmd_compile,
-    cmd_table_check, cmd_list, cmd_cache;
+    cmd_table_check, cmd_list, cmd_cache, cmd_search_replay;
 
 /* `runner NAME --help`: its usage line, its summary, its help. */
 void cmd_print_help(FILE *f, const cmd_def *c);

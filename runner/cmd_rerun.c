@@ -12,7 +12,8 @@ static const char help[] =
     "same case ids (so `compare` pairs them), recording `rerun_of`. It compiles the kernel sources the\n"
     "file carries (/sources: the experiment's own and the runner's), so another tilelab build, or a\n"
     "node with only the bundle, runs the same kernels; where this runner's own kernel files differ\n"
-    "from the file's, it says so in one line.\n"
+    "from the file's, it says so in one line. A file a search made (`search:`) is measured again at the\n"
+    "points its search evaluated, and its baselines: no new search.\n"
     "\n"
     CMD_RUN_OPTIONS_HELP
     "  --local-sources       compile this runner's own kernels instead of those the file carries\n"
@@ -110,6 +111,7 @@ static int rerun_main(int argc, char **argv, const cmd_line *line)
     } else {
         char *of = tl_xasprintf("%s (run %s on %s from %s)", h5, src.created_utc ? src.created_utc : "?",
                                 src.host ? src.host : "?", src.config_path ? src.config_path : "?");
+        if (x.search) o.cases_of = h5; /* the points its search evaluated, measured again: no new search */
         rc = run_experiment(&o, &x, line->argc, line->argv, of);
         free(of);
     }

@@ -12,6 +12,7 @@
 
 #include "runner/cfg_node.h"
 #include "runner/cfg_op.h"
+#include "runner/cfg_search.h"
 #include "runner/decl.h"
 #include "runner/dispatch.h"
 
@@ -841,11 +842,11 @@ const char *const cfg_verify_names[] = {"off", "once", "every"};
 static int parse_measure(cfgn_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m)
 {
     static const char *const keys[] = {"warmup", "warmup_s", "min_reps", "max_reps", "max_noise", "max_time_s",
-                                       "l2_flush", "batch", NULL};
-    cfgn_pair pr[8];
+                                       "l2_flush", "batch", "energy_s", NULL};
+    cfgn_pair pr[9];
     int np;
     long v;
-    if (cfgn_pairs(c, n, prefix, keys, pr, 8, &np)) return -1;
+    if (cfgn_pairs(c, n, prefix, keys, pr, 9, &np)) return -1;
     for (int i = 0; i < np; i++) {
         const char *k = pr[i].key;
         char field[96];
@@ -858,6 +859,7 @@ static int parse_measure(cfgn_ctx *c, yaml_node_t *n, const char *prefix, measur
         else if (!strcmp(k, "max_reps")) rc = cfgn_int(c, pr[i].value, field, 1, 1000000, &v), m->max_reps = (int)v;
         else if (!strcmp(k, "max_noise")) rc = cfgn_double(c, pr[i].value, field, 0, 1, &m->max_noise);
         else if (!strcmp(k, "max_time_s")) rc = cfgn_double(c, pr[i].value, field, 0, 86400, &m->max_time_s);
+        else if (!strcmp(k, "energy_s")) rc = cfgn_double(c, pr[i].value, field, 0, 3600, &m->energy_s);
         else rc = cfgn_bool(c, pr[i].value, field, &m->l2_flush);
         if (rc) return -1;
     }
@@ -875,6 +877,50 @@ static int parse_name(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
               *p == '-'))
             return cfgn_fail(c, n, "name", "'%s' may hold only letters, digits, '_' and '-' (it names the output file)",
                            x->name);
+    return 0;
+}
+
+/* ---- `search:` against the variants (runner/cfg_search.c parses it) ----------------------------- */
+
+/* The points of variant entry cv's search before the rules: the product of its lists (1: nothing to search). */
+static long long search_points(const cfg_variant *cv)
+{
+    long long n = 1;
+    for (int k = 0; k < cv->v->nparams; k++)
+        if (cv->nvalues[k] > 1 && (n *= cv->nvalues[k]) > (1LL << 50)) return 1LL << 50;
+    return n;
+}
+
+/* Something to search, a budget of cases within a space, the objective's counter collected by every searched
+ * variant; `objective: energy` gives the searched variants energy runs (SRCH_ENERGY_S) where they have none. */
+static int check_search(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    const srch_spec *s = x->search;
+    long long largest = 1;
+    for (int v = 0; v < x->nvariants; v++) {
+        cfg_variant *cv = &x->variants[v];
+        long long points = search_points(cv);
+        if (points == 1) continue;
+        if (points > largest) largest = points;
+        if (s->objective == SRCH_ENERGY && !(cv->protocol.energy_s > 0)) cv->protocol.energy_s = SRCH_ENERGY_S;
+        int found = s->objective != SRCH_COUNTER;
+        for (int k = 0; k < cv->counters.n && !found; k++) found = !strcmp(cv->counters.names[k], s->counter);
+        if (!found) {
+            tl_err_set(c->e, "%s:%d:%d: search.objective: '%s' is not among the counters variant '%s' collects (%s): "
+                             "add it to `counters:`", c->path, s->objective_line, s->objective_col, s->counter,
+                       cv->v->name, cv->counters.n ? cv->counters.text : "none");
+            return -1;
+        }
+    }
+    if (largest == 1)
+        return cfgn_fail(c, n, "search", "nothing to search: no variant has a param with a list of values (a search "
+                                         "chooses among them)");
+    if (s->budget_kind == SRCH_CASES && s->budget > (double)largest) {
+        tl_err_set(c->e, "%s:%d:%d: search.budget.cases: %.0f is over the space (the largest search has %lld points "
+                         "before the rules); without `search:` the sweep measures every point",
+                   c->path, s->budget_line, s->budget_col, s->budget, largest);
+        return -1;
+    }
     return 0;
 }
 
@@ -923,13 +969,13 @@ static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "description", "op", "seed", "dtype", "layout", "args", "sizes",
                                        "variants", "reference", "tolerance", "measure", "counters", "data", "verify",
-                                       "case_timeout_s", "compile_timeout_s", NULL};
-    cfgn_pair pr[19];
+                                       "case_timeout_s", "compile_timeout_s", "search", NULL};
+    cfgn_pair pr[20];
     int np;
     if (root->type != YAML_MAPPING_NODE)
         return cfgn_fail(c, root, "experiment", "expected a mapping of fields (name, op, sizes, variants, ...), got %s",
                        cfgn_kind_name(root));
-    if (cfgn_pairs(c, root, "experiment", keys, pr, 18, &np)) return -1;
+    if (cfgn_pairs(c, root, "experiment", keys, pr, 19, &np)) return -1;
     static const char *const required[] = {"name", "op", "seed", "sizes", "variants"};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (!cfgn_find(pr, np, required[i]))
@@ -970,6 +1016,8 @@ static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
     if ((n = cfgn_find(pr, np, "counters")) && parse_counters(c, n, "counters", &x->counters)) return -1;
     if (parse_variants(c, cfgn_find(pr, np, "variants"), x)) return -1;
     if (check_variant_dtypes(c, x)) return -1;
+    if ((n = cfgn_find(pr, np, "search")) && (cfgsearch_parse(c, n, x->seed, &x->search) || check_search(c, n, x)))
+        return -1;
     x->reference = op->references[0];
     if (x->dop && check_reference(c, x)) return -1;
     if ((n = cfgn_find(pr, np, "reference"))) {
@@ -1084,6 +1132,7 @@ void config_free(tl_experiment *x)
     ctr_list_free(&x->counters);
     src_store_free(&x->store);
     dop_free(x->dop);
+    if (x->search) srch_spec_free(x->search), free(x->search);
     memset(x, 0, sizeof *x);
 }
 

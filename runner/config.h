@@ -8,6 +8,7 @@
 #include "runner/counters.h"
 #include "runner/measure.h"
 #include "runner/registry.h"
+#include "runner/search.h"
 #include "runner/source.h"
 
 #define CFG_MAX_VALUES 4096 /* values one param or axis may expand to */
@@ -71,6 +72,7 @@ typedef struct {
     double case_timeout_s;     /* a case's limit, s (0: runner/watchdog.h's default from its protocol) */
     double compile_timeout_s;  /* a kernel's compile's limit in a helper process, s (0: JIT_COMPILE_TIMEOUT_S) */
     src_store store;           /* every kernel source the variants compile, as read */
+    srch_spec *search;         /* `search:`, or NULL: every case of the plan runs */
 } tl_experiment;
 
 extern const char *const cfg_verify_names[]; /* indexed by cfg_verify */

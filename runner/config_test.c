@@ -13,7 +13,38 @@ typedef struct {
 #define SIZES "sizes: {mnk: 64}\n"
 #define VARS "variants: [naive]\n"
 
+#define SEARCHED "variants:\n  - name: smem_tile\n    params: {BLOCKSIZE: [8, 16, 32]}\n  - cublas\n"
+
 static const bad_row bad_rows[] = {
+    /* search: (lines 5-8 are SEARCHED, `search:` is line 9) */
+    {HEAD SIZES SEARCHED "search: {strategy: annealing, budget: {cases: 2}}\n",
+     "t.yaml:9:20: search.strategy: 'annealing' is not one of: random, genetic, local, bayes"},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes}\n", "t.yaml:9:9: search: 'budget' is missing"},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes, budget: {cases: 0}}\n",
+     "t.yaml:9:43: search.budget.cases: 0 is out of range [1, "},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes, budget: {fraction: 0}}\n",
+     "t.yaml:9:46: search.budget.fraction: must be more than 0"},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes, budget: {fraction: 1.5}}\n",
+     "t.yaml:9:46: search.budget.fraction: 1.5 is out of range [0, 1]"},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes, budget: {seconds: -3}}\n",
+     "t.yaml:9:45: search.budget.seconds: -3 is out of range"},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes, budget: {cases: 4}}\n",
+     "t.yaml:9:43: search.budget.cases: 4 is over the space (the largest search has 3 points before the rules)"},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes, budget: {cases: 2, seconds: 9}}\n",
+     "t.yaml:9:35: search.budget: give one of cases, fraction or seconds (it has 2)"},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes, budget: 20}\n", "t.yaml:9:35: search.budget: expected a mapping"},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes, budget: {cases: 2}, objective: speed}\n",
+     "t.yaml:9:58: search.objective: unknown objective 'speed' (time, energy, or a counter's metric name"},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes, budget: {cases: 2}, objective: dram__bytes_read.sum}\n",
+     "t.yaml:9:58: search.objective: 'dram__bytes_read.sum' is not among the counters variant 'smem_tile' collects "
+     "(none): add it to `counters:`"},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes, budget: {cases: 2}, better: higher}\n",
+     "t.yaml:9:55: search.better: a time is better lower"},
+    {HEAD SIZES SEARCHED "search: {strategy: bayes, budget: {cases: 2}, pace: 3}\n",
+     "t.yaml:9:47: search: unknown key 'pace'"},
+    {HEAD SIZES "variants:\n  - name: smem_tile\n    params: {BLOCKSIZE: 16}\n  - cublas\n"
+     "search: {strategy: genetic, budget: {cases: 2}}\n",
+     "t.yaml:9:9: search: nothing to search: no variant has a param with a list of values"},
     {"", "t.yaml:1:1: experiment: the file is empty"},
     {"name: [unclosed\n", "t.yaml:2:1: YAML syntax: did not find expected ',' or ']'"},
     {"- a\n- b\n", "t.yaml:1:1: experiment: expected a mapping of fields"},

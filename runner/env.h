@@ -19,6 +19,7 @@ typedef struct {
     char gpu_name[256];
     char pci_bus_id[32];        /* "0000:3B:00.0", to find the same GPU in NVML */
     char nvml[256];             /* "ok" or "unavailable: <why>" (telemetry) */
+    char energy_counter[256];   /* where energy per case comes from, or why none; "" when not known */
     int cc_major, cc_minor;     /* compute capability */
     int sms;                    /* multiprocessors */
     int l2_bytes;               /* L2 cache, bytes */

@@ -140,6 +140,7 @@ static int sim_timing(run_ctx *rc)
     if (!v || rc->tc->run->kind != REG_HOST) return 0;
     if (sscanf(v, "%lf:%lf:%llu", &rc->sim_ms, &rc->sim_noise, &seed) != 3 || rc->sim_ms <= 0) return 0;
     rc->sim_seed = seed ^ strtoull(rc->tc->id, NULL, 16);
+    if (rc->tc->run->sim_scale) rc->sim_ms *= rc->tc->run->sim_scale(rc->tc->run_params);
     return 1;
 }
 
@@ -160,8 +161,21 @@ static double sim_ms(void *ctx, int i)
     return rc->sim_ms * (1.0 + rc->sim_noise * z);
 }
 
+/* Tests only: TILELAB_TEST_HOST_ENERGY_W=W gives host cases an energy counter at W watts that moves every 0.1 s,
+ * as NVML's does, so the energy runs and `objective: energy` are tested without a GPU. */
+#define FAKE_ENERGY_ENV "TILELAB_TEST_HOST_ENERGY_W"
+
+static int fake_energy_mj(void *ctx, unsigned long long *mj)
+{
+    (void)ctx;
+    double w = atof(getenv(FAKE_ENERGY_ENV));
+    if (!(w > 0)) return -1;
+    *mj = (unsigned long long)(floor(tl_now_s() / 0.1) * 0.1 * w * 1e3);
+    return 0;
+}
+
 const char *const tl_phase_names[PH_N] = {"compile", "load", "inputs", "reference", "verify", "warmup",
-                                           "timed", "loop", "telemetry", "counters", "trials"};
+                                           "timed", "loop", "telemetry", "counters", "trials", "energy"};
 
 /* ---- steps ------------------------------------------------------------------------------ */
 
@@ -595,6 +609,14 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     r->phase_s[PH_LOOP] = fmax(0.0, sm->loop_s - sm->timed_s - sm->telemetry_s);
     if (bad) goto error;
     finish_stats(r);
+    if (tc->protocol.energy_s > 0) {
+        t0 = tl_now_s();
+        wd_phase(PH_ENERGY);
+        if (!on_device && getenv(FAKE_ENERGY_ENV)) t.energy_mj = fake_energy_mj;
+        bad = measure_energy_run(&tc->protocol, &t, r->st.median_ms, &r->energy, e);
+        r->phase_s[PH_ENERGY] = tl_now_s() - t0;
+        if (bad) goto error;
+    }
     t0 = tl_now_s();
     wd_phase(PH_COUNTERS);
     if (tc->cv->counters.n) {
@@ -651,6 +673,8 @@ void result_free(tl_result *r)
     free(r->protocol);
     free(r->retried);
     free(r->sanitize_report);
+    free(r->search_proposer);
+    measure_energy_free(&r->energy);
     measure_samples_free(&r->samples);
     ctr_result_free(&r->counters);
     memset(r, 0, sizeof *r);

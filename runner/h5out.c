@@ -59,6 +59,12 @@ static int write_root(hid_t f, const char *where, const tl_experiment *x, const 
     H5_CHECK(h5_put_str(f, SCH_ROOT_VERIFY, cfg_verify_names[x->verify]));
     H5_CHECK(h5_put_str(f, SCH_ROOT_DATA, reg_dist_names[x->dist]));
     if (s->rerun_of) H5_CHECK(h5_put_str(f, SCH_ROOT_RERUN_OF, s->rerun_of));
+    if (x->search) { /* schema 1.15 */
+        char *search = srch_spec_text(x->search);
+        herr_t put = h5_put_str(f, SCH_ROOT_SEARCH, search);
+        free(search);
+        H5_CHECK(put);
+    }
     free(protocol);
     return 0;
 fail:
@@ -99,6 +105,7 @@ int h5out_write_env(hid_t g, const env_info *v)
         rc |= h5_put_str(g, SCH_ENV_NVRTC_VERSION, v->nvrtc_version);
         rc |= h5_put_f64(g, SCH_ENV_PEAK_FP32_GFLOPS, v->peak_fp32_gflops);
         rc |= h5_put_f64(g, SCH_ENV_PEAK_DRAM_GBS, v->peak_dram_gbs);
+        if (v->energy_counter[0]) rc |= h5_put_str(g, SCH_ENV_ENERGY_COUNTER, v->energy_counter); /* schema 1.15 */
     }
     return rc < 0 ? -1 : 0;
 }
@@ -194,6 +201,31 @@ fail:
     return -1;
 }
 
+/* Schema 1.15: energy per run (when the protocol asks for it) and a search's record of the case. */
+static herr_t write_energy_search(hid_t g, const tl_result *r)
+{
+    herr_t rc = 0;
+    const measure_energy *m = &r->energy;
+    if (m->status) {
+        rc |= h5_put_str(g, SCH_CASE_ENERGY_STATUS, m->status);
+        rc |= h5_put_str(g, SCH_CASE_ENERGY_REASON, m->reason ? m->reason : "");
+        if (!strcmp(m->status, "ok")) {
+            rc |= h5_put_f64(g, SCH_CASE_ENERGY_J, m->j_per_run);
+            rc |= h5_put_f64(g, SCH_CASE_ENERGY_POWER_W, m->power_w);
+            rc |= h5_put_f64(g, SCH_CASE_ENERGY_SPAN_S, m->span_s);
+            rc |= h5_put_i64(g, SCH_CASE_ENERGY_RUNS, m->runs);
+            rc |= h5_put_f64(g, SCH_CASE_ENERGY_RESOLUTION_J, m->resolution_j);
+        }
+    }
+    if (r->search_proposer) {
+        rc |= h5_put_i64(g, SCH_CASE_SEARCH_STEP, r->search_step);
+        rc |= h5_put_str(g, SCH_CASE_SEARCH_PROPOSER, r->search_proposer);
+        rc |= h5_put_f64(g, SCH_CASE_SEARCH_OBJECTIVE, r->search_objective);
+        rc |= h5_put_f64(g, SCH_CASE_SEARCH_BEST, r->search_best);
+    }
+    return rc < 0 ? -1 : 0;
+}
+
 static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int session, const src_store *st,
                             tl_err *e)
 {
@@ -229,6 +261,7 @@ static int write_case_attrs(hid_t g, const char *where, const tl_result *r, int 
         H5_CHECK(h5_put_i64(g, SCH_CASE_SANITIZE_ERRORS, r->sanitize_errors));
         H5_CHECK(h5_put_str(g, SCH_CASE_SANITIZE_REPORT, r->sanitize_report ? r->sanitize_report : ""));
     }
+    if (write_energy_search(g, r) < 0) goto fail; /* schema 1.15 */
     H5_CHECK(h5_put_str(g, SCH_CASE_TOLERANCE, tol));
     H5_CHECK(h5_put_f64(g, SCH_CASE_MAX_ABS_ERR, r->max_abs_err));
     H5_CHECK(h5_put_f64(g, SCH_CASE_MAX_REL_ERR, r->max_rel_err));

@@ -12,7 +12,7 @@
 
 static const cmd_def *const commands[] = {
     &cmd_run, &cmd_rerun, &cmd_extract, &cmd_merge, &cmd_submit, &cmd_validate, &cmd_compile,
-    &cmd_table_check, &cmd_list, &cmd_cache,
+    &cmd_table_check, &cmd_search_replay, &cmd_list, &cmd_cache,
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof *commands))
 

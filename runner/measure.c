@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,10 +62,12 @@ void measure_stats_compute(const double *x, int n, measure_stats *st)
 
 char *measure_protocol_text(const measure_protocol *p)
 {
+    char energy[48] = ""; /* only when asked for: the text of a protocol without it stays as it was */
+    if (p->energy_s > 0) snprintf(energy, sizeof energy, ";energy_s=%.17g", p->energy_s);
     return tl_xasprintf("warmup=%d;warmup_s=%.17g;min_reps=%d;max_reps=%d;max_noise=%.17g;max_time_s=%.17g;"
-                        "l2_flush=%d;batch=%d",
+                        "l2_flush=%d;batch=%d%s",
                         p->warmup, p->warmup_s, p->min_reps, p->max_reps, p->max_noise, p->max_time_s, p->l2_flush,
-                        p->batch);
+                        p->batch, energy);
 }
 
 /* ---- one repetition ----------------------------------------------------------------------- */
@@ -257,4 +260,83 @@ void measure_samples_free(measure_samples *s)
     free(s->throttle);
     free(s->throttled);
     memset(s, 0, sizeof *s);
+}
+
+/* ---- energy ------------------------------------------------------------------------------- */
+
+#define ENERGY_BATCH_MS 2.0 /* a batch of back-to-back runs: about this long */
+#define ENERGY_WAIT_S 1.0   /* the counter must move within this long */
+
+static int read_energy(const measure_target *t, unsigned long long *mj)
+{
+    return t->energy_mj ? t->energy_mj(t->ctx, mj) : nvml_energy_mj(t->gpu, mj);
+}
+
+static int energy_batch(const measure_target *t, int k, tl_err *e)
+{
+    for (int i = 0; i < k; i++)
+        if (t->launch(t->ctx, e)) return -1;
+    if (t->on_device) CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)t->stream));
+    return 0;
+fail:
+    return -1;
+}
+
+static void energy_unavailable(measure_energy *m, const char *why)
+{
+    m->status = "unavailable";
+    m->reason = tl_xstrdup(why);
+}
+
+int measure_energy_run(const measure_protocol *p, const measure_target *t, double run_ms, measure_energy *out,
+                       tl_err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->j_per_run = out->power_w = out->resolution_j = NAN;
+    if (!(p->energy_s > 0)) return 0;
+    unsigned long long e0, now, last;
+    if (read_energy(t, &e0)) {
+        energy_unavailable(out, t->on_device ? "the GPU has no energy counter (NVML's total energy consumption)"
+                                             : "no energy counter on the host target");
+        return 0;
+    }
+    int k = run_ms > 0 && run_ms < ENERGY_BATCH_MS ? (int)ceil(ENERGY_BATCH_MS / run_ms) : 1;
+    /* The start: the first move of the counter. */
+    double t0 = tl_now_s();
+    now = e0;
+    while (now == e0) {
+        if (energy_batch(t, k, e)) return -1;
+        if (read_energy(t, &now)) return energy_unavailable(out, "the energy counter stopped answering"), 0;
+        if (tl_now_s() - t0 > ENERGY_WAIT_S) return energy_unavailable(out, "the energy counter did not move in 1 s"), 0;
+    }
+    unsigned long long ea = now;
+    double ta = tl_now_s(), tb, batch_s = 0;
+    long runs = 0;
+    last = now;
+    for (;;) { /* the end: the first move after energy_s */
+        double b0 = tl_now_s();
+        if (energy_batch(t, k, e)) return -1;
+        runs += k;
+        tb = tl_now_s();
+        batch_s = fmax(batch_s, tb - b0);
+        if (read_energy(t, &now)) return energy_unavailable(out, "the energy counter stopped answering"), 0;
+        if (tb - ta >= p->energy_s && now != last) break;
+        if (tb - ta > p->energy_s + ENERGY_WAIT_S)
+            return energy_unavailable(out, "the energy counter stopped moving"), 0;
+        last = now;
+    }
+    double joules = (double)(now - ea) * 1e-3;
+    out->status = "ok";
+    out->span_s = tb - ta;
+    out->runs = runs;
+    out->j_per_run = joules / (double)runs;
+    out->power_w = joules / out->span_s;
+    out->resolution_j = 2 * out->power_w * batch_s / (double)runs;
+    return 0;
+}
+
+void measure_energy_free(measure_energy *m)
+{
+    free(m->reason);
+    memset(m, 0, sizeof *m);
 }

@@ -21,6 +21,8 @@ typedef struct {
     double max_time_s; /* stop once the timed loop has run this long, s */
     int l2_flush;      /* 1: flush L2 before every sample (cold); 0: hot */
     int batch;         /* launches per sample (a CUDA graph on the device); 1 = one launch */
+    double energy_s;   /* after the samples, runs back to back for about this long under the GPU's energy counter
+                        * (measure_energy_run), s; 0: energy is not measured */
 } measure_protocol;
 
 /* The defaults written into every result file. */
@@ -63,11 +65,34 @@ typedef struct {
     void *l2_buf;    /* device buffer the L2 flush overwrites, or NULL */
     size_t l2_bytes; /* its size, bytes */
     nvml_gpu *gpu;   /* telemetry, or NULL */
+    /* The energy counter, mJ: 0, or -1 when there is none. NULL: the GPU's, through NVML (nvml_energy_mj). */
+    int (*energy_mj)(void *ctx, unsigned long long *mj);
     /* Tests only: replaces the clock; returns the duration of repetition i, ms. */
     double (*fake_ms)(void *ctx, int i);
 } measure_target;
 
 int measure_run(const measure_protocol *p, const measure_target *t, measure_samples *out, tl_err *e);
+
+/* Energy per run. The counter (NVML's total energy, mJ) moves only a few times a second, so one run is far
+ * below its step: the runs go back to back (no reset, no L2 flush) in batches of about 2 ms, from one move of the
+ * counter until the first move after energy_s seconds; the energy between the two moves over the runs between
+ * them is the energy of a run. Each move lands somewhere in a batch: a batch's energy at each end, over the runs,
+ * is the reading's resolution. */
+typedef struct {
+    const char *status;  /* NULL: not asked for; "ok"; "unavailable" (reason says why) */
+    char *reason;        /* why not, or NULL */
+    double j_per_run;    /* J, NAN unless ok */
+    double power_w;      /* mean power between the counter's two moves, W */
+    double span_s;       /* the time between them, s */
+    long runs;           /* the runs between them */
+    double resolution_j; /* J a run the reading may be off by */
+} measure_energy;
+
+/* Measures energy per run over p->energy_s (a run takes about run_ms); out->status says whether it could.
+ * -1 with e only when a run fails. */
+int measure_energy_run(const measure_protocol *p, const measure_target *t, double run_ms, measure_energy *out,
+                       tl_err *e);
+void measure_energy_free(measure_energy *m);
 void measure_samples_free(measure_samples *s);
 
 /* Statistics of n samples (n >= 1). */

@@ -23,6 +23,7 @@ struct nvml_gpu {
     nvml_ret (*temp)(nvml_dev, int, unsigned *);
     nvml_ret (*power)(nvml_dev, unsigned *);
     nvml_ret (*reasons)(nvml_dev, unsigned long long *);
+    nvml_ret (*energy)(nvml_dev, unsigned long long *); /* NULL when the driver lacks it */
 };
 
 static void *sym(nvml_gpu *g, const char *name)
@@ -55,6 +56,8 @@ nvml_gpu *nvml_open(const char *pci_bus_id)
     /* Renamed in newer drivers; the old name stays as an alias. */
     *(void **)&g->reasons = dlsym(g->lib, "nvmlDeviceGetCurrentClocksEventReasons");
     if (!g->reasons) *(void **)&g->reasons = sym(g, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    /* Optional: telemetry works without it, energy per case does not (nvml_energy_mj says so). */
+    *(void **)&g->energy = dlsym(g->lib, "nvmlDeviceGetTotalEnergyConsumption");
     if (!g->ok) return g;
     nvml_ret rc = init();
     if (rc != 0) {
@@ -107,4 +110,9 @@ void nvml_read(nvml_gpu *g, nvml_sample *s)
 int nvml_is_throttled(uint64_t reasons)
 {
     return (reasons & (NVML_THROTTLE_MASK)) != 0;
+}
+
+int nvml_energy_mj(nvml_gpu *g, unsigned long long *mj)
+{
+    return nvml_ok(g) && g->energy && g->energy(g->dev, mj) == 0 ? 0 : -1;
 }

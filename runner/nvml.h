@@ -27,5 +27,8 @@ int nvml_ok(const nvml_gpu *g);
 const char *nvml_status(const nvml_gpu *g);
 void nvml_read(nvml_gpu *g, nvml_sample *s);
 int nvml_is_throttled(uint64_t reasons);
+/* The GPU's energy counter since the driver loaded, mJ (nvmlDeviceGetTotalEnergyConsumption: Volta and later);
+ * -1 when there is none. The driver updates it a few times a second, not at each call. */
+int nvml_energy_mj(nvml_gpu *g, unsigned long long *mj);
 
 #endif

@@ -341,6 +341,7 @@ int plan_expand(const tl_experiment *x, const plan_limits *lim, tl_plan *p, tl_e
     const reg_op *op = x->op;
     int *refs = NULL;
     memset(p, 0, sizeof *p);
+    p->whole_problems = x->search != NULL;
     for (int s = 0; s < x->nsizes; s++) {
         int lidx[REG_MAX_OPERANDS] = {0};
         for (;;) {
@@ -515,7 +516,7 @@ int plan_assign(const tl_plan *p, const unsigned char *todo, int count, int *own
         piece cur = {k, 0, setup};
         for (int j = k; j < end; j++) {
             double c = plan_cost(&p->cases[ks[j].i]);
-            if (all > share && cur.n && cur.cost + c > share) {
+            if (!p->whole_problems && all > share && cur.n && cur.cost + c > share) {
                 ps[np++] = cur;
                 cur = (piece){j, 0, setup};
             }

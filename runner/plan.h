@@ -49,6 +49,7 @@ typedef struct {
     tl_case *cases;
     int ncases;
     int nskipped;
+    int whole_problems; /* shards and --devices workers get whole problems (a search runs on one of them) */
 } tl_plan;
 
 /* Memory limits the plan checks sizes against; 0 = unknown (no check). */
@@ -76,7 +77,7 @@ double plan_setup_cost(const tl_case *c);
 char *plan_problem_key(const tl_case *c);
 /* The cases with todo[i] (every case when todo is NULL) over count shards: owner[i] = the shard, or -1
  * for the cases not given. A problem's cases stay together unless the problem alone is more than a
- * share; pieces go longest first to the least loaded shard, costs with their set-up. The same plan
+ * share (never, with p->whole_problems); pieces go longest first to the least loaded shard, costs with their set-up. The same plan
  * gives the same shares on every machine. -1 when count < 1. */
 int plan_assign(const tl_plan *p, const unsigned char *todo, int count, int *owner);
 /* Shard index of count (0-based): mine[i] = 1 for the cases it runs (plan_assign over the whole plan).

@@ -155,6 +155,9 @@ typedef struct reg_variant {
     /* REG_LIBRARY / REG_HOST: runs the variant (v, this one) once (asynchronously for a library call). */
     int (*run)(const struct reg_variant *v, reg_problem *p, const long *params, tl_err *e);
     int test_only; /* 1: exists for the runner's own tests (e.g. a deliberately wrong kernel) */
+    /* Tests only, REG_HOST: what TILELAB_TEST_HOST_TIMING's simulated time is multiplied by at these params (a
+     * landscape a search can be tested on without a GPU); NULL: 1. */
+    double (*sim_scale)(const long *params);
     unsigned dtypes; /* bit d: takes the op's dtype d; 0: only the first (a declared variant takes all) */
     int arch_specific; /* REG_NVRTC: compiled for the device's arch-specific target (sm_90a: wgmma,
                         * setmaxnreg), which runs on that architecture only */

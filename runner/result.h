@@ -21,6 +21,7 @@ typedef enum {
     PH_TELEMETRY, /* NVML reads */
     PH_COUNTERS,  /* the hardware counters pass */
     PH_TRIALS,    /* a dispatching case's trials: its candidates compiled (or from the cache) and timed */
+    PH_ENERGY,    /* (1.15) the energy runs (measure_energy_run) */
     PH_N
 } tl_phase;
 extern const char *const tl_phase_names[PH_N];
@@ -64,6 +65,11 @@ typedef struct {
     const char *sanitize_tool; /* --sanitize: the tool its verified run was repeated under, or NULL */
     int sanitize_errors;      /* its errors in the variant's kernels; -1 when it could not check */
     char *sanitize_report;    /* its first reports, or NULL */
+    measure_energy energy;    /* energy per run; status NULL when the protocol asks for none */
+    int search_step;          /* a search's evaluation (runner/search_driver.h), 0: not a search's */
+    char *search_proposer;    /* what proposed it, or NULL */
+    double search_objective;  /* its objective, NAN when none */
+    double search_best;       /* its search's best so far */
 } tl_result;
 
 void result_free(tl_result *r);

@@ -16,12 +16,14 @@
 #include "runner/env.h"
 #include "runner/execute.h"
 #include "runner/expr.h"
+#include "runner/h5in.h"
 #include "runner/h5out.h"
 #include "runner/jit_helper.h"
 #include "runner/plan.h"
 #include "runner/report.h"
 #include "runner/sanitize.h"
 #include "runner/schema.h"
+#include "runner/search_driver.h"
 #include "runner/watchdog.h"
 
 /* What this run does of the plan: its shard, less the cases the file already holds. */
@@ -66,6 +68,9 @@ typedef struct {
     double start_libs_s;      /* the GPU set-up (cuBLAS, streams, buffers, NVML), s */
     char *sanitizer;          /* --sanitize: compute-sanitizer */
     int gpu_gone;             /* after a restart, the GPU did not come back: not bad input, a failed run */
+    srch_plan sp;             /* `search:`: the plan's searches */
+    srch_held *held;          /* `search:`: what the file holds of each plan case (--resume) */
+    srch_driver *drv;         /* `search:`: which case runs next */
 } run_state;
 
 /* Whether a case of the plan runs on the GPU: one the plan skipped for a reason of its own (not of the
@@ -129,6 +134,23 @@ static int worker_share(const char *path, const tl_plan *p, unsigned char *todo,
     return rc;
 }
 
+/* Of todo, only the cases result file path holds (a rerun of a search's file measures what it evaluated). */
+static int cases_held_by(const char *path, const tl_plan *p, unsigned char *todo, tl_err *e)
+{
+    h5out_existing h;
+    if (h5out_read_existing(path, 0, &h, e)) return -1;
+    unsigned char *held = tl_xcalloc((size_t)p->ncases + 1, 1);
+    plan_id *ids = plan_ids(p);
+    for (int k = 0; k < h.n; k++) {
+        int i = plan_find(ids, p->ncases, h.ids[k]);
+        if (i >= 0) held[i] = 1;
+    }
+    for (int i = 0; i < p->ncases; i++) todo[i] = todo[i] && held[i];
+    free(held), free(ids);
+    h5out_existing_free(&h);
+    return 0;
+}
+
 /* The shard's cases (all of them without --shard); a worker's, of those, when it is one. */
 static int select_share(const run_opts *o, const tl_plan *p, run_share *sh, tl_err *e)
 {
@@ -143,6 +165,7 @@ static int select_share(const run_opts *o, const tl_plan *p, run_share *sh, tl_e
         memset(sh->todo, 1, (size_t)p->ncases);
     }
     if (o->worker_cases && worker_share(o->worker_cases, p, sh->todo, e)) return -1;
+    if (o->cases_of && cases_held_by(o->cases_of, p, sh->todo, e)) return -1;
     for (int i = 0; i < p->ncases; i++) sh->nshare += sh->todo[i];
     sh->ntodo = sh->nshare;
     return 0;
@@ -312,6 +335,35 @@ static int run_plan(run_state *s)
     return 0;
 }
 
+/* `search:`: the plan's searches; the driver once the file says what it holds. */
+static int search_prepare(run_state *s)
+{
+    tl_err e;
+    if (!s->x->search || s->o->cases_of) return 0;
+    if (srch_plan_make(s->x, &s->p, &s->sp, &e)) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int search_open(run_state *s)
+{
+    tl_err e;
+    if (!s->x->search || s->o->cases_of) return 0;
+    if (s->have.n) {
+        hid_t f = h5in_open_locked(s->path, &e);
+        int rc = f < 0 ? -1 : srch_held_read(f, s->path, &s->p, s->x->search, &s->held, &e);
+        if (f >= 0) H5Fclose(f);
+        if (rc) {
+            fprintf(stderr, "runner: %s\n", e.msg);
+            return -1;
+        }
+    }
+    s->drv = srch_driver_new(s->x, &s->p, &s->sp, s->sh.todo, s->held);
+    return 0;
+}
+
 /* What is checked before any GPU work: counter names, this run's share, the experiment's own kernels,
  * where the file goes. */
 static int run_prepare(run_state *s)
@@ -358,6 +410,11 @@ static int run_open(run_state *s)
     s->ex.ctr = s->ctr;
     s->ex.verify_only = o->sanitize_child;
     snprintf(s->env.nvml, sizeof s->env.nvml, "%s", nvml_status(s->ex.gpu));
+    unsigned long long mj;
+    snprintf(s->env.energy_counter, sizeof s->env.energy_counter, "%s",
+             nvml_energy_mj(s->ex.gpu, &mj) == 0
+                 ? "nvml total energy (mJ; it moves a few times a second: each case says the resolution it got)"
+                 : "unavailable: no NVML total energy counter for this GPU");
     s->argv_text = tl_join_words(s->argc, s->argv);
     /* The space check counts the whole share: what a resume skips is not known before the file is open. */
     if (check_space(s->path, &s->p, &s->sh, &e)) {
@@ -379,6 +436,7 @@ static int run_open(run_state *s)
         setenv(RETRY_FROM_ENV, num, 1);
     }
     skip_held(&s->p, &s->have, o->retry_failed, retry_from, &s->sh);
+    if (search_open(s)) return -1;
     if (s->use_gpu) {
         compile_list l = {0};
         compile_collect(s->x, &s->p, s->sh.todo, 0, &l);
@@ -500,6 +558,30 @@ static void sanitize_case(run_state *s, const tl_case *tc, tl_result *r, double 
     san_findings_free(&f);
 }
 
+/* The plan case to run after case i (-1: the first), or -1 when none is left: the next of the share in plan
+ * order, or the one the search driver picks. */
+static int next_case(run_state *s, int i)
+{
+    if (s->drv) return srch_driver_next(s->drv);
+    for (i++; i < s->p.ncases; i++)
+        if (s->sh.todo[i]) return i;
+    return -1;
+}
+
+/* A search's case ran: its outcome to the driver, the driver's record of it to the file. */
+static void search_note(run_state *s, int i, tl_result *r)
+{
+    double cost = 0;
+    for (int k = 0; k < PH_N; k++) cost += r->phase_s[k];
+    srch_note note;
+    srch_driver_ran(s->drv, i, r->status, srch_result_objective(s->x->search, r), cost, &note);
+    if (!note.proposer) return; /* a sweep case of the search's experiment */
+    r->search_step = note.step;
+    r->search_proposer = note.proposer;
+    r->search_objective = note.objective;
+    r->search_best = note.best;
+}
+
 /* Runs this run's cases; s->lost when a kernel fault lost the CUDA context (the rest is left to a new
  * process). Each case is committed by the writer thread while the next one runs. */
 static int run_cases(run_state *s, tl_err *e)
@@ -518,11 +600,11 @@ static int run_cases(run_state *s, tl_err *e)
     memset(out->phase_s, 0, sizeof out->phase_s);
     out->write_s = 0;
     static progress_ctx pc; /* lives as long as the writer thread (joined in h5out_finish or h5out_close) */
-    pc = (progress_ctx){o->quiet, s->sh.nearlier, s->sh.nshare, t0, report_progress_widths(&s->p, s->sh.todo)};
+    int total = s->drv ? s->sh.nearlier + srch_driver_expected(s->drv) : s->sh.nshare; /* a search: its budgets */
+    pc = (progress_ctx){o->quiet, s->sh.nearlier, total, t0, report_progress_widths(&s->p, s->sh.todo)};
     if (h5out_start_writer(out, case_saved, &pc, e)) return -1;
     if (record_timeout(s, device, e) || wd_start(s->path, s->argc, s->argv, e)) return -1;
-    for (int i = 0; i < s->p.ncases && !s->lost; i++) {
-        if (!s->sh.todo[i]) continue;
+    for (int i = next_case(s, -1); i >= 0 && !s->lost; i = next_case(s, i)) {
         tl_result *r = &s->res[s->nres++];
         const tl_case *tc = &s->p.cases[i];
         double limit = s->x->case_timeout_s > 0 ? s->x->case_timeout_s : wd_default_limit(tc->protocol.max_time_s);
@@ -540,6 +622,7 @@ static int run_cases(run_state *s, tl_err *e)
             fprintf(stderr, "tilelab: counters: %s; the cases are measured without them\n", r->counters.reason);
             said = 1;
         }
+        if (s->drv) search_note(s, i, r);
         if (!strcmp(r->status, "error") && exec_context_lost(&s->ex, r)) s->lost = 1;
         double tw = tl_now_s();
         if (h5out_write_case(out, r, e)) return -1;
@@ -556,6 +639,26 @@ static int run_cases(run_state *s, tl_err *e)
     if (h5out_finish(out, wall, timed, e)) return -1;
     report_overhead(s, wall, timed);
     return 0;
+}
+
+/* A line a search this run took part in: the best point, its objective, and what it took to find it. */
+static void report_searches(const run_state *s)
+{
+    const srch_spec *spec = s->x->search;
+    for (int k = 0; k < s->sp.nspaces; k++) {
+        const srch_result *r = srch_driver_result(s->drv, k);
+        if (!r->mine) continue;
+        char *label = srch_space_label(&s->p, &s->sp.spaces[k]);
+        printf("search %s (%s, %d points): %d evaluated in %.1f s", label, srch_strategy_names[spec->strategy],
+               s->sp.spaces[k].npoints, r->evals, r->seconds);
+        if (r->best_case >= 0)
+            printf(", best %s %s %.6g (%s) at evaluation %d, %.1f s in\n", s->p.cases[r->best_case].params_text,
+                   srch_objective_name(spec), r->best, spec->objective == SRCH_TIME ? "ms median"
+                   : spec->objective == SRCH_ENERGY ? "J a run" : "counter", r->best_step, r->best_at_s);
+        else
+            printf(", none ok\n");
+        free(label);
+    }
 }
 
 /* The cases, then the closing table (or the re-exec after a lost context); the exit code. */
@@ -580,6 +683,7 @@ static int run_all(run_state *s)
     }
     if (!o->worker_cases) { /* a worker's run says it through the run that started it */
         if (s->nres) report_table(stdout, s->x, s->res, s->nres);
+        if (s->drv) report_searches(s);
         if (s->sh.nearlier)
             printf("and %d cases from earlier sessions (%d failed); `bazel run //analysis:summary -- %s` shows all\n",
                    s->sh.nearlier, s->sh.failed_earlier, s->path);
@@ -591,6 +695,9 @@ static int run_all(run_state *s)
 static void run_state_free(run_state *s)
 {
     compile_ahead_stop(s->ahead); /* before the memo it fills goes */
+    srch_driver_free(s->drv);
+    free(s->held);
+    if (s->sp.spaces) srch_plan_free(&s->sp);
     if (s->have_out) h5out_close(&s->out);
     h5out_existing_free(&s->have);
     for (int i = 0; s->res && i < s->nres; i++) result_free(&s->res[i]);
@@ -613,7 +720,7 @@ int run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv, c
     int rc = TL_EXIT_BAD_INPUT;
     jit_helper_set_timeout(x->compile_timeout_s);
     if (o->sanitize_child) jit_set_line_info(1); /* the tool's reports name the source's lines */
-    if (run_plan(&s) == 0 && run_prepare(&s) == 0 && run_open(&s) == 0) rc = run_all(&s);
+    if (run_plan(&s) == 0 && search_prepare(&s) == 0 && run_prepare(&s) == 0 && run_open(&s) == 0) rc = run_all(&s);
     if (s.gpu_gone) rc = TL_EXIT_FAILED;
     run_state_free(&s);
     return rc;

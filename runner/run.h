@@ -27,6 +27,8 @@ typedef struct {
     int retry_failed;          /* with --resume: run again the cases the file holds as failed or timed out */
     int sanitize;              /* --sanitize: a runner/sanitize.h tool (0: none) */
     int sanitize_child;        /* how --sanitize runs a case: its verified run only, with line info, no restarts */
+    const char *cases_of;      /* rerun of a file a search made: only the cases that file holds run (in plan
+                                * order, no new search); NULL: the share as planned */
 } run_opts;
 
 /* Plans x, runs this run's share of its cases and writes the file; argc and argv: the whole command line

@@ -61,6 +61,9 @@ const sch_field sch_fields[SCH_N] = {
     [SCH_ROOT_MERGE_ARGV] = A(ROOT, "merge_argv", STR, "", 1, SOMETIMES, "only in merged files: the merge's command line"),
     [SCH_ROOT_MERGE_FORCED] = A(ROOT, "merge_forced", I64, "", 1, SOMETIMES,
                                 "only in merged files: 1 if `--force` mixed experiments"),
+    [SCH_ROOT_SEARCH] = A(ROOT, "search", STR, "", 15, SOMETIMES,
+                          "only for an experiment with `search:`: `strategy=...;budget=cases|fraction|seconds:N;"
+                          "objective=time|energy|<metric>;better=lower|higher;seed=N`"),
 
     /* /env */
     [SCH_ENV_HOST] = A(ENV, "host", STR, "", 0, ALWAYS, "the hostname"),
@@ -95,6 +98,9 @@ const sch_field sch_fields[SCH_N] = {
     [SCH_ENV_PEAK_FP32_GFLOPS] = A(ENV, "peak_fp32_gflops", F64, "GFLOP/s", 0, SOMETIMES,
                                    "with a GPU: SMs x FP32 lanes x 2 x peak clock"),
     [SCH_ENV_PEAK_DRAM_GBS] = A(ENV, "peak_dram_gbs", F64, "GB/s", 0, SOMETIMES, "with a GPU: 2 x memory clock x bus width"),
+    [SCH_ENV_ENERGY_COUNTER] = A(ENV, "energy_counter", STR, "", 15, SOMETIMES,
+                                 "with a GPU: where energy per case comes from, `nvml total energy (mJ; it moves a few "
+                                 "times a second: each case says the resolution it got)`, or why there is none"),
 
     /* /sessions/<k> */
     [SCH_SESSION_CREATED_UTC] = A(SESSION, "created_utc", STR, "", 1, ALWAYS, "when the run started, ISO 8601"),
@@ -119,6 +125,7 @@ const sch_field sch_fields[SCH_N] = {
     SESSION_PHASE(SCH_SESSION_T_TELEMETRY_S, "t_telemetry_s", 5, "seconds reading NVML"),
     SESSION_PHASE(SCH_SESSION_T_COUNTERS_S, "t_counters_s", 5, "seconds in the counters' passes"),
     SESSION_PHASE(SCH_SESSION_T_TRIALS_S, "t_trials_s", 10, "seconds in dispatching cases' trials"),
+    SESSION_PHASE(SCH_SESSION_T_ENERGY_S, "t_energy_s", 15, "seconds in the energy runs"),
     [SCH_SESSION_T_WRITE_S] = A(SESSION, "t_write_s", F64, "s", 5, SOMETIMES,
                                 "what the run waited for the writer (queueing a case, the last commits at the end; "
                                 "the commits themselves run beside the next case)"),
@@ -189,6 +196,7 @@ const sch_field sch_fields[SCH_N] = {
     CASE_PHASE(SCH_CASE_T_TELEMETRY_S, "t_telemetry_s", 5, "NVML reads"),
     CASE_PHASE(SCH_CASE_T_COUNTERS_S, "t_counters_s", 5, "the hardware counters' pass"),
     CASE_PHASE(SCH_CASE_T_TRIALS_S, "t_trials_s", 10, "a dispatching case's trials (its candidates loaded and timed)"),
+    CASE_PHASE(SCH_CASE_T_ENERGY_S, "t_energy_s", 15, "the energy runs (`energy_s`), 0 without them"),
     [SCH_CASE_COMPILE_CACHED] = A(CASE, "compile_cached", I64, "", 5, ALWAYS,
                                   "1 the kernel came from the cache (on disk or compiled earlier in the run), 0 NVRTC "
                                   "compiled it, -1 not a compiled kernel"),
@@ -254,6 +262,33 @@ const sch_field sch_fields[SCH_N] = {
                                    "why)"),
     [SCH_CASE_SANITIZE_REPORT] = A(CASE, "sanitize_report", STR, "", 14, SOMETIMES,
                                    "with `sanitize_tool`: its first reports as it printed them, at most 4 KB"),
+    [SCH_CASE_ENERGY_STATUS] = A(CASE, "energy_status", STR, "", 15, SOMETIMES,
+                                 "only for a case whose protocol has `energy_s`: `ok`, or `unavailable` (then "
+                                 "`energy_reason` says why)"),
+    [SCH_CASE_ENERGY_REASON] = A(CASE, "energy_reason", STR, "", 15, SOMETIMES, "with `energy_status`: why there is no "
+                                 "energy (`\"\"` when ok)"),
+    [SCH_CASE_ENERGY_J] = A(CASE, "energy_j", F64, "J", 15, SOMETIMES,
+                            "with `energy_status` ok: the energy of one run, from the GPU's energy counter over runs back "
+                            "to back (no reset, no L2 flush) between two of its moves `energy_span_s` apart"),
+    [SCH_CASE_ENERGY_POWER_W] = A(CASE, "energy_power_w", F64, "W", 15, SOMETIMES, "with `energy_j`: the mean power over "
+                                  "those runs"),
+    [SCH_CASE_ENERGY_SPAN_S] = A(CASE, "energy_span_s", F64, "s", 15, SOMETIMES, "with `energy_j`: the time between the "
+                                 "counter's two moves"),
+    [SCH_CASE_ENERGY_RUNS] = A(CASE, "energy_runs", I64, "", 15, SOMETIMES, "with `energy_j`: the runs between them"),
+    [SCH_CASE_ENERGY_RESOLUTION_J] = A(CASE, "energy_resolution_j", F64, "J", 15, SOMETIMES,
+                                       "with `energy_j`: how far it may be off (a batch of runs' energy at each end, "
+                                       "over the runs)"),
+    [SCH_CASE_SEARCH_STEP] = A(CASE, "search_step", I64, "", 15, SOMETIMES,
+                               "only for a case a search evaluated: its evaluation's number in its search (problem and "
+                               "variant entry), from 1; 0 for a point the device could not run (not counted)"),
+    [SCH_CASE_SEARCH_PROPOSER] = A(CASE, "search_proposer", STR, "", 15, SOMETIMES,
+                                   "with `search_step`: what proposed the point (`genetic: a child of steps 4 and 9`)"),
+    [SCH_CASE_SEARCH_OBJECTIVE] = A(CASE, "search_objective", F64, "", 15, SOMETIMES,
+                                    "with `search_step`: the case's objective (its median ms, J a run, or the counter); "
+                                    "NaN when it failed"),
+    [SCH_CASE_SEARCH_BEST] = A(CASE, "search_best", F64, "", 15, SOMETIMES,
+                               "with `search_step`: the best objective of its search so far, this case included (NaN "
+                               "before an ok one)"),
 
     /* datasets of /cases/<case_id>, one element a timed repetition */
     [SCH_DATA_TIME_MS] = M(DATA, "time_ms", F64_DATA, "ms", 0, ALWAYS,

@@ -50,7 +50,7 @@ class HostSmoke(unittest.TestCase):
             raw = f.read()
         with h5py.File(self.path, "r") as f:
             a = {k: text(v) for k, v in f.attrs.items()}
-        self.assertEqual(a["schema"], "tilelab/1.14")
+        self.assertEqual(a["schema"], "tilelab/1.15")
         self.assertEqual(a["experiment"], "host_smoke")
         self.assertEqual(a["config_yaml"], raw.decode())
         self.assertEqual(a["config_sha256"], hashlib.sha256(raw).hexdigest())
@@ -376,7 +376,7 @@ class BadInput(unittest.TestCase):
         p = run(exp, "-o", out)
         self.assertEqual(p.returncode, 0, p.stderr)
         with h5py.File(out, "r") as f:
-            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.14")
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.15")
             for g in f["cases"].values():
                 self.assertEqual(text(g.attrs["status"]), "ok")
                 self.assertEqual(text(g.attrs["counters_status"]), "unavailable")
@@ -436,7 +436,7 @@ class BadInput(unittest.TestCase):
         of another command's, and exits 0 without running anything."""
         names = self.commands()
         self.assertEqual(set(names), {"run", "rerun", "extract", "merge", "submit", "validate", "compile",
-                                      "table-check", "list", "cache"})
+                                      "table-check", "search-replay", "list", "cache"})
         for name in names:
             for args in ((name, "--help"), (name, "-h"), ("help", name), (name, SMOKE, "--help")):
                 p = run(*args)

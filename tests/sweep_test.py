@@ -169,7 +169,7 @@ class Sweep(unittest.TestCase):
                 for c in cases(s):
                     self.assertEqual(f["cases"][c].attrs["session"], k)
             self.assertEqual(text(f.attrs["merged_from"]).split("\n"), self.shards)
-            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.14")
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.15")
 
     def test_merge_refuses_different_experiments_unless_forced(self):
         other_yaml = os.path.join(self.tmp, "other.yaml")

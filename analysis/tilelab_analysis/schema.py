@@ -1,8 +1,8 @@
 """The result file's schema, for the readers: made from runner/schema.c by runner/schema_doc_test.c
 (`bazel run //runner:schema_doc_test -- --write`); edit the table there, not this file."""
 
-MINOR = 14
-VERSION = "tilelab/1.14"
+MINOR = 15
+VERSION = "tilelab/1.15"
 STATUSES = ("ok", "verify_failed", "skipped", "error", "timeout")
 
 # (group, name, type, unit, since, presence, check, lo, hi, what, reader's default)
@@ -32,6 +32,7 @@ FIELDS = (
     ("root", "merged_from", "string", "", 1, "sometimes", "", None, None, None, None),
     ("root", "merge_argv", "string", "", 1, "sometimes", "", None, None, None, None),
     ("root", "merge_forced", "int64", "", 1, "sometimes", "", None, None, None, None),
+    ("root", "search", "string", "", 15, "sometimes", "", None, None, None, None),
     ("env", "host", "string", "", 0, "always", "", None, None, None, None),
     ("env", "cpu", "string", "", 0, "always", "", None, None, None, None),
     ("env", "cpus", "int64", "", 0, "always", "", None, None, None, None),
@@ -59,6 +60,7 @@ FIELDS = (
     ("env", "nvrtc_version", "string", "", 0, "sometimes", "", None, None, None, None),
     ("env", "peak_fp32_gflops", "float64", "GFLOP/s", 0, "sometimes", "", None, None, None, None),
     ("env", "peak_dram_gbs", "float64", "GB/s", 0, "sometimes", "", None, None, None, None),
+    ("env", "energy_counter", "string", "", 15, "sometimes", "", None, None, None, None),
     ("session", "created_utc", "string", "", 1, "always", "", None, None, None, None),
     ("session", "host", "string", "", 1, "always", "", None, None, None, None),
     ("session", "argv", "string", "", 1, "always", "", None, None, None, None),
@@ -81,6 +83,7 @@ FIELDS = (
     ("session", "t_telemetry_s", "float64", "s", 5, "sometimes", "", None, None, None, None),
     ("session", "t_counters_s", "float64", "s", 5, "sometimes", "", None, None, None, None),
     ("session", "t_trials_s", "float64", "s", 10, "sometimes", "", None, None, None, None),
+    ("session", "t_energy_s", "float64", "s", 15, "sometimes", "", None, None, None, None),
     ("session", "t_write_s", "float64", "s", 5, "sometimes", "", None, None, None, None),
     ("session", "t_start_s", "float64", "s", 8, "sometimes", "", None, None, None, None),
     ("session", "t_start_cuda_s", "float64", "s", 8, "sometimes", "", None, None, None, None),
@@ -129,6 +132,7 @@ FIELDS = (
     ("case", "t_telemetry_s", "float64", "s", 5, "always", "ifthere", 0, 1000000000, "a number of seconds", None),
     ("case", "t_counters_s", "float64", "s", 5, "always", "ifthere", 0, 1000000000, "a number of seconds", None),
     ("case", "t_trials_s", "float64", "s", 10, "always", "ifthere", 0, 1000000000, "a number of seconds", None),
+    ("case", "t_energy_s", "float64", "s", 15, "always", "ifthere", 0, 1000000000, "a number of seconds", None),
     ("case", "compile_cached", "int64", "", 5, "always", "", None, None, None, None),
     ("case", "cutlass_version", "string", "", 4, "sometimes", "ifthere", 1, 31, "a version string", ""),
     ("case", "tensor_maps", "string", "", 6, "sometimes", "ifthere", 1, 255, "a line of text", ""),
@@ -160,6 +164,17 @@ FIELDS = (
     ("case", "sanitize_tool", "string", "", 14, "sometimes", "", None, None, None, None),
     ("case", "sanitize_errors", "int64", "", 14, "sometimes", "", None, None, None, None),
     ("case", "sanitize_report", "string", "", 14, "sometimes", "", None, None, None, None),
+    ("case", "energy_status", "string", "", 15, "sometimes", "", None, None, None, None),
+    ("case", "energy_reason", "string", "", 15, "sometimes", "", None, None, None, None),
+    ("case", "energy_j", "float64", "J", 15, "sometimes", "", None, None, None, None),
+    ("case", "energy_power_w", "float64", "W", 15, "sometimes", "", None, None, None, None),
+    ("case", "energy_span_s", "float64", "s", 15, "sometimes", "", None, None, None, None),
+    ("case", "energy_runs", "int64", "", 15, "sometimes", "", None, None, None, None),
+    ("case", "energy_resolution_j", "float64", "J", 15, "sometimes", "", None, None, None, None),
+    ("case", "search_step", "int64", "", 15, "sometimes", "", None, None, None, None),
+    ("case", "search_proposer", "string", "", 15, "sometimes", "", None, None, None, None),
+    ("case", "search_objective", "float64", "", 15, "sometimes", "", None, None, None, None),
+    ("case", "search_best", "float64", "", 15, "sometimes", "", None, None, None, None),
     ("data", "time_ms", "float64[reps]", "ms", 0, "always", "must", None, None, None, None),
     ("data", "sm_clock_mhz", "float64[reps]", "MHz", 0, "sometimes", "", None, None, None, None),
     ("data", "temp_c", "float64[reps]", "deg C", 0, "sometimes", "", None, None, None, None),
@@ -191,4 +206,4 @@ FIELDS = (
 )
 
 # The phases of a case's wall time (its attributes t_<phase>_s), in the runner's order.
-PHASES = ("compile", "load", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "trials")
+PHASES = ("compile", "load", "inputs", "reference", "verify", "warmup", "timed", "loop", "telemetry", "counters", "trials", "energy")

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -58,10 +59,14 @@ enum { COPY_PLAIN(REG_PARAM_INDEX, PL) PL_N };
 enum { COPY_STRIDED(REG_PARAM_INDEX, ST) ST_N };
 enum { COPY_OFFSET(REG_PARAM_INDEX, OF) OF_N };
 enum { COPY_VEC4(REG_PARAM_INDEX, V4) V4_N };
+#define COPY_LANDSCAPE(F, P) F(P, X, 0, "a place on the test landscape, 0 .. 7") F(P, Y, 0, "likewise") \
+    F(P, Z, 0, "likewise") F(P, W, 0, "likewise")
+enum { COPY_LANDSCAPE(REG_PARAM_INDEX, LS) LS_N };
 static const reg_param plain_params[] = {COPY_PLAIN(REG_PARAM_ROW, PL)};
 static const reg_param strided_params[] = {COPY_STRIDED(REG_PARAM_ROW, ST)};
 static const reg_param offset_params[] = {COPY_OFFSET(REG_PARAM_ROW, OF)};
 static const reg_param vec4_params[] = {COPY_VEC4(REG_PARAM_ROW, V4)};
+static const reg_param landscape_params[] = {COPY_LANDSCAPE(REG_PARAM_ROW, LS)};
 
 /* Blocks for `work` steps of BLOCK threads each (GRID = 0), or GRID. */
 static long long blocks_for(long long work, long block, long grid)
@@ -174,6 +179,24 @@ static int host_skip_last_run(const reg_variant *v, reg_problem *p, const long *
     memcpy(p->hy, p->hx, (size_t)(p->n - 1) * sizeof(float));
     return 0;
 }
+
+/* The search tests' landscape (host_landscape_for_tests): a copy, wrong at X = 0, Y = 7 (a point that fails
+ * verification), whose simulated time (TILELAB_TEST_HOST_TIMING) is least at X = 5, Y = 2, Z = 3, W = 0. */
+static int host_landscape_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
+{
+    return params[LS_X] == 0 && params[LS_Y] == 7 ? host_skip_last_run(v, p, params, e)
+                                                  : host_memcpy_run(v, p, params, e);
+}
+
+static double landscape_scale(const long *q)
+{
+    double x = (double)q[LS_X] - 5, y = (double)q[LS_Y] - 2;
+    return 1 + (x * x + y * y) / 8 + fabs((double)q[LS_Z] - 3) / 4 + (double)q[LS_W] / 16;
+}
+
+static const reg_rule landscape_rules[] = {
+    {"X >= 0 && X <= 7 && Y >= 0 && Y <= 7 && Z >= 0 && Z <= 7 && W >= 0 && W <= 7", "a param is not 0 .. 7"},
+    {"X + Y + Z + W <= 20", "X + Y + Z + W = {X} + {Y} + {Z} + {W} is over 20"}, REG_RULES_END};
 
 /* Never returns (it sleeps, burning nothing): the watchdog's tests, as a kernel spinning on a flag would. */
 static int host_hang_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
@@ -289,6 +312,9 @@ static const reg_variant copy_variants[] = {
      .kind = REG_HOST, .run = host_skip_last_run, .test_only = 1},
     {.name = "host_hang_for_tests", .summary = "never returns: the watchdog must end the case (timeout tests)",
      .kind = REG_HOST, .run = host_hang_run, .test_only = 1},
+    {.name = "host_landscape_for_tests", .summary = "a copy whose simulated time depends on its params (search tests)",
+     .kind = REG_HOST, .run = host_landscape_run, .params = landscape_params, .nparams = LS_N, .rules = landscape_rules,
+     .sim_scale = landscape_scale, .test_only = 1},
     {.name = "fault_for_tests", .summary = "stores to an illegal address: the CUDA context is lost (fault tests)",
      .kind = REG_NVRTC, .source = "copy/99_fault_for_tests.cu", .entry = "copy_fault_for_tests",
      .params = plain_params, .nparams = PL_N, .rules = plain_rules, .constraints = "at most 2^31 - 1 blocks", .check = plain_check,

@@ -1,0 +1,49 @@
+/* search_run: what every strategy's search keeps (runner/search_strategy.c), shared with the strategies that
+ * live in files of their own (runner/search_bayes.c). Not for callers: they see runner/search.h. */
+#ifndef TILELAB_SEARCH_RUN_H
+#define TILELAB_SEARCH_RUN_H
+
+#include "runner/search.h"
+
+enum { PT_NEW, PT_OK, PT_FAILED, PT_INVALID };
+
+typedef struct srch_ops {
+    /* The next point, or -1 to fall back to a random one (a strategy with nothing left of its own). */
+    int (*next)(srch_run *r, char *why, size_t n);
+    void (*tell)(srch_run *r, int point, srch_outcome o, double y); /* after the shared bookkeeping */
+    void (*free)(void *impl);
+} srch_ops;
+
+struct srch_run {
+    const srch_space *sp;
+    srch_rng rng;
+    unsigned char *state; /* per point: PT_* */
+    double *y;            /* per point: its objective when PT_OK */
+    int *step;            /* per point: its evaluation's number (1-based), 0 when not evaluated */
+    int nevals;           /* points evaluated (ok or failed) */
+    int *unvisited;       /* the PT_NEW points, in no order; nunvisited of them */
+    int *unvisited_at;    /* per point: its place in unvisited, or -1 */
+    int nunvisited;
+    int best;             /* the OK point with the lowest y, -1 before one */
+    int *table;           /* open addressing: coordinates -> point + 1 (0: empty); tcap slots */
+    int tcap;
+    const srch_ops *ops;
+    void *impl;
+};
+
+/* The point at these coordinates, or -1 when the rules leave it out of the space. */
+int srch_point_at(const srch_run *r, const int *coord);
+/* A point not evaluated yet, uniformly, or -1 when none is left. */
+int srch_random_new(srch_run *r);
+/* The point not evaluated yet nearest to coord (a sum over dimensions of the distance of value indices,
+ * relative to each dimension's count), ties broken by the generator; -1 when none is left. */
+int srch_nearest_new(srch_run *r, const int *coord);
+static inline const int *srch_coord(const srch_run *r, int point)
+{
+    return r->sp->coord + (size_t)point * r->sp->ndims;
+}
+
+extern const srch_ops srch_bayes_ops;
+void *srch_bayes_new(srch_run *r);
+
+#endif

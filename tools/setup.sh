@@ -12,6 +12,7 @@ packages=(
   libyaml-dev libhdf5-dev libssl-dev      # runner: config, result files, SHA-256
   python3 python3-h5py python3-numpy python3-pandas python3-matplotlib python3-scipy  # tests, analysis
   python3-pip python3-setuptools python3-wheel  # the analysis package: pip install ./analysis (its test)
+  python3-jsonschema                      # the T4 export checked against Kernel Tuner's published schema
   chromium fonts-dejavu-core              # the report rendered in a real browser (analysis/report_test)
   slurm-wlm munge                         # the Slurm test: a real single-node Slurm on localhost
   clang libclang-rt-14-dev                # the config fuzzer (libFuzzer)
@@ -83,6 +84,28 @@ with zipfile.ZipFile(wheel) as z:
                 dst.write(src.read())
 PY
   echo "$cutlass_version" > "$cutlass_dir/VERSION"
+  rm -rf "$wheels"
+fi
+
+# Kernel Tuner's T4 schema (results-schema.json, metadata-schema.json), which the T4 export's test checks
+# against: taken from its PyPI wheel, pinned by version and SHA-256, into .cache/ (the schema files only; Kernel
+# Tuner itself is no dependency of tilelab). WORKSPACE's @t4_schema names the same version.
+kt_version=1.5.0
+kt_sha256=c3aa31663f1166e4817ae17260e5c3b05d33f0de384c2c7cc615fb7c5b9d1bd4
+kt_dir="$(cd "$(dirname "$0")/.." && pwd)/.cache/kernel_tuner_schema-$kt_version"
+if [ ! -e "$kt_dir/T4/1.0.0/results-schema.json" ]; then
+  echo "setup: fetching Kernel Tuner $kt_version's T4 schema (PyPI kernel_tuner)"
+  wheels=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary=:all: "kernel_tuner==$kt_version" -d "$wheels" ||
+    { echo "setup: pip could not download kernel_tuner==$kt_version (python3 -m pip, PyPI)" >&2; exit 1; }
+  wheel=$(ls "$wheels"/kernel_tuner-"$kt_version"-*.whl)
+  echo "$kt_sha256  $wheel" | sha256sum -c --quiet - ||
+    { echo "setup: $wheel does not have the pinned SHA-256 $kt_sha256" >&2; exit 1; }
+  rm -rf "$kt_dir" && mkdir -p "$kt_dir/T4/1.0.0"
+  for f in results-schema.json metadata-schema.json; do
+    python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
+      "$wheel" "kernel_tuner/schema/T4/1.0.0/$f" > "$kt_dir/T4/1.0.0/$f"
+  done
   rm -rf "$wheels"
 fi
 

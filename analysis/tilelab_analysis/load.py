@@ -438,6 +438,7 @@ def _rows(path, f, attrs, data):
     f checked into attrs and data: place, the case's rank in that order among all of the file's cases."""
     rows = []
     meta = _meta(f)
+    search = meta[0].get("search", "")  # tilelab/1.15: the experiment's `search:`, "" without
     device = _text(f["env"].attrs.get("device_name", "")) if "env" in f else ""
     # tilelab/1.1: each case names its session, whose env says where it ran (a merged sweep may
     # span several machines).
@@ -456,6 +457,7 @@ def _rows(path, f, attrs, data):
         a["file"] = path
         a["device"], a["host"] = sessions.get(a.get("session"), (device or "host", ""))
         a["samples"] = d["time_ms"]
+        a["search_spec"] = search
         for t in TELEMETRY:
             a[t + "_samples"] = d.get(t)
         # tilelab/1.3: hardware counters of one run (name -> value; units beside).

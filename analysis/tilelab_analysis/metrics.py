@@ -58,6 +58,18 @@ def size_columns(df):
     return {a: [d.get(a, np.nan) for d in parsed] for a in axes if a not in df.columns}
 
 
+def add_energy(df):
+    """tilelab/1.15: energy_j (J a run), energy_power_w and their rate a joule, per_joule (GFLOP/J or GB/J by
+    the op's rate), NaN where a case measured no energy; case_s, a case's wall time (its phases, s)."""
+    for c in ("energy_j", "energy_power_w", "energy_resolution_j"):
+        df[c] = [float(v) if isinstance(v, (int, float, np.number)) else np.nan
+                 for v in (df[c] if c in df else [np.nan] * len(df))]
+    work = np.where(df["rate_name"] == "GB/s", df["bytes"].astype(float), df["flop"].astype(float))
+    df["per_joule"] = work / 1e9 / df["energy_j"]
+    phases = [c for c in df.columns if c.startswith("t_") and c.endswith("_s")]
+    df["case_s"] = df[phases].astype(float).fillna(0).sum(axis=1) if phases else np.nan
+
+
 def add_metrics(df, envs):
     """Adds rate (GFLOP/s or GB/s, by op), rate_name, pct_ref (% of the reference variant's speed:
     its median time over this case's, same file, op, sizes, layouts and dtype), math (peaks.case_math),
@@ -91,5 +103,6 @@ def add_metrics(df, envs):
     df["outliers"] = [outliers(s) for s in df["samples"]]
     for axis, values in size_columns(df).items():
         df[axis] = values
+    add_energy(df)
     peaks = {f: (_peaks.peak(envs[f], "fp32"), _peaks.peak(envs[f], "dram")) for f in df["file"].unique()}
     return add_derived(df, peaks)

@@ -308,3 +308,43 @@ def clock_trace(df):
     ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="upper left", bbox_to_anchor=(1.08, 1.0), borderaxespad=0)
     ax.set_title("clock and temperature across the run")
     return _png(fig)
+
+
+# A strategy keeps its colour in every figure; random sampling, the baseline every strategy is held to, grey.
+STRATEGY_COLOURS = {"random": "#7f7f7f", "genetic": "#2ca02c", "local": "#ff7f0e", "bayes": "#1f77b4"}
+
+
+def search_progress(df, max_searches=8):
+    """Per search problem (op, sizes, layouts, dtype, variant; at most max_searches), the best objective found
+    after each evaluation (left) and after each second of the cases' wall time (right); a line per file, its
+    strategy's colour, so that searches of one problem by several strategies (random among them) share axes.
+    None without a search."""
+    from . import search
+    d = search.searched(df)
+    if d.empty:
+        return None
+    probs = list(dict.fromkeys(zip(d["op"], d["sizes"], d["layouts"], d["dtype"], d["variant"])))[:max_searches]
+    fig, axes = plt.subplots(len(probs), 2, figsize=(10, 2.8 * len(probs)), squeeze=False)
+    for row, prob in zip(axes, probs):
+        g = d[(d["op"] == prob[0]) & (d["sizes"] == prob[1]) & (d["layouts"] == prob[2]) & (d["dtype"] == prob[3]) &
+              (d["variant"] == prob[4])]
+        seen = set()
+        for path, h in g.groupby("file", sort=False):
+            s = search.spec(h["search_spec"].iloc[0])
+            p = search.progress(h)
+            name = s.get("strategy", "?")
+            label = name if name not in seen else None
+            seen.add(name)
+            for ax, x in zip(row, ("step", "seconds")):
+                ax.step(p[x], p["best"], where="post", color=STRATEGY_COLOURS.get(name, "#000000"), label=label)
+        obj = s.get("objective", "time")
+        ylabel = "best %s (%s)" % (obj, search.UNITS.get(obj, "counter"))
+        row[0].set_xlabel("evaluations")
+        row[1].set_xlabel("seconds of the cases (compile, verify, time)")
+        for ax in row:
+            ax.set_ylabel(ylabel, fontsize=8)
+            ax.grid(alpha=0.3)
+        row[0].set_title("%s %s %s %s, %s" % prob, fontsize=8, loc="left")
+        _legend(row[1])
+    fig.tight_layout()
+    return _png(fig)

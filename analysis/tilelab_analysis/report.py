@@ -16,14 +16,14 @@ import sys
 
 import pandas as pd
 
-from . import cli, counters, plots, verdict
+from . import cli, counters, plots, search, verdict
 from .load import SchemaError, load, resolve_path
 from .metrics import OUTLIER_K
 from .summary import fmt, outlier_note, render_markdown, table
 
 SECTIONS = ["Verdicts", "Ladder", "Throughput against size", "Roofline", "Hardware counters",
             "Sample distributions", "Clock and temperature", "Failed and skipped cases", "Every case",
-            "Experiment and provenance"]
+            "Experiment and provenance", "Searches"]
 
 
 def tidy_numbers(text):
@@ -140,6 +140,14 @@ def build(paths, base):
         note = outlier_note(df)
         if note:
             doc.p(note + ".")
+    st = search.table(df) if not df.empty else None
+    if st is not None and not st.empty:
+        doc.h(2, SECTIONS[10])
+        doc.table(search.shown(st), "t v")
+        doc.p("A search is one problem and one variant entry; its budget is its own. Found after: the seconds its "
+              "cases took (compiling, verifying, timing) until the best was measured.")
+        doc.figure(plots.search_progress(df), "the best objective so far against evaluations and against the seconds "
+                   "of the cases; a line a file, coloured by strategy (random sampling grey)")
     shown = [(op, plots.ladder(df, op)) for op in ops]
     if any(png for _, (png, _) in shown):
         doc.h(2, SECTIONS[1])

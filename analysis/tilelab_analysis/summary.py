@@ -2,7 +2,8 @@
 rung it dispatched to, median and noise, rate, % of the op's reference variant in the same file, % of the
 device's peak for the math it ran, and why, from its hardware counters); then a table per op of every
 case (median and IQR, rate, % of the reference, % of the peak and which peak, samples past the outlier
-fences, status); and, for cases with hardware counters (tilelab/1.3), a table of what they say
+fences, status, and energy where it was measured); for a file a search made, a row a search (its best
+point, its objective, the evaluations and the seconds it took to find it); and, for cases with hardware counters (tilelab/1.3), a table of what they say
 (counters.DERIVED). Numbers carry three or four significant digits; units are in the headers.
 
 Exit codes: 0 written; 2 a file could not be read (the message names it). A reader that closes the pipe
@@ -13,13 +14,15 @@ import sys
 import numpy as np
 import pandas as pd
 
-from . import cli, counters, verdict
+from . import cli, counters, search, verdict
 from .load import SchemaError, load
 from .metrics import OUTLIER_K, reference_of
 
 COLUMNS = ["variant", "params", "sizes", "layouts", "dtype", "median_ms", "iqr_ms", "rate", "pct_ref", "pct_peak",
            "reps", "status"]
-CSV_EXTRA = ["math", "peak_name", "peak", "noise_pct", "outliers", "dispatch", "rate_name", "case_id", "file"]
+CSV_EXTRA = ["math", "peak_name", "peak", "noise_pct", "outliers", "dispatch", "rate_name", "energy_j", "energy_power_w",
+             "per_joule", "case_s", "case_id", "file"]
+SEARCH_CSV = ["search_step", "search_objective", "search_best", "search_proposer"]
 
 
 def table(df, op):
@@ -32,6 +35,9 @@ def table(df, op):
     t["median (ms)"], t["IQR (ms)"] = d["median_ms"], d["iqr_ms"]
     t["%s" % d["rate_name"].iloc[0]] = d["rate"]
     t["% of reference"], t["% of peak"], t["peak used"] = d["pct_ref"], d["pct_peak"], d["peak_name"]
+    if d["energy_j"].notna().any():  # tilelab/1.15: energy runs
+        t["energy (J a run)"], t["power (W)"] = d["energy_j"], d["energy_power_w"]
+        t["%s a J" % d["rate_name"].iloc[0].split("/")[0]] = d["per_joule"]
     t["outliers"], t["reps"], t["status"] = d["outliers"], d["reps"], d["status"]
     return t.reset_index(drop=True)
 
@@ -89,6 +95,7 @@ def main(argv=None):
         return 2
     if args.csv:
         extra = [c for c, _ in counters.DERIVED if counters.has_counters(df) and df[c].notna().any()]
+        extra += [c for c in SEARCH_CSV if c in df]
         out = df[["op"] + COLUMNS + CSV_EXTRA + extra]
         out.to_csv(sys.stdout, index=False)
         return 0
@@ -100,6 +107,11 @@ def main(argv=None):
     if note:
         print(note)
     print()
+    st = search.table(df)
+    if not st.empty:
+        print(head + "Searches: per problem and variant, the best point and what it took to find it")
+        print(render(search.shown(st)))
+        print()
     for op in df["op"].unique():
         t = table(df, op)
         print(head + "%s: every case (%% of reference: of %s in the same file; %% of peak: of the peak named "

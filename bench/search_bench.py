@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""The search strategies against exhaustive data, offline: each strategy's best found over the optimum the
+exhaustive sweep measured, at budgets of 2, 5, 10 and 20 % of each search's points, median and worst over
+the seeds; tilelab's strategies replayed by the runner (`runner search-replay`), Kernel Tuner's in its own
+simulation mode on the same points (with --kt-python: the Python of an environment that has kernel_tuner;
+--install-kt makes one under the temporary folder from PyPI). A benchmark: it prints figures and checks the
+bars of the search issue, it times nothing.
+
+    python3 bench/search_bench.py [--runner bazel-bin/runner/runner] [--data bench/search/data]
+                                  [--seeds 25] [--install-kt | --kt-python PY] [--md docs/results/search-bench.md]
+
+The data (bench/search/data/*.h5.xz) are result files of exhaustive sweeps measured on the GPU machine
+(bench/search/measure_spaces.sh; docs/gpu-runs.md says when and where), compressed."""
+import argparse
+import csv
+import json
+import lzma
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "analysis"))
+
+from tilelab_analysis.load import load  # noqa: E402
+
+FRACTIONS = (0.02, 0.05, 0.1, 0.2)
+OURS = ("random", "genetic", "local", "bayes")
+KT = ("random_sample", "genetic_algorithm", "dual_annealing", "simulated_annealing", "greedy_ils", "bayes_opt")
+OPTIMUM = 0.995  # "the optimum": within half a per cent of it (the measurements' own repeatability)
+
+
+def unpack(data, tmp):
+    files = []
+    for name in sorted(os.listdir(data)):
+        src = os.path.join(data, name)
+        if name.endswith(".h5.xz"):
+            dst = os.path.join(tmp, name[:-3])
+            with lzma.open(src) as f, open(dst, "wb") as g:
+                shutil.copyfileobj(f, g)
+            files.append(dst)
+        elif name.endswith(".h5"):
+            files.append(src)
+    return files
+
+
+def ours(runner, h5, seeds, tmp):
+    """{search: {strategy: {fraction: [quality a seed]}}} by replay; a search's label as the runner prints it.
+    The strategies never see the budget, so one trace at 20 % holds the searches of every smaller budget."""
+    out = {}
+    for st in OURS:
+        trace = os.path.join(tmp, "trace.csv")
+        subprocess.run([runner, "search-replay", h5, "--strategy", st, "--budget", "20%", "--seeds", str(seeds),
+                        "--trace", trace], check=True, stdout=subprocess.DEVNULL)
+        runs = {}
+        for r in csv.DictReader(open(trace)):
+            runs.setdefault((r["search"], r["seed"]), []).append(r)
+        for (search, _), rows in runs.items():
+            points = round(max(int(r["step"]) for r in rows) / 0.2)
+            opt = float(rows[0]["optimum"])
+            for frac in FRACTIONS:
+                budget = math.ceil(frac * points - 1e-9)
+                got = [float(r["objective"]) for r in rows if 0 < int(r["step"]) <= budget and r["objective"] != "nan"]
+                out.setdefault(search, {}).setdefault(st, {}).setdefault(frac, []).append(opt / min(got) if got else 0)
+    return out
+
+
+def kt_job(h5):
+    """The searches of an exhaustive file as kt_sim.py takes them: per problem, the searched params' values and
+    the median of each valid point, by the runner's label of the search."""
+    df = load(h5)
+    searches = []
+    for key, g in df.groupby(["sizes", "layouts", "dtype", "variant"], sort=False):
+        params = [dict(kv.split("=") for kv in p.split(",")) for p in g["params"] if p]
+        if not params:
+            continue
+        names = [n for n in params[0] if len({p[n] for p in params}) > 1]
+        if not names:
+            continue
+        values = {n: sorted({int(p[n]) for p in params}) for n in names}
+        ok = g[g["status"] == "ok"]
+        times = {",".join(dict(kv.split("=") for kv in p.split(","))[n] for n in names): float(m)
+                 for p, m in zip(ok["params"], ok["median_ms"])}
+        searches.append({"name": "%s %s %s %s" % key, "tune_params": values, "times": times})
+    return searches
+
+
+def kt(python, h5s, seeds, tmp):
+    job = {"searches": [s for h5 in h5s for s in kt_job(h5)], "strategies": list(KT), "fractions": list(FRACTIONS),
+           "seeds": seeds}
+    jf, of = os.path.join(tmp, "kt_job.json"), os.path.join(tmp, "kt_out.json")
+    json.dump(job, open(jf, "w"))
+    subprocess.run([python, os.path.join(HERE, "search", "kt_sim.py"), jf, of], check=True)
+    return {name: {st: {float(f): q for f, q in d.items()} for st, d in by.items()} for name, by in json.load(open(of)).items()}
+
+
+def median(q):
+    q = sorted(q)
+    n = len(q)
+    return q[n // 2] if n % 2 else 0.5 * (q[n // 2 - 1] + q[n // 2])
+
+
+def install_kt(tmp):
+    venv = os.path.join(tmp, "ktvenv")
+    subprocess.run([sys.executable if not shutil.which("python3.11") else "python3.11", "-m", "venv", venv], check=True)
+    py = os.path.join(venv, "bin", "python")
+    subprocess.run([py, "-m", "pip", "install", "-q", "kernel_tuner==1.5.0"], check=True)
+    return py
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runner", default=os.path.join("bazel-bin", "runner", "runner"))
+    ap.add_argument("--data", default=os.path.join(HERE, "search", "data"))
+    ap.add_argument("--seeds", type=int, default=25)
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--kt-python", help="a Python with kernel_tuner 1.5.0")
+    g.add_argument("--install-kt", action="store_true", help="install kernel_tuner 1.5.0 from PyPI into a temporary venv")
+    ap.add_argument("--md", help="also write the table as markdown here")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp()
+    try:
+        h5s = unpack(args.data, tmp)
+        res = {}
+        for h5 in h5s:
+            for search, by in ours(args.runner, h5, args.seeds, tmp).items():
+                res[search] = {("tilelab", st): q for st, q in by.items()}
+        python = install_kt(tmp) if args.install_kt else args.kt_python
+        if python:
+            for search, by in kt(python, h5s, args.seeds, tmp).items():
+                mine = [s for s in res if s.split() == search.split() or s.replace(" ", "") == search.replace(" ", "")]
+                res.setdefault(mine[0] if mine else search, {}).update({("kernel_tuner", st): q for st, q in by.items()})
+        report(res, args.seeds, args.md, bool(python))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def report(res, seeds, md, with_kt):
+    lines = ["| search | tool | strategy | " + " | ".join("%g %%" % (100 * f) for f in FRACTIONS) + " |",
+             "|---|---|---|" + "---:|" * len(FRACTIONS)]
+    verdicts = []
+    for search, by in res.items():
+        for (tool, st), q in by.items():
+            lines.append("| %s | %s | %s | " % (search, tool, st) +
+                         " | ".join("%.3f / %.3f" % (median(q[f]), min(q[f])) for f in FRACTIONS) + " |")
+        best = {f: max((median(q[f]), min(q[f])) for (t, _), q in by.items() if t == "tilelab") for f in FRACTIONS}
+        if with_kt:
+            for f in FRACTIONS:
+                theirs = [(median(q[f]), min(q[f])) for (t, _), q in by.items() if t == "kernel_tuner"]
+                if not theirs:
+                    continue
+                med_ok = max(median(q[f]) for (t, _), q in by.items() if t == "tilelab") >= max(m for m, _ in theirs)
+                worst_ok = max(min(q[f]) for (t, _), q in by.items() if t == "tilelab") >= max(w for _, w in theirs)
+                verdicts.append("%s at %g %%: tilelab's best %s Kernel Tuner's best in the median, %s in the worst seed"
+                                % (search, 100 * f, "at least as good as" if med_ok else "BELOW",
+                                   "at least as good" if worst_ok else "BELOW"))
+        m5, w5 = best[0.05]
+        verdicts.append("%s at 5 %%: tilelab's best strategy median %.3f (%s), worst %.3f (%s)"
+                        % (search, m5, "the optimum" if m5 >= OPTIMUM else "NOT the optimum", w5,
+                           ">= 0.97" if w5 >= 0.97 else "BELOW 0.97"))
+        rnd = median(by[("tilelab", "random")][0.05])
+        for st in OURS[1:]:
+            m = median(by[("tilelab", st)][0.05])
+            verdicts.append("%s at 5 %%: %s median %.3f %s random's %.3f" % (search, st, m,
+                                                                             "beats" if m > rnd else "DOES NOT beat", rnd))
+    head = ("Best found over the exhaustive optimum (1: the optimum), median / worst over %d seeds, at budgets of "
+            "2, 5, 10 and 20 %% of each search's points." % seeds)
+    text = "\n".join([head, ""] + lines + ["", "Bars (\"the optimum\": within %g %%):" % (100 * (1 - OPTIMUM)), ""] +
+                     ["- " + v for v in verdicts])
+    print(text)
+    if md:
+        with open(md, "w") as f:
+            f.write("# Search strategies on exhaustive data\n\nGenerated by `bench/search_bench.py`; the data and the "
+                    "machine are in docs/gpu-runs.md.\n\n" + text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,4 +1,5 @@
 #include "runner/report.h"
+#include "runner/search_plan.h"
 
 #include "runner/decl.h"
 #include "runner/dlib.h"
@@ -83,6 +84,26 @@ void report_list_op(FILE *f, const reg_op *op)
     }
 }
 
+/* `search:`: how many searches, their points and what a budget runs of them. */
+static void report_searches_planned(FILE *f, const tl_experiment *x, const tl_plan *p)
+{
+    srch_plan sp;
+    tl_err e;
+    if (srch_plan_make(x, p, &sp, &e)) return; /* (config already refused an experiment with nothing to search) */
+    int lo = 0, hi = 0, cases = 0;
+    for (int s = 0; s < sp.nspaces; s++) {
+        int n = sp.spaces[s].npoints, b = srch_budget_cases(x->search, &sp.spaces[s]);
+        lo = s && lo < n ? lo : n, hi = hi > n ? hi : n;
+        cases += b && b < n ? b : n;
+    }
+    char *text = srch_spec_text(x->search);
+    fprintf(f, "  search: %s; %d search%s (a problem and a variant entry each) of %d .. %d points the rules allow; "
+               "%s%d cases run of them, besides the cases that run as in a sweep\n", text, sp.nspaces,
+            sp.nspaces == 1 ? "" : "es", lo, hi, x->search->budget_kind == SRCH_SECONDS ? "at most " : "", cases);
+    free(text);
+    srch_plan_free(&sp);
+}
+
 void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl_plan *p, int picks)
 {
     int host = 0, undecided = 0;
@@ -117,6 +138,7 @@ void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl
         for (int k = 0; k < cv->src.n; k++) fprintf(f, " %s", x->store.files[cv->src.files[k]].path);
         fputc('\n', f);
     }
+    if (x->search) report_searches_planned(f, x, p);
     /* A dispatching variant: its table, and how many of its cases each rung runs. */
     for (int v = 0; v < x->nvariants; v++) {
         const cfg_variant *cv = &x->variants[v];

@@ -371,8 +371,10 @@ void report_phases(FILE *f, const double *phase_s, double write_s, double wall_s
         in_trials += res[i].trial_compiled;
     }
     fprintf(f, "tilelab: where the %.2f s went:", wall_s);
-    int last = phase_s[PH_TRIALS] > 0 ? PH_TRIALS : PH_TRIALS - 1; /* trials: only in runs that had some */
+    /* Trials and energy runs: only in runs that had some. */
+    int last = phase_s[PH_ENERGY] > 0 ? PH_ENERGY : phase_s[PH_TRIALS] > 0 ? PH_TRIALS : PH_TRIALS - 1;
     for (int p = 0; p <= last; p++) {
+        if ((p == PH_TRIALS || p == PH_ENERGY) && !(phase_s[p] > 0)) continue;
         sum += phase_s[p];
         fprintf(f, " %s %.2f", tl_phase_names[p], phase_s[p]);
         if (p == PH_COMPILE && kernels) {

@@ -20,14 +20,42 @@ BASELINES = {"cublas", "cub", "memcpy", "cublas_geam"}
 MARKERS = {"fp32": "o", "tf32": "s", "tf32x3": "D", "bf16": "^", "fp16": "v", "fp64": "P", "dram": "o"}
 
 
-def colour(variant):
-    """The variant's colour: black for a library baseline, else PALETTE at a hash of its name."""
-    if variant in BASELINES or str(variant).startswith(("cublas.", "cub.")):
-        return "#000000"
+def _hash_slot(variant):
     h = 0
     for ch in str(variant):
         h = (h * 131 + ord(ch)) % 1000003
-    return PALETTE[h % len(PALETTE)]
+    return h % len(PALETTE)
+
+
+_ASSIGNED = {}
+
+
+def assign_colours(variants):
+    """Fixes the colours of a report's variants: each at PALETTE's slot of a hash of its name, and where two
+    names hash to one slot, the later name (by name) at the next free slot, so that no two variants of a report
+    share a colour. A variant keeps its colour in every report where no other name takes its slot first."""
+    _ASSIGNED.clear()
+    taken = set()
+    for v in sorted({str(v) for v in variants if not _is_baseline(v)}):
+        slot = _hash_slot(v)
+        for k in range(len(PALETTE)):
+            if (slot + k) % len(PALETTE) not in taken:
+                slot = (slot + k) % len(PALETTE)
+                break
+        taken.add(slot)
+        _ASSIGNED[v] = PALETTE[slot]
+
+
+def _is_baseline(variant):
+    return variant in BASELINES or str(variant).startswith(("cublas.", "cub."))
+
+
+def colour(variant):
+    """The variant's colour: black for a library baseline, else as assign_colours fixed it (a hash of its name
+    when it was not among them)."""
+    if _is_baseline(variant):
+        return "#000000"
+    return _ASSIGNED.get(str(variant), PALETTE[_hash_slot(variant)])
 
 
 def _legend(ax, **kw):
@@ -315,7 +343,7 @@ STRATEGY_COLOURS = {"random": "#7f7f7f", "genetic": "#2ca02c", "local": "#ff7f0e
 
 
 def search_progress(df, max_searches=8):
-    """Per search problem (op, sizes, layouts, dtype, variant; at most max_searches), the best objective found
+    """Per search problem (op, sizes, layouts, dtype, variant, objective; at most max_searches), the best objective found
     after each evaluation (left) and after each second of the cases' wall time (right); a line per file, its
     strategy's colour, so that searches of one problem by several strategies (random among them) share axes.
     None without a search."""
@@ -323,11 +351,13 @@ def search_progress(df, max_searches=8):
     d = search.searched(df)
     if d.empty:
         return None
-    probs = list(dict.fromkeys(zip(d["op"], d["sizes"], d["layouts"], d["dtype"], d["variant"])))[:max_searches]
+    d = d.assign(objective=[search.spec(x).get("objective", "time") for x in d["search_spec"]])
+    probs = list(dict.fromkeys(zip(d["op"], d["sizes"], d["layouts"], d["dtype"], d["variant"],
+                                   d["objective"])))[:max_searches]
     fig, axes = plt.subplots(len(probs), 2, figsize=(10, 2.8 * len(probs)), squeeze=False)
     for row, prob in zip(axes, probs):
         g = d[(d["op"] == prob[0]) & (d["sizes"] == prob[1]) & (d["layouts"] == prob[2]) & (d["dtype"] == prob[3]) &
-              (d["variant"] == prob[4])]
+              (d["variant"] == prob[4]) & (d["objective"] == prob[5])]
         seen = set()
         for path, h in g.groupby("file", sort=False):
             s = search.spec(h["search_spec"].iloc[0])
@@ -337,14 +367,14 @@ def search_progress(df, max_searches=8):
             seen.add(name)
             for ax, x in zip(row, ("step", "seconds")):
                 ax.step(p[x], p["best"], where="post", color=STRATEGY_COLOURS.get(name, "#000000"), label=label)
-        obj = s.get("objective", "time")
+        obj = prob[5]
         ylabel = "best %s (%s)" % (obj, search.UNITS.get(obj, "counter"))
         row[0].set_xlabel("evaluations")
         row[1].set_xlabel("seconds of the cases (compile, verify, time)")
         for ax in row:
             ax.set_ylabel(ylabel, fontsize=8)
             ax.grid(alpha=0.3)
-        row[0].set_title("%s %s %s %s, %s" % prob, fontsize=8, loc="left")
+        row[0].set_title("%s %s %s %s, %s: %s" % prob, fontsize=8, loc="left")
         _legend(row[1])
     fig.tight_layout()
     return _png(fig)

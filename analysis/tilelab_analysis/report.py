@@ -44,6 +44,14 @@ PROVENANCE = [("experiment", "root"), ("description", "root"), ("created_utc", "
               ("wall_s", "root"), ("timed_s", "root"), ("config_path", "root"), ("config_sha256", "root")]
 
 
+def _cell_class(v):
+    """Text reads from the left; long text (a dispatching variant's rung and params, a reason) wraps within its
+    column instead of widening the table past the page."""
+    if not isinstance(v, str) or v == "" or v == "-":
+        return ""
+    return ' class="w"' if len(v) > 28 else ' class="s"'
+
+
 class Doc:
     """Builds the HTML and the markdown side by side."""
 
@@ -64,7 +72,7 @@ class Doc:
 
     def table(self, t, cls="t"):
         head = "".join("<th>%s</th>" % html.escape(str(c)) for c in t.columns)
-        body = "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % html.escape(fmt(v)) for v in row)
+        body = "".join("<tr>%s</tr>" % "".join("<td%s>%s</td>" % (_cell_class(v), html.escape(fmt(v))) for v in row)
                        for row in t.itertuples(index=False))
         self.html.append('<div class="scroll"><table class="%s sortable"><thead><tr>%s</tr></thead><tbody>%s'
                          '</tbody></table></div>' % (cls, head, body))
@@ -89,7 +97,8 @@ CSS = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1
        "min-width:18em;text-align:left}div.scroll{overflow-x:auto}table.sortable th{cursor:pointer;background:#f3f3f3}"
        "table.sortable th:after{content:' \\2195';color:#aaa}table.v td:last-child{text-align:left}"
        "pre{background:#f6f6f6;padding:8px;overflow-x:auto;font-size:12px}img{max-width:100%}"
-       "figure{margin:1em 0}figcaption{font-size:12px;color:#555}")
+       "figure{margin:1em 0}figcaption{font-size:12px;color:#555}table.t td.s{text-align:left}"
+       "table.t td.w{text-align:left;white-space:normal;min-width:22em;max-width:36em;overflow-wrap:anywhere}")
 
 # Sorts a table by the column whose header is clicked (numbers as numbers, "-" last); and records on
 # <body> how many images decoded, for the browser check (analysis/report_browser_test.py).
@@ -125,6 +134,7 @@ def build(paths, base):
     doc = Doc(files_dir, os.path.basename(files_dir))
     doc.h(1, "tilelab report: " + ", ".join(str(m[0].get("experiment", "?")) for m in meta))
     env0 = meta[0][1]
+    plots.assign_colours(df["variant"].unique() if not df.empty else [])
     ops = list(dict.fromkeys(df["op"])) if not df.empty else []
     ok = df[df["status"] == "ok"] if not df.empty else df
     doc.p("%d case(s) in %s: %d verified, %d failed or skipped; on %s." % (

@@ -72,6 +72,7 @@ int cmd_run_options(int argc, char **argv, run_opts *o)
         else if (!strcmp(a, "--data") && i + 1 < argc) o->data_dir = argv[++i];
         else if (!strcmp(a, "--devices") && i + 1 < argc) o->devices = argv[++i];
         else if (!strcmp(a, "--worker-cases") && i + 1 < argc) o->worker_cases = argv[++i];
+        else if (!strcmp(a, "--search-held") && i + 1 < argc) o->search_held = argv[++i];
         else if (!strcmp(a, "--compile-jobs") && i + 1 < argc) {
             char tail;
             const char *v = argv[++i];

@@ -21,6 +21,7 @@
 #include "runner/merge.h"
 #include "runner/report.h"
 #include "runner/schema.h"
+#include "runner/search_driver.h"
 
 extern char **environ;
 
@@ -443,6 +444,18 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
     list_inputs(o->out, parts, &in, &nin);
     for (int k = 0; k < nin; k++)
         if (drop_held(in[k], x, o->shard_text, p, todo, &held, &e)) goto bad;
+    /* A search's problem may go to another worker than the one whose file holds its evaluations so far, and its
+     * strategy needs them all: what the workers' files of an earlier session hold goes into OUT first, and
+     * each worker reads OUT (--search-held). */
+    if (x->search && nin > out_exists) {
+        merge_report mr;
+        if (merge_parts(o, parts, p, 0, &mr, &e)) goto bad;
+        if (remove_parts(parts) || mkdir(parts, 0755) < 0) {
+            tl_err_set(&e, "%s: cannot clear the workers' files (merged into %s): %s", parts, o->out, strerror(errno));
+            goto bad;
+        }
+        out_exists = 1;
+    }
     if (plan_assign(p, todo, d->n, owner)) goto bad;
     for (int k = 0; k < d->n; k++) {
         worker *w = &ws[nw];
@@ -480,6 +493,7 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
         argv[a++] = "--worker-cases", argv[a++] = ids;
         argv[a++] = "--compile-jobs", argv[a++] = njobs;
         if (o->shard_text[0]) argv[a++] = "--shard", argv[a++] = (char *)o->shard_text;
+        if (x->search && out_exists) argv[a++] = "--search-held", argv[a++] = (char *)o->out;
         if (o->quiet) argv[a++] = "-q";
         if (o->sanitize) argv[a++] = "--sanitize", argv[a++] = (char *)o->sanitize;
         argv[a] = NULL;
@@ -529,16 +543,24 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
         fprintf(stderr, "tilelab: warning: %s: cannot remove the workers' files (merged into %s)\n", parts, o->out);
     double t_end = tl_now_s(), age = tl_process_age_s();
     if (print_table(o->out, x, p, todo, share, &e)) fprintf(stderr, "tilelab: warning: %s\n", e.msg);
-    printf("results: %s: %d of the %d cases%s%s (%d failed), %.1f s on %d device%s; `bazel run //analysis:summary "
-           "-- %s` shows them\n", o->out, have, nshare, o->shard_text[0] ? " of shard " : "", o->shard_text, failed,
-           t_end - t0, nw, nw == 1 ? "" : "s", o->out);
+    printf("results: %s: %d of the %d cases%s%s%s (%d failed), %.1f s on %d device%s; `bazel run //analysis:summary "
+           "-- %s` shows them\n", o->out, have, nshare, x->search ? " (a search runs a budget of them)" : "",
+           o->shard_text[0] ? " of shard " : "", o->shard_text, failed, t_end - t0, nw, nw == 1 ? "" : "s", o->out);
     fflush(stdout);
     /* Where the command's own time went, beside the workers' sessions (their lines above). */
     fprintf(stderr, "tilelab: %.2f s from this runner's start to its workers' start, %.2f s of workers, %.2f s merging\n",
             age >= 0 ? age - (t_end - t_follow) : t_follow - t0, t_merge - t_follow, t_end - t_merge);
-    if (have < nshare)
-        fprintf(stderr, "runner: %d cases are missing; continue with --resume -o %s\n", nshare - have, o->out);
-    rc = worst == TL_EXIT_BAD_INPUT ? worst : (worst || failed || have < nshare) ? TL_EXIT_FAILED : TL_EXIT_OK;
+    /* A search's share is whole when its searches are done, not when the file holds every case of the plan. */
+    int missing = nshare - have, unfinished = missing > 0;
+    if (x->search && srch_share_state(o->out, x, p, share, NULL, &unfinished, &e)) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        unfinished = 1;
+    }
+    if (unfinished && x->search)
+        fprintf(stderr, "runner: the search is not finished; continue with --resume -o %s\n", o->out);
+    else if (unfinished)
+        fprintf(stderr, "runner: %d cases are missing; continue with --resume -o %s\n", missing, o->out);
+    rc = worst == TL_EXIT_BAD_INPUT ? worst : (worst || failed || unfinished) ? TL_EXIT_FAILED : TL_EXIT_OK;
     goto out;
 bad:
     fprintf(stderr, "runner: %s\n", e.msg);

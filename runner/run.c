@@ -347,18 +347,40 @@ static int search_prepare(run_state *s)
     return 0;
 }
 
+/* A --devices worker's held outcomes from the run's file (o->search_held), for its own problems: those with a
+ * case in its share. Its own file's outcomes come first. */
+static int search_held_of_run(run_state *s, tl_err *e)
+{
+    hid_t f = h5in_open(s->o->search_held, e);
+    srch_held *run = NULL;
+    int rc = f < 0 ? -1 : srch_held_read(f, s->o->search_held, &s->p, s->x->search, &run, e);
+    if (f >= 0) H5Fclose(f);
+    if (rc) return -1;
+    unsigned char *mine = tl_xcalloc((size_t)s->sp.nproblems + 1, 1);
+    for (int i = 0; i < s->p.ncases; i++)
+        if (s->sh.todo[i] && s->sp.problem_of[i] >= 0) mine[s->sp.problem_of[i]] = 1;
+    if (!s->held) s->held = tl_xcalloc((size_t)s->p.ncases + 1, sizeof *s->held);
+    for (int i = 0; i < s->p.ncases; i++)
+        if (!s->held[i].status && run[i].status && s->sp.problem_of[i] >= 0 && mine[s->sp.problem_of[i]])
+            s->held[i] = run[i];
+    free(mine), free(run);
+    return 0;
+}
+
 static int search_open(run_state *s)
 {
     tl_err e;
     if (!s->x->search || s->o->cases_of) return 0;
+    int rc = 0;
     if (s->have.n) {
         hid_t f = h5in_open_locked(s->path, &e);
-        int rc = f < 0 ? -1 : srch_held_read(f, s->path, &s->p, s->x->search, &s->held, &e);
+        rc = f < 0 ? -1 : srch_held_read(f, s->path, &s->p, s->x->search, &s->held, &e);
         if (f >= 0) H5Fclose(f);
-        if (rc) {
-            fprintf(stderr, "runner: %s\n", e.msg);
-            return -1;
-        }
+    }
+    if (rc == 0 && s->o->search_held) rc = search_held_of_run(s, &e);
+    if (rc) {
+        fprintf(stderr, "runner: %s\n", e.msg);
+        return -1;
     }
     s->drv = srch_driver_new(s->x, &s->p, &s->sp, s->sh.todo, s->held);
     return 0;

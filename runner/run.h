@@ -24,6 +24,8 @@ typedef struct {
     int compile_jobs;          /* threads compiling ahead; -1: the default */
     const char *devices;       /* --devices: "all" or "0,2,3"; NULL: one device */
     const char *worker_cases;  /* a --devices worker: the file of the case ids it runs */
+    const char *search_held;   /* a --devices worker of a search: the run's file, which holds what earlier
+                                * sessions evaluated of its problems' searches (its own file: this session's) */
     int retry_failed;          /* with --resume: run again the cases the file holds as failed or timed out */
     int sanitize;              /* --sanitize: a runner/sanitize.h tool (0: none) */
     int sanitize_child;        /* how --sanitize runs a case: its verified run only, with line info, no restarts */

@@ -14,8 +14,9 @@
    runs equal to the power times the span, and a resolution (a run's share of a batch at each end) under a
    fifth of a run's energy (a kernel of 50 ms runs only some twenty times in the second);
    printed: J a run, W and GFLOP/J of the search's best and of cuBLAS.
-5. The search again through `--devices 0` (a worker process on the first GPU): the same searches, each its
-   budget, every evaluated case verified; printed: its best against the first run's.
+5. The search again through `--devices 0` (a worker process on the first GPU): exit 0 (done when its searches
+   are), the same searches, each its budget, every evaluated case verified; printed: its best against the
+   first run's.
 
 usage: gpu_search_check.py [RUNNER] [--out DIR]
 """
@@ -151,9 +152,15 @@ def main():
             flop(c) / 1e9 / float(c["energy_j"]), c["median"]))
 
     # 5. The search through --devices 0.
-    d_out = os.path.join(out, "devices")
-    os.makedirs(d_out, exist_ok=True)
-    d_rows = cases(run_experiment(runner, os.path.join(SEARCH, "tiled6.yaml"), d_out, devices="0"))
+    d_h5 = os.path.join(out, "tiled6_devices.h5")
+    if os.path.exists(d_h5):
+        os.remove(d_h5)
+    p = subprocess.run([runner, "run", os.path.join(SEARCH, "tiled6.yaml"), "-o", d_h5, "-q", "--devices", "0"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print("\n".join(l for l in p.stdout.splitlines() if l.startswith(("results:", "runner:", "tilelab:"))))
+    check(p.returncode == 0 and "missing" not in p.stdout and "not finished" not in p.stdout,
+          "--devices 0: exit %d, done when its searches are" % p.returncode)
+    d_rows = cases(d_h5)
     d_found = searches(d_rows)
     check(sorted(d_found) == sorted(found), "--devices 0: the same searches")
     for prob, evals in d_found.items():

@@ -183,7 +183,7 @@ class Search(unittest.TestCase):
     def test_shards_and_devices_take_whole_problems(self):
         yaml = self.yaml("shards", budget=15)
         whole = self.out("one")
-        run("run", yaml, "-o", whole, "-q", check=(0, 1))
+        first = run("run", yaml, "-o", whole, "-q", check=(0, 1))
         want = trace(whole)
         parts = []
         for i in range(2):
@@ -193,8 +193,44 @@ class Search(unittest.TestCase):
         self.assertEqual([len(t) for t in parts], [1, 1], "a problem's search split over shards")
         self.assertEqual({**parts[0], **parts[1]}, want)
         dev = self.out("devices")
-        run("run", yaml, "-o", dev, "-q", "--devices", "all", env=dict(ENV, TILELAB_TEST_DEVICES="2"), check=(0, 1))
+        p = run("run", yaml, "-o", dev, "-q", "--devices", "all", env=dict(ENV, TILELAB_TEST_DEVICES="2"))
         self.assertEqual(trace(dev), want)
+        # Done when the searches are: the cases they did not propose are not missing.
+        self.assertEqual(p.returncode, first.returncode, p.stderr)
+        self.assertNotIn("missing", p.stderr)
+        self.assertNotIn("not finished", p.stderr)
+
+    def test_devices_killed_and_resumed_on_fewer_devices_makes_the_same_trace(self):
+        # Killed mid-search on two workers, resumed on one: the one worker now has both problems, and one of
+        # them was evaluated so far in the other worker's file.
+        yaml = self.yaml("devkill", n="8388608, 4194304", strategy="genetic", budget=30)
+        with open(yaml) as f:
+            body = f.read().replace("min_reps: 3, max_reps: 3", "min_reps: 12, max_reps: 12")
+        with open(yaml, "w") as f:
+            f.write(body)
+        whole = self.out("devwhole")
+        first = run("run", yaml, "-o", whole, "-q")
+        killed = self.out("devkilled")
+        parts = killed + ".parts"
+        proc = subprocess.Popen([RUNNER, "run", yaml, "-o", killed, "-q", "--devices", "all"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env=dict(ENV, TILELAB_TEST_DEVICES="2"))
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                held = [sum(len(v) for v in trace(os.path.join(parts, "device-%d.h5" % k)).values()) for k in (0, 1)]
+                if min(held) >= 4:
+                    break
+            except (OSError, KeyError):
+                pass  # not there yet
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        self.assertTrue(os.path.isdir(parts) and not os.path.exists(killed), "the kill came after the merge")
+        p = run("run", yaml, "-o", killed, "-q", "--devices", "all", "--resume", env=dict(ENV, TILELAB_TEST_DEVICES="1"))
+        self.assertEqual(p.returncode, first.returncode, p.stderr)
+        a, b = trace(whole), trace(killed)
+        self.assertEqual({k: [s[:4] for s in v] for k, v in a.items()}, {k: [s[:4] for s in v] for k, v in b.items()})
 
     def test_energy_as_the_objective(self):
         h5 = self.out("energy")

@@ -552,7 +552,7 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
             age >= 0 ? age - (t_end - t_follow) : t_follow - t0, t_merge - t_follow, t_end - t_merge);
     /* A search's share is whole when its searches are done, not when the file holds every case of the plan. */
     int missing = nshare - have, unfinished = missing > 0;
-    if (x->search && srch_share_state(o->out, x, p, share, NULL, &unfinished, &e)) {
+    if (x->search && srch_share_unfinished(o->out, x, p, share, &unfinished, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         unfinished = 1;
     }

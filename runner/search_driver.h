@@ -76,12 +76,10 @@ double srch_result_objective(const srch_spec *s, const tl_result *r);
  * p->ncases long (free() it); cases the file lacks have status NULL. -1 with e when the file cannot be read. */
 int srch_held_read(hid_t f, const char *path, const tl_plan *p, const srch_spec *s, srch_held **out, tl_err *e);
 
-/* A share (the plan cases share marks) of a search experiment x, against the result file path (NULL: none yet):
- * *expected, the cases a run of it from nothing runs at most (its sweep cases and each search's budget, or its
- * points if fewer); *unfinished, 1 when a run with --resume would still run a case (a sweep case the file
- * lacks, or a search whose budget is not spent), else 0. Either may be NULL. -1 with e when path cannot be
- * read. */
-int srch_share_state(const char *path, const tl_experiment *x, const tl_plan *p, const unsigned char *share,
-                     int *expected, int *unfinished, tl_err *e);
+/* Whether a run with --resume of the share (the plan cases share marks) of search experiment x would still run
+ * a case, given the result file path: a sweep case the file lacks, or a search whose budget is not spent.
+ * *unfinished 1 or 0; -1 with e when path cannot be read. */
+int srch_share_unfinished(const char *path, const tl_experiment *x, const tl_plan *p, const unsigned char *share,
+                          int *unfinished, tl_err *e);
 
 #endif

@@ -97,24 +97,16 @@ int srch_held_read(hid_t f, const char *path, const tl_plan *p, const srch_spec 
     return 0;
 }
 
-int srch_share_state(const char *path, const tl_experiment *x, const tl_plan *p, const unsigned char *share,
-                     int *expected, int *unfinished, tl_err *e)
+int srch_share_unfinished(const char *path, const tl_experiment *x, const tl_plan *p, const unsigned char *share,
+                          int *unfinished, tl_err *e)
 {
     srch_plan sp;
     if (srch_plan_make(x, p, &sp, e)) return -1;
     srch_held *held = NULL;
-    int rc = 0;
-    if (path) {
-        hid_t f = h5in_open(path, e);
-        rc = f < 0 ? -1 : srch_held_read(f, path, p, x->search, &held, e);
-        if (f >= 0) H5Fclose(f);
-    }
-    if (rc == 0 && expected) {
-        srch_driver *d = srch_driver_new(x, p, &sp, share, NULL);
-        *expected = srch_driver_expected(d);
-        srch_driver_free(d);
-    }
-    if (rc == 0 && unfinished) {
+    hid_t f = h5in_open(path, e);
+    int rc = f < 0 ? -1 : srch_held_read(f, path, p, x->search, &held, e);
+    if (f >= 0) H5Fclose(f);
+    if (rc == 0) {
         /* The driver hands out only what the file lacks: its first proposal is what --resume would run. */
         srch_driver *d = srch_driver_new(x, p, &sp, share, held);
         *unfinished = srch_driver_next(d) >= 0;

@@ -69,6 +69,16 @@ class Search(unittest.TestCase):
             f.write(SPACE % {"n": n} + (SEARCH % {"strategy": strategy, "budget": budget} if budget else "") + extra)
         return path
 
+    def slow_yaml(self, name):
+        """A genetic search of 30 a problem on bigger copies with more repetitions, so that a kill lands
+        mid-search."""
+        yaml = self.yaml(name, n="8388608, 4194304", strategy="genetic", budget=30)
+        with open(yaml) as f:
+            body = f.read().replace("min_reps: 3, max_reps: 3", "min_reps: 12, max_reps: 12")
+        with open(yaml, "w") as f:
+            f.write(body)
+        return yaml
+
     def out(self, name):
         path = os.path.join(self.tmp, name + ".h5")
         if os.path.exists(path):
@@ -105,13 +115,8 @@ class Search(unittest.TestCase):
         self.assertEqual(p.returncode, 1 if failed else 0)
 
     def test_a_run_killed_and_resumed_makes_the_same_trace(self):
-        # Bigger copies and more repetitions, so that the kills land mid-search: each once the file holds a
-        # number of the search's steps.
-        yaml = self.yaml("kill", n="8388608, 4194304", strategy="genetic", budget=30)
-        with open(yaml) as f:
-            body = f.read().replace("min_reps: 3, max_reps: 3", "min_reps: 12, max_reps: 12")
-        with open(yaml, "w") as f:
-            f.write(body)
+        # Each kill once the file holds a number of the search's steps.
+        yaml = self.slow_yaml("kill")
         whole = self.out("whole")
         run("run", yaml, "-o", whole, "-q", check=(0, 1))
         killed = self.out("killed")
@@ -203,11 +208,7 @@ class Search(unittest.TestCase):
     def test_devices_killed_and_resumed_on_fewer_devices_makes_the_same_trace(self):
         # Killed mid-search on two workers, resumed on one: the one worker now has both problems, and one of
         # them was evaluated so far in the other worker's file.
-        yaml = self.yaml("devkill", n="8388608, 4194304", strategy="genetic", budget=30)
-        with open(yaml) as f:
-            body = f.read().replace("min_reps: 3, max_reps: 3", "min_reps: 12, max_reps: 12")
-        with open(yaml, "w") as f:
-            f.write(body)
+        yaml = self.slow_yaml("devkill")
         whole = self.out("devwhole")
         first = run("run", yaml, "-o", whole, "-q")
         killed = self.out("devkilled")

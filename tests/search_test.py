@@ -44,6 +44,22 @@ def run(*args, env=ENV, check=None):
     return p
 
 
+def kill_when(args, env, ready):
+    """Starts the runner with args and kills it with SIGKILL once ready() (a look at its files) says so, or after
+    two minutes, or when it ends first."""
+    proc = subprocess.Popen([RUNNER, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            if ready():
+                break
+        except (OSError, KeyError):
+            pass  # not there yet
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
 def trace(h5):
     """Per problem, the search's steps in order: (step, case_id, params, proposer, objective, best)."""
     out = {}
@@ -121,18 +137,8 @@ class Search(unittest.TestCase):
         run("run", yaml, "-o", whole, "-q", check=(0, 1))
         killed = self.out("killed")
         for steps in (8, 35):
-            proc = subprocess.Popen([RUNNER, "run", yaml, "-o", killed, "-q"] + (["--resume"] if os.path.exists(killed)
-                                    else []), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
-            deadline = time.monotonic() + 120
-            while proc.poll() is None and time.monotonic() < deadline:
-                try:
-                    if sum(len(v) for v in trace(killed).values()) >= steps:
-                        break
-                except (OSError, KeyError):
-                    pass  # not there yet
-                time.sleep(0.02)
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
+            kill_when(["run", yaml, "-o", killed, "-q"] + (["--resume"] if os.path.exists(killed) else []), ENV,
+                      lambda: sum(len(v) for v in trace(killed).values()) >= steps)
         self.assertTrue(os.path.exists(killed), "no file after the kills")
         partial = sum(len(v) for v in trace(killed).values())
         self.assertLess(partial, 60, "the kills came after the search was done")
@@ -213,20 +219,9 @@ class Search(unittest.TestCase):
         first = run("run", yaml, "-o", whole, "-q")
         killed = self.out("devkilled")
         parts = killed + ".parts"
-        proc = subprocess.Popen([RUNNER, "run", yaml, "-o", killed, "-q", "--devices", "all"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env=dict(ENV, TILELAB_TEST_DEVICES="2"))
-        deadline = time.monotonic() + 120
-        while proc.poll() is None and time.monotonic() < deadline:
-            try:
-                held = [sum(len(v) for v in trace(os.path.join(parts, "device-%d.h5" % k)).values()) for k in (0, 1)]
-                if min(held) >= 4:
-                    break
-            except (OSError, KeyError):
-                pass  # not there yet
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        kill_when(["run", yaml, "-o", killed, "-q", "--devices", "all"], dict(ENV, TILELAB_TEST_DEVICES="2"),
+                  lambda: min(sum(len(v) for v in trace(os.path.join(parts, "device-%d.h5" % k)).values())
+                              for k in (0, 1)) >= 4)
         self.assertTrue(os.path.isdir(parts) and not os.path.exists(killed), "the kill came after the merge")
         p = run("run", yaml, "-o", killed, "-q", "--devices", "all", "--resume", env=dict(ENV, TILELAB_TEST_DEVICES="1"))
         self.assertEqual(p.returncode, first.returncode, p.stderr)

@@ -1,7 +1,15 @@
-/* bayes: Bayesian optimisation over a search's points. A Gaussian process with a Matern 5/2 kernel (one length
- * scale a dimension, and the noise, fitted by the log marginal likelihood over a grid, one coordinate at a
- * time) models the log objective on the points' places (search.h: srch_space.pos); the next point is the one
- * of most expected improvement over the best so far. Failed points count as the worst seen.
+/* bayes: Bayesian optimisation over a search's points. A Gaussian process models the log objective on the
+ * points' places (search.h: srch_space.pos); the next point is the one of most expected improvement over the
+ * best so far. Failed points count as the worst seen.
+ *
+ * The kernel is half a Matern 5/2 over all dimensions at once and half the mean of one Matern 5/2 a dimension:
+ * the first lets params act together (a tile that only pays with deep pipelining), the second lets what one
+ * value of a param did at some points say something about it at all the others, which is what a dozen
+ * evaluations can learn. The tensor-core GEMM spaces of the search benchmark are close to that second kind (its
+ * page gives, per space, how much of the log times one effect a param explains). Each dimension has its length
+ * scale, used by both halves; the length scales and the noise are fitted by the log marginal likelihood over a
+ * grid, one coordinate at a time. The starting points cover the params' values: each is, of a few drawn at
+ * random, the one with the most values not yet evaluated, then the farthest from those evaluated.
  *
  * The factor L of the kernel matrix grows by a row an evaluation, and with it V = L^-1 K(evaluated, pool), so
  * a prediction over the whole pool costs one pass over V; a new fit rebuilds both. */
@@ -37,15 +45,22 @@ typedef struct {
     double *vv;        /* per pool point: the squared norm of its column of V */
 } bo_state;
 
-static double matern52(const bo_state *b, const double *u, const double *v)
+static double matern52_of(double r)
 {
-    double r2 = 0;
-    for (int d = 0; d < b->ndims; d++) {
-        double t = (u[d] - v[d]) / b->ls[d];
-        r2 += t * t;
-    }
-    double r = sqrt(5.0 * r2);
+    r *= sqrt(5.0);
     return (1 + r + r * r / 3) * exp(-r);
+}
+
+/* The kernel (above): the joint Matern and the mean of the one-dimension ones, in equal parts. */
+static double kernel(const bo_state *b, const double *u, const double *v)
+{
+    double r2 = 0, each = 0;
+    for (int d = 0; d < b->ndims; d++) {
+        double t = fabs(u[d] - v[d]) / b->ls[d];
+        r2 += t * t;
+        each += matern52_of(t);
+    }
+    return 0.5 * matern52_of(sqrt(r2)) + 0.5 * each / b->ndims;
 }
 
 static const double *place(const bo_state *b, int p)
@@ -142,7 +157,7 @@ static int factor(const bo_state *b, const int *pts, int n, double *L, int ld)
 {
     for (int i = 0; i < n; i++)
         for (int j = 0; j <= i; j++) {
-            double s = matern52(b, place(b, pts[i]), place(b, pts[j])) + (i == j ? b->noise : 0);
+            double s = kernel(b, place(b, pts[i]), place(b, pts[j])) + (i == j ? b->noise : 0);
             for (int k = 0; k < j; k++) s -= L[(size_t)i * ld + k] * L[(size_t)j * ld + k];
             if (i == j) {
                 if (!(s > 0)) return -1;
@@ -240,7 +255,7 @@ static int add_row(bo_state *b, int p)
     grow(b, n + 1);
     ld = b->cap;
     double *l = b->L + (size_t)n * ld, s = 1 + b->noise;
-    for (int i = 0; i < n; i++) l[i] = matern52(b, place(b, b->obs[i]), place(b, p));
+    for (int i = 0; i < n; i++) l[i] = kernel(b, place(b, b->obs[i]), place(b, p));
     forward(b->L, ld, n, l);
     for (int i = 0; i < n; i++) s -= l[i] * l[i];
     if (!(s > 1e-12)) return -1;
@@ -249,7 +264,7 @@ static int add_row(bo_state *b, int p)
     double *v = b->V + (size_t)n * b->npool;
     for (int c = 0; c < b->npool; c++) {
         const double *xc = place(b, b->pool[c]);
-        double a = matern52(b, place(b, p), xc);
+        double a = kernel(b, place(b, p), xc);
         for (int i = 0; i < n; i++) a -= l[i] * b->V[(size_t)i * b->npool + c];
         v[c] = a / dg;
         b->vv[c] += v[c] * v[c];
@@ -284,12 +299,19 @@ static double norm_cdf(double z)
 
 static int maximin_start(srch_run *r, const bo_state *b)
 {
-    /* The first points spread out: of a few drawn at random, the one farthest from those evaluated. */
-    int best = -1;
+    /* The first points cover the params' values and spread out: of a few drawn at random, the one with the most
+     * values no evaluated point has, then the one farthest from those evaluated. */
+    int best = -1, most = -1;
     double far = -1;
     for (int k = 0; k < 32; k++) {
         int p = srch_random_new(r);
         if (p < 0) break;
+        int fresh = 0;
+        for (int d = 0; d < b->ndims; d++) {
+            int seen = 0;
+            for (int i = 0; i < b->nobs && !seen; i++) seen = srch_coord(r, b->obs[i])[d] == srch_coord(r, p)[d];
+            fresh += !seen;
+        }
         double near = INFINITY;
         for (int i = 0; i < b->nobs; i++) {
             double s = 0;
@@ -299,7 +321,7 @@ static int maximin_start(srch_run *r, const bo_state *b)
             }
             if (s < near) near = s;
         }
-        if (near > far) far = near, best = p;
+        if (fresh > most || (fresh == most && near > far)) most = fresh, far = near, best = p;
     }
     return best;
 }

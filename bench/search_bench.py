@@ -88,6 +88,27 @@ def kt_job(h5):
     return searches
 
 
+def spaces(h5s):
+    """Per search (kt_job's names): its valid points, how many are within 3 % of the optimum, and the share of
+    the variance of the log times that one effect a param explains (R^2 of a least-squares fit on one indicator
+    a param value): near 1, a param's best value is best whatever the others are."""
+    import numpy as np
+    out = {}
+    for h5 in h5s:
+        for s in kt_job(h5):
+            keys = list(s["times"])
+            y = np.log(np.array([s["times"][k] for k in keys]))
+            cols = [np.ones(len(keys))]
+            for d, name in enumerate(s["tune_params"]):
+                vals = sorted({k.split(",")[d] for k in keys})
+                cols += [np.array([k.split(",")[d] == v for k in keys], float) for v in vals[1:]]
+            X = np.column_stack(cols)
+            fit = X @ np.linalg.lstsq(X, y, rcond=None)[0]
+            r2 = 1 - ((y - fit) ** 2).sum() / ((y - y.mean()) ** 2).sum()
+            out[s["name"]] = (len(keys), int((np.exp(y.min() - y) >= 0.97).sum()), r2)
+    return out
+
+
 def kt(python, h5s, seeds, tmp):
     job = {"searches": [s for h5 in h5s for s in kt_job(h5)], "strategies": list(KT), "fractions": list(FRACTIONS),
            "seeds": seeds}
@@ -133,14 +154,25 @@ def main():
         python = install_kt(tmp) if args.install_kt else args.kt_python
         if python:
             for search, by in kt(python, h5s, args.seeds, tmp).items():
-                mine = [s for s in res if s.split() == search.split() or s.replace(" ", "") == search.replace(" ", "")]
+                mine = [s for s in res if same_search(s, search)]
                 res.setdefault(mine[0] if mine else search, {}).update({("kernel_tuner", st): q for st, q in by.items()})
-        report(res, args.seeds, args.md, bool(python))
+        report(res, spaces(h5s), args.seeds, args.md, bool(python))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def report(res, seeds, md, with_kt):
+def same_search(a, b):
+    return a.split() == b.split() or a.replace(" ", "") == b.replace(" ", "")
+
+
+def report(res, space, seeds, md, with_kt):
+    shape = ["| search | valid points | within 3 % of the optimum | evaluations at 5 % | one effect a param: R^2 |",
+             "|---|---:|---:|---:|---:|"]
+    for search in res:
+        name = [n for n in space if same_search(n, search)]
+        if name:
+            n, good, r2 = space[name[0]]
+            shape.append("| %s | %d | %d | %d | %.2f |" % (search, n, good, math.ceil(0.05 * n - 1e-9), r2))
     lines = ["| search | tool | strategy | " + " | ".join("%g %%" % (100 * f) for f in FRACTIONS) + " |",
              "|---|---|---|" + "---:|" * len(FRACTIONS)]
     verdicts = []
@@ -172,7 +204,10 @@ def report(res, seeds, md, with_kt):
             "2, 5, 10 and 20 %% of each search's points. Every figure repeats from run to run but Kernel Tuner's "
             "bayes_opt's, which move by a few hundredths: it draws its Latin hypercube start from fresh entropy "
             "(scipy's LatinHypercube without a seed), which the seed it is given does not reach." % seeds)
-    text = "\n".join([head, ""] + lines + ["", "Bars (\"the optimum\": within %g %%):" % (100 * (1 - OPTIMUM)), ""] +
+    spaces_head = ("The spaces: a search's few good points are what its worst seeds miss, and a space whose log "
+                   "times are close to a sum of one effect a param (R^2 near 1) is one a model learns from few "
+                   "evaluations.")
+    text = "\n".join([spaces_head, ""] + shape + ["", head, ""] + lines + ["", "Bars (\"the optimum\": within %g %%):" % (100 * (1 - OPTIMUM)), ""] +
                      ["- " + v for v in verdicts])
     print(text)
     if md:

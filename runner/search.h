@@ -22,7 +22,6 @@
 
 typedef enum { SRCH_RANDOM, SRCH_GENETIC, SRCH_LOCAL, SRCH_BAYES, SRCH_NSTRATEGIES } srch_strategy;
 extern const char *const srch_strategy_names[SRCH_NSTRATEGIES]; /* "random", "genetic", "local", "bayes" */
-extern const char *const srch_strategy_docs[SRCH_NSTRATEGIES];  /* one line each, for --help and the docs */
 
 typedef enum { SRCH_CASES, SRCH_FRACTION, SRCH_SECONDS } srch_budget_kind;
 extern const char *const srch_budget_names[3]; /* "cases", "fraction", "seconds" */

@@ -8,8 +8,7 @@
  * evaluations can learn. The tensor-core GEMM spaces of the search benchmark are close to that second kind (its
  * page gives, per space, how much of the log times one effect a param explains). Each dimension has its length
  * scale, used by both halves; the length scales and the noise are fitted by the log marginal likelihood over a
- * grid, one coordinate at a time. The starting points cover the params' values: each is, of a few drawn at
- * random, the one with the most values not yet evaluated, then the farthest from those evaluated.
+ * grid, one coordinate at a time. The starting points cover the params' values (srch_covering_new).
  *
  * The factor L of the kernel matrix grows by a row an evaluation, and with it V = L^-1 K(evaluated, pool), so
  * a prediction over the whole pool costs one pass over V; a new fit rebuilds both. */
@@ -297,35 +296,6 @@ static double norm_cdf(double z)
     return 0.5 * erfc(-z / sqrt(2.0));
 }
 
-static int maximin_start(srch_run *r, const bo_state *b)
-{
-    /* The first points cover the params' values and spread out: of a few drawn at random, the one with the most
-     * values no evaluated point has, then the one farthest from those evaluated. */
-    int best = -1, most = -1;
-    double far = -1;
-    for (int k = 0; k < 32; k++) {
-        int p = srch_random_new(r);
-        if (p < 0) break;
-        int fresh = 0;
-        for (int d = 0; d < b->ndims; d++) {
-            int seen = 0;
-            for (int i = 0; i < b->nobs && !seen; i++) seen = srch_coord(r, b->obs[i])[d] == srch_coord(r, p)[d];
-            fresh += !seen;
-        }
-        double near = INFINITY;
-        for (int i = 0; i < b->nobs; i++) {
-            double s = 0;
-            for (int d = 0; d < b->ndims; d++) {
-                double t = place(b, p)[d] - place(b, b->obs[i])[d];
-                s += t * t;
-            }
-            if (s < near) near = s;
-        }
-        if (fresh > most || (fresh == most && near > far)) most = fresh, far = near, best = p;
-    }
-    return best;
-}
-
 static int hamming(const srch_run *r, int p, int q)
 {
     const int *a = srch_coord(r, p), *c = srch_coord(r, q);
@@ -351,8 +321,8 @@ static int bo_next(srch_run *r, char *why, size_t n)
 {
     bo_state *b = r->impl;
     if (r->nevals < b->n0 || r->best < 0) {
-        snprintf(why, n, "bayes: a starting point (%d of %d), spread out", r->nevals + 1, b->n0);
-        return maximin_start(r, b);
+        snprintf(why, n, "bayes: a starting point (%d of %d), covering the params' values", r->nevals + 1, b->n0);
+        return srch_covering_new(r, b->obs, b->nobs);
     }
     if (!b->nfit || b->nobs >= BO_REFIT * b->nfit) {
         fit(r, b);

@@ -38,6 +38,11 @@ int srch_random_new(srch_run *r);
 /* The point not evaluated yet nearest to coord (a sum over dimensions of the distance of value indices,
  * relative to each dimension's count), ties broken by the generator; -1 when none is left. */
 int srch_nearest_new(srch_run *r, const int *coord);
+/* A point not evaluated yet that covers the params' values: of 32 drawn at random, the first with the most values
+ * that none of the n points pts has; -1 when none is left. For first points: a model learns what a value does
+ * from points that hold it, and crossing passes on only the values a population holds. Once every value is
+ * held, the draw is uniform: pushing points apart would push them to the space's corners. */
+int srch_covering_new(srch_run *r, const int *pts, int n);
 static inline const int *srch_coord(const srch_run *r, int point)
 {
     return r->sp->coord + (size_t)point * r->sp->ndims;

@@ -9,14 +9,6 @@
 #include <string.h>
 
 const char *const srch_strategy_names[SRCH_NSTRATEGIES] = {"random", "genetic", "local", "bayes"};
-const char *const srch_strategy_docs[SRCH_NSTRATEGIES] = {
-    "points drawn uniformly, without repeats: the baseline every other strategy is held to",
-    "an evolutionary search: the fittest points so far breed (tournaments, uniform crossover, mutation to "
-    "neighbouring values)",
-    "iterated local search: moves to the first better neighbour (one param one value over), and restarts near "
-    "the best point with a few params changed when none is better",
-    "Bayesian optimisation: a Gaussian process (Matern 5/2, a length scale a param, fitted by likelihood) on "
-    "log objective, the point of most expected improvement next"};
 
 /* ---- the generator: splitmix64 -------------------------------------------------------------------------- */
 
@@ -62,6 +54,23 @@ int srch_point_at(const srch_run *r, const int *coord)
 int srch_random_new(srch_run *r)
 {
     return r->nunvisited ? r->unvisited[srch_rng_below(&r->rng, r->nunvisited)] : -1;
+}
+
+int srch_covering_new(srch_run *r, const int *pts, int n)
+{
+    const srch_space *sp = r->sp;
+    int best = -1, most = -1;
+    for (int k = 0; k < 32 && r->nunvisited; k++) {
+        int p = srch_random_new(r), fresh = 0;
+        const int *c = srch_coord(r, p);
+        for (int d = 0; d < sp->ndims; d++) {
+            int seen = 0;
+            for (int i = 0; i < n && !seen; i++) seen = srch_coord(r, pts[i])[d] == c[d];
+            fresh += !seen;
+        }
+        if (fresh > most) most = fresh, best = p;
+    }
+    return best;
 }
 
 static double coord_distance(const srch_space *sp, const int *a, const int *b)
@@ -183,8 +192,9 @@ static int ga_next(srch_run *r, char *why, size_t n)
     ga_state *g = r->impl;
     int npop = ga_population(r, g);
     if (npop < 2 || r->nevals < g->pop) {
-        snprintf(why, n, "genetic: the first population (%d of %d), drawn uniformly", r->nevals + 1, g->pop);
-        return srch_random_new(r);
+        /* Drawn to cover the params' values: crossing can only pass on values the population holds. */
+        snprintf(why, n, "genetic: the first population (%d of %d), covering the params' values", r->nevals + 1, g->pop);
+        return srch_covering_new(r, g->members, npop);
     }
     const srch_space *sp = r->sp;
     int c[SRCH_MAX_DIMS];

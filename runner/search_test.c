@@ -1,8 +1,8 @@
 /* search: the strategies on spaces made here, with a landscape of known optimum, points that fail and points
  * the device cannot run. Every strategy proposes each point at most once, never one already told, the same
  * points for the same seed and outcomes, never a failed point as its best; given every point, it proposes
- * them all; with a budget of 4% of the space, every strategy but random does better than random; bayes's
- * starting points cover the params' values. */
+ * them all; with a budget of 4% of the space, every strategy but random does better than random; genetic's and
+ * bayes's first points cover the params' values. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,24 +145,27 @@ int main(void)
         CHECK(med[st] > med[SRCH_RANDOM], "%s (median %.4f) is no better than random (%.4f)", srch_strategy_names[st],
               med[st], med[SRCH_RANDOM]);
     CHECK(med[SRCH_BAYES] == 1.0, "bayes did not find the optimum in the median (%.4f)", med[SRCH_BAYES]);
-    /* bayes's starting points cover the params' values (what its per-param half of the model learns from):
-     * over 15 seeds, its first NDIMS + 2 points hold more of each param's values than random's first do. */
-    int seen[2] = {0, 0}, all = 0;
+    /* The first points of genetic and bayes cover the params' values (crossing passes on only the values the
+     * population holds; bayes's per-param half of the model learns what a value does from points that hold it):
+     * over 15 seeds, their first NDIMS + 2 points hold more of each param's values than random's first do. */
+    static const srch_strategy covering[3] = {SRCH_RANDOM, SRCH_GENETIC, SRCH_BAYES};
+    int seen[3] = {0}, all = 0;
     for (int k = 0; k < SEEDS; k++)
-        for (int w = 0; w < 2; w++) {
+        for (int w = 0; w < 3; w++) {
             int n;
-            run(&s, w ? SRCH_BAYES : SRCH_RANDOM, 200 + (uint64_t)k, NDIMS + 2, a, &n);
+            run(&s, covering[w], 200 + (uint64_t)k, NDIMS + 2, a, &n);
             for (int d = 0; d < NDIMS; d++) {
                 int has[8] = {0};
                 for (int i = 0; i < n; i++) has[s.coord[(size_t)a[i] * NDIMS + d]] = 1;
                 for (int j = 0; j < card[d]; j++) seen[w] += has[j];
-                all += w ? card[d] : 0;
+                all += w == 0 ? card[d] : 0;
             }
         }
-    printf("the params' %d values in the first %d points, summed over %d seeds (of %d): random %d, bayes %d\n",
-           all / SEEDS, NDIMS + 2, SEEDS, all, seen[0], seen[1]);
-    CHECK(seen[1] >= seen[0] + all / 10, "bayes's starting points hold %d of %d param values, random's %d", seen[1],
-          all, seen[0]);
+    printf("the params' %d values in the first %d points, summed over %d seeds (of %d): random %d, genetic %d, "
+           "bayes %d\n", all / SEEDS, NDIMS + 2, SEEDS, all, seen[0], seen[1], seen[2]);
+    for (int w = 1; w < 3; w++)
+        CHECK(seen[w] >= seen[0] + all / 10, "%s's first points hold %d of %d param values, random's %d",
+              srch_strategy_names[covering[w]], seen[w], all, seen[0]);
     free(a), free(b);
     free_space(&s);
     printf("%s\n", test_failures ? "FAILED" : "ok");

@@ -193,7 +193,8 @@ static int ga_next(srch_run *r, char *why, size_t n)
     int npop = ga_population(r, g);
     if (npop < 2 || r->nevals < g->pop) {
         /* Drawn to cover the params' values: crossing can only pass on values the population holds. */
-        snprintf(why, n, "genetic: the first population (%d of %d), covering the params' values", r->nevals + 1, g->pop);
+        snprintf(why, n, "genetic: the first population (%d of %d), covering the params' values", r->nevals + 1,
+                 g->pop);
         return srch_covering_new(r, g->members, npop);
     }
     const srch_space *sp = r->sp;

@@ -4,7 +4,7 @@ benchmark only; tilelab does not depend on it).
 
 usage: kt_sim.py JOB.json OUT.json
 JOB: {"searches": [{"name", "tune_params": {NAME: [values]}, "times": {"v1,v2,...": ms}}], "strategies": [...],
-      "fractions": [...], "seeds": N}
+      "fractions": [...], "seeds": N, "first_seed": F (default 0)}: seeds F .. F + N - 1
 OUT: {name: {strategy: {fraction: [best found over the optimum, a seed each]}}}"""
 import json
 import math
@@ -66,7 +66,9 @@ def main():
                 got = {}
                 for frac in job["fractions"]:
                     budget = max(1, math.ceil(frac * n - 1e-9))
-                    got[str(frac)] = [opt / run(search, path, strategy, budget, s) for s in range(job["seeds"])]
+                    first = job.get("first_seed", 0)
+                    got[str(frac)] = [opt / run(search, path, strategy, budget, s)
+                                      for s in range(first, first + job["seeds"])]
                 out[search["name"]][strategy] = got
                 print("kt_sim: %s %s done" % (search["name"], strategy), file=sys.stderr, flush=True)
     json.dump(out, open(sys.argv[2], "w"))

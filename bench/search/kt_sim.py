@@ -56,6 +56,7 @@ def run(search, path, strategy, budget, seed):
 def main():
     job = json.load(open(sys.argv[1]))
     out = {}
+    first = job.get("first_seed", 0)
     with tempfile.TemporaryDirectory() as folder:
         for search in job["searches"]:
             path = cache_file(search, folder)
@@ -66,7 +67,6 @@ def main():
                 got = {}
                 for frac in job["fractions"]:
                     budget = max(1, math.ceil(frac * n - 1e-9))
-                    first = job.get("first_seed", 0)
                     got[str(frac)] = [opt / run(search, path, strategy, budget, s)
                                       for s in range(first, first + job["seeds"])]
                 out[search["name"]][strategy] = got

@@ -145,6 +145,42 @@ __global__ void verify_typed(const T *got, const T *want, size_t n, double atol,
     }
 }
 
+// The first word at which a and b differ (atomicMin over word indices; ~0 when none): inputs compared with
+// their pristine copies after a case's runs (runner/inguard.h). W: 8-byte words where both are so aligned, else bytes.
+template <class W> __global__ void first_diff(const W *a, const W *b, size_t n, unsigned long long *first)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        if (a[i] != b[i]) {
+            atomicMin(first, (unsigned long long)i);
+            return; // a thread's later words come after this one
+        }
+}
+
+// A 64-bit fingerprint of n bytes that depends on every byte and on where it lies: the sum over 8-byte words of
+// a mix of the word and its index (an order-free sum, so the blocks may add in any order). Bytes past the
+// last whole word are folded into one word of their own.
+__device__ __forceinline__ unsigned long long mix64(unsigned long long x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+__global__ void hash_bytes(const unsigned char *p, size_t bytes, unsigned long long *out)
+{
+    size_t words = bytes / 8;
+    unsigned long long h = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i <= words; i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long w = 0;
+        size_t at = i * 8, len = i < words ? 8 : bytes - at;
+        for (size_t k = 0; k < len; k++) w |= (unsigned long long)p[at + k] << (8 * k); // unaligned-safe
+        h += mix64(w ^ mix64(i + 1));
+    }
+    for (int o = 16; o > 0; o /= 2) h += __shfl_xor_sync(0xffffffffu, h, o);
+    if (threadIdx.x % 32 == 0) atomicAdd(out, h);
+}
+
 template <class T> void launch_verify(const void *got, const void *want, size_t n, double atol, double rtol, Verdict *d,
                                       cudaStream_t s)
 {
@@ -229,5 +265,49 @@ extern "C" int tl_dev_verify_f32(const float *got, const float *want, const floa
     memcpy(&out->max_abs_err, &h.max_abs, sizeof out->max_abs_err);
     memcpy(&out->max_rel_err, &h.max_rel, sizeof out->max_rel_err);
     out->bad = (long long)h.bad;
+    return 0;
+}
+
+// One word a round trip: the first differing byte is found on the host from the two words.
+extern "C" int tl_dev_first_diff(const void *a, const void *b, size_t bytes, void *scratch, long long *first, void *st)
+{
+    cudaStream_t s = (cudaStream_t)st;
+    unsigned long long *d = (unsigned long long *)scratch, h = ~0ULL;
+    int wide = ((uintptr_t)a % 8 == 0) && ((uintptr_t)b % 8 == 0);
+    size_t w = wide ? 8 : 1, n = bytes / w;
+    cudaError_t rc = cudaMemcpyAsync(d, &h, sizeof h, cudaMemcpyHostToDevice, s);
+    if (rc != cudaSuccess) return (int)rc;
+    if (wide) first_diff<unsigned long long><<<blocks_for(n), kThreads, 0, s>>>(
+        (const unsigned long long *)a, (const unsigned long long *)b, n, d);
+    else first_diff<unsigned char><<<blocks_for(n), kThreads, 0, s>>>((const unsigned char *)a,
+                                                                      (const unsigned char *)b, n, d);
+    if ((rc = cudaGetLastError()) != cudaSuccess) return (int)rc;
+    if ((rc = cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, s)) != cudaSuccess) return (int)rc;
+    if ((rc = cudaStreamSynchronize(s)) != cudaSuccess) return (int)rc;
+    size_t at = h == ~0ULL ? n * w : (size_t)h * w, end = at + w < bytes && h != ~0ULL ? at + w : bytes;
+    *first = -1;
+    if (at >= bytes) return 0;
+    unsigned char x[8], y[8]; // the differing word, or the tail past the last whole word
+    if ((rc = cudaMemcpy(x, (const char *)a + at, end - at, cudaMemcpyDeviceToHost)) != cudaSuccess) return (int)rc;
+    if ((rc = cudaMemcpy(y, (const char *)b + at, end - at, cudaMemcpyDeviceToHost)) != cudaSuccess) return (int)rc;
+    for (size_t k = 0; k < end - at; k++)
+        if (x[k] != y[k]) {
+            *first = (long long)(at + k);
+            break;
+        }
+    return 0;
+}
+
+extern "C" int tl_dev_hash(const void *p, size_t bytes, void *scratch, uint64_t *out, void *st)
+{
+    cudaStream_t s = (cudaStream_t)st;
+    unsigned long long *d = (unsigned long long *)scratch, h = 0;
+    cudaError_t rc = cudaMemsetAsync(d, 0, sizeof *d, s);
+    if (rc != cudaSuccess) return (int)rc;
+    hash_bytes<<<blocks_for(bytes / 8 + 1), kThreads, 0, s>>>((const unsigned char *)p, bytes, d);
+    if ((rc = cudaGetLastError()) != cudaSuccess) return (int)rc;
+    if ((rc = cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, s)) != cudaSuccess) return (int)rc;
+    if ((rc = cudaStreamSynchronize(s)) != cudaSuccess) return (int)rc;
+    *out = h;
     return 0;
 }

@@ -40,6 +40,13 @@ int tl_dev_verify_f32(const float *got, const float *want, const float *scale, s
 int tl_dev_verify(int t, const void *got, const void *want, size_t n, double atol, double rtol, void *scratch,
                   tl_dev_verdict *out, void *st);
 
+/* Synchronous: the first byte at which a and b (bytes long, device memory) differ, or -1 in *first.
+ * scratch: 8 bytes of device memory. */
+int tl_dev_first_diff(const void *a, const void *b, size_t bytes, void *scratch, long long *first, void *st);
+/* Synchronous: a 64-bit fingerprint of bytes bytes at p (device memory) that any change of a byte moves (but
+ * for a 2^-64 chance). scratch: 8 bytes of device memory. */
+int tl_dev_hash(const void *p, size_t bytes, void *scratch, uint64_t *out, void *st);
+
 #ifdef __cplusplus
 }
 #endif

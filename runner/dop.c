@@ -441,6 +441,19 @@ static int dop_kernel_args(reg_problem *p, void **argv, int max)
     return d->nargs;
 }
 
+/* Its `in` buffers: inout ones are put back before every run. */
+static int dop_inputs(reg_problem *p, reg_input *in, int max)
+{
+    int n = 0;
+    for (int b = 0; b < p->d->nbuffers; b++) {
+        const dop_buffer *bf = &p->d->buffers[b];
+        if (bf->role != DOP_IN) continue;
+        if (n == max) return -1;
+        in[n++] = (reg_input){bf->name, p->dptr[b], p->bytes[b], dop_types[bf->type].size};
+    }
+    return n;
+}
+
 /* The tolerance buffer b is checked with: exact for integers, its own, or the op's. */
 static reg_tolerance tol_of(const dop_buffer *bf, const reg_tolerance *t)
 {
@@ -670,7 +683,7 @@ void dop_finish(dop *d)
         .flop = dop_flop, .bytes = dop_bytes, .mem_bytes = dop_mem_bytes,
         .problem_new = dop_problem_new, .problem_free = dop_problem_free,
         .reference = dop_reference, .reset_output = dop_reset_output,
-        .kernel_args = dop_kernel_args, .check_output = dop_check_output,
+        .kernel_args = dop_kernel_args, .inputs = dop_inputs, .check_output = dop_check_output,
         .decl = d,
     };
 }

@@ -71,6 +71,7 @@ fail:
 void exec_free(exec_ctx *c)
 {
     jit_modules_free(&c->mods);
+    inguard_free(&c->guard);
     if (c->prob) c->x->op->problem_free(c->prob);
     if (c->ctx.cublas) cublasDestroy(c->ctx.cublas);
     if (c->ctx.stream) cudaStreamDestroy(c->ctx.stream);
@@ -215,18 +216,47 @@ static int run_reference(exec_ctx *c, const tl_case *tc, tl_err *e)
     return bad ? -1 : 0;
 }
 
+/* The inputs are dropped: the next case makes its problem afresh. */
+static void drop_problem(exec_ctx *c, const reg_op *op)
+{
+    inguard_free(&c->guard);
+    if (c->prob) op->problem_free(c->prob);
+    c->prob = NULL;
+    free(c->prob_key);
+    c->prob_key = NULL;
+    c->prob_ref = NULL;
+}
+
+/* After runs of tc's kernels: an input they changed is put back (or the problem dropped, to be made again), and
+ * reported. 1 when one changed (*why says which), 0 when none did, -1 with e. */
+static int inputs_changed(exec_ctx *c, const tl_case *tc, char **why, tl_err *e)
+{
+    int which;
+    long long elem;
+    int changed = inguard_check(&c->guard, &which, &elem, e);
+    if (changed <= 0) return changed;
+    *why = inguard_reason(&c->guard, which, elem);
+    for (int i = 0; i < c->guard.n; i++) { /* any of them may have changed */
+        int rc = inguard_restore(&c->guard, i, e);
+        if (rc < 0) return -1;
+        if (rc > 0) {
+            drop_problem(c, tc->op);
+            break;
+        }
+    }
+    return 1;
+}
+
 static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const char *ref, tl_result *r, tl_err *e)
 {
     const reg_op *op = tc->op;
     char *key = plan_problem_key(tc);
     double t0 = tl_now_s();
     if (!c->prob_key || strcmp(key, c->prob_key)) {
-        if (c->prob) op->problem_free(c->prob);
-        c->prob = NULL;
-        free(c->prob_key);
+        drop_problem(c, op);
         c->prob_key = key;
-        c->prob_ref = NULL;
         int rc = op->problem_new(op, &c->prob, &tc->spec, &c->ctx, on_device, e);
+        if (!rc) rc = inguard_take(&c->guard, op, c->prob, on_device, c->ctx.stream, e);
         r->phase_s[PH_INPUTS] += tl_now_s() - t0;
         if (rc) return -1;
     } else {
@@ -235,7 +265,14 @@ static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const c
     if (!ref || (c->prob_ref && !strcmp(c->prob_ref, ref))) return 0;
     t0 = tl_now_s();
     wd_phase(PH_REFERENCE);
-    int rc = (tc->ref || op->decl) && run_reference(c, tc, e) ? -1 : op->reference(c->prob, ref, e);
+    int decl_ref = tc->ref || op->decl;
+    int rc = decl_ref && run_reference(c, tc, e) ? -1 : op->reference(c->prob, ref, e);
+    char *why = NULL;
+    if (!rc && decl_ref && inputs_changed(c, tc, &why, e)) { /* a truth made from changed inputs is none */
+        if (why) tl_err_set(e, "the reference variant %s %s", tc->ref ? tc->ref->variant->name : ref, why);
+        free(why);
+        rc = -1;
+    }
     r->phase_s[PH_REFERENCE] += tl_now_s() - t0;
     if (rc) return -1;
     c->prob_ref = ref;
@@ -545,6 +582,21 @@ void exec_result_init(const exec_ctx *c, const tl_case *tc, tl_result *r)
     r->reference = x->verify == CFG_VERIFY_OFF ? "none" : on_device ? x->reference : tc->op->host_reference;
 }
 
+/* A case whose runs changed an input fails verification, with which input and where (when, after `when`);
+ * the inputs are put back for the cases after it. 0 (whether or not one changed), or -1 with e. */
+static int guard_case(exec_ctx *c, const tl_case *tc, tl_result *r, const char *when, tl_err *e)
+{
+    char *why = NULL;
+    int changed = inputs_changed(c, tc, &why, e);
+    if (changed <= 0) return changed;
+    char *was = r->reason;
+    if (!strcmp(r->status, "ok")) r->reason = tl_xasprintf("%s%s", why, when);
+    else r->reason = tl_xasprintf("%s; it also %s%s", was ? was : r->status, why, when);
+    if (!strcmp(r->status, "ok")) r->status = "verify_failed";
+    free(was), free(why);
+    return 0;
+}
+
 static int sync_stream(exec_ctx *c, tl_err *e)
 {
     CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)c->ctx.stream));
@@ -561,6 +613,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     jit_kernel ks[REG_MAX_KERNELS] = {{0}};
     jit_cubin cb = {0};
     run_ctx rc = {.tc = tc, .stream = c->ctx.stream, .r = r, .verify_every = x->verify == CFG_VERIFY_EVERY};
+    int ran = 0; /* the case's kernels ran on the problem */
     exec_result_init(c, tc, r);
     if (tc->skipped) {
         r->status = "skipped";
@@ -588,8 +641,10 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     if (strcmp(r->status, "ok")) goto done;
     t0 = tl_now_s();
     wd_phase(PH_VERIFY);
+    ran = 1;
     if (x->verify != CFG_VERIFY_OFF) {
         int bad = verified_run(&rc, e);
+        if (!bad) bad = guard_case(c, tc, r, "", e);
         r->phase_s[PH_VERIFY] = tl_now_s() - t0;
         if (bad) goto error;
     } else if (c->verify_only) {
@@ -628,16 +683,21 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
 error:
     /* The case failed; the run goes on. A broken CUDA context shows up in the next cases too. */
     r->status = "error";
+    free(r->reason);
     r->reason = tl_xstrdup(e->msg);
     measure_samples_free(&r->samples);
     if (on_device) cudaGetLastError();
-    /* Inputs may be half-made: start afresh for the next case. */
-    if (c->prob) tc->op->problem_free(c->prob);
-    c->prob = NULL;
-    free(c->prob_key);
-    c->prob_key = NULL;
-    c->prob_ref = NULL;
+    /* Inputs may be half-made or changed: start afresh for the next case. */
+    drop_problem(c, tc->op);
+    ran = 0;
 done:
+    /* Whatever ran after the verified run (timed runs, counters, a failing run) leaves the inputs as made. */
+    if (ran && c->prob && guard_case(c, tc, r, " after its verified run", e)) {
+        free(r->reason);
+        r->status = "error";
+        r->reason = tl_xstrdup(e->msg);
+        drop_problem(c, tc->op);
+    }
     if (tc->cv->counters.n && !r->counters.status) {
         char *why = tl_xasprintf("the case is %s", r->status);
         ctr_result_unavailable(&r->counters, "not_run", why);

@@ -6,6 +6,7 @@
 #include "runner/config.h"
 #include "runner/counters.h"
 #include "runner/env.h"
+#include "runner/inguard.h"
 #include "runner/jit.h"
 #include "runner/nvml.h"
 #include "runner/result.h"
@@ -26,6 +27,7 @@ typedef struct {
     reg_problem *prob; /* inputs of the last case */
     char *prob_key;    /* what they were made for */
     const char *prob_ref; /* the reference computed for them, or NULL */
+    inguard guard;     /* their inputs as made: no case runs on inputs an earlier one changed */
     int verify_only;   /* --sanitize's child: a case is its verified run (one launch with verification off) */
 } exec_ctx;
 

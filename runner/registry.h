@@ -186,6 +186,15 @@ typedef struct {
     const char *nonzero_macro;
 } reg_arg;
 
+/* An input of a problem that every run reads and none may write (runner/inguard.h keeps it so). */
+#define REG_MAX_INPUTS 16
+typedef struct {
+    const char *name; /* as the kernel signature names it: "A", "x" */
+    void *ptr;        /* where the case's runs read it: device memory, or host memory on the host target */
+    size_t bytes;
+    int elem_bytes;   /* bytes of one element, to name the first changed one */
+} reg_input;
+
 typedef struct reg_op reg_op;
 struct reg_op {
     const char *name;    /* "sgemm" */
@@ -231,6 +240,9 @@ struct reg_op {
     int (*reset_output)(reg_problem *p, int poison, tl_err *e);
     /* REG_NVRTC: the kernel argument pointers, in the order every variant of the op takes them. */
     int (*kernel_args)(reg_problem *p, void **argv, int max);
+    /* The problem's inputs, at most max of them (REG_MAX_INPUTS): buffers the runs read and must leave as they
+     * are. Outputs and inout buffers, which reset_output puts back before every run, are not inputs. */
+    int (*inputs)(reg_problem *p, reg_input *in, int max);
     /* Fetches the output and compares every element with the reference. */
     int (*check_output)(reg_problem *p, const reg_tolerance *t, reg_verify *v, tl_err *e);
     /* Operand i (in `operands` order) as the device holds it; -1 when there is none such. NULL: the

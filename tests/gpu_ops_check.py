@@ -14,6 +14,8 @@
 5. Every library call a declared op can name runs and verifies against a naive kernel of the same op.
 6. The overhead of a declared op's case (everything but its timed runs) against a registered op's on the same
    kernel: copy's 01_coalesced declared in a folder vs `op: copy`; printed, and at most 1.10 x.
+7. A variant that writes its input, between good ones, fails with the input named, and no case after it sees
+   the changed input.
 
 0. The inits the device makes are the host's, bit for bit (dop_fill_check beside the runner).
 
@@ -133,6 +135,46 @@ sizes: {n: 17000000}
 variants:
   - {name: k, source: k.cu, block: [256], grid: ["ceil_div(n, 256)"]}
 measure: {warmup: 1, min_reps: 3, max_reps: 3}
+"""
+
+
+WRITES_INPUT = """name: writes_input
+op:
+  name: twice
+  axes: [n]
+  buffers:
+    x: {type: f32, count: n, init: {normal: {mean: 1, std: 1}}}
+    y: {type: f32, count: n, out: true}
+  signature: [x, y, n]
+  reference: good
+seed: 5
+sizes: {n: 1048576}
+variants:
+  - {name: good, source: k.cu, block: [256], grid: ["ceil_div(n, 256)"]}
+  - {name: writes_input, source: k.cu, block: [256], grid: ["ceil_div(n, 256)"]}
+  - {name: skips_last, source: k.cu, block: [256], grid: ["ceil_div(n, 256)"]}
+  - {name: good_after, source: k.cu, entry: good, block: [256], grid: ["ceil_div(n, 256)"]}
+measure: {warmup: 2, min_reps: 5, max_reps: 5}
+"""
+WRITES_INPUT_KERNELS = """extern "C" __global__ void good(const float *x, float *y, long long n)
+{
+    long long i = blockIdx.x * 256ll + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}
+// Right on every run, but it halves its input as it goes: every run after the first sees other data.
+extern "C" __global__ void writes_input(const float *x, float *y, long long n)
+{
+    long long i = blockIdx.x * 256ll + threadIdx.x;
+    if (i < n) {
+        y[i] = 2.0f * x[i];
+        ((float *)x)[i] = 0.5f * x[i];
+    }
+}
+extern "C" __global__ void skips_last(const float *x, float *y, long long n)
+{
+    long long i = blockIdx.x * 256ll + threadIdx.x;
+    if (i < n - 1) y[i] = 2.0f * x[i];
+}
 """
 
 
@@ -365,6 +407,23 @@ def main():
     print("overhead per case (all but the timed runs): declared %.4f s, registered %.4f s, ratio %.3f"
           % (over["declared"], over["registered"], ratio))
     expect(ratio <= 1.10, "declared op's overhead per case within 10%% of the registered op's (%.3f)" % ratio)
+
+    # 7. A variant that writes its input, between good ones: it fails with the input named, and the cases after
+    # it run on the inputs the reference saw (a variant that leaves one element unwritten fails on that one only).
+    d = os.path.join(out, "writes_input")
+    os.makedirs(d)
+    with open(os.path.join(d, "k.cu"), "w") as f:
+        f.write(WRITES_INPUT_KERNELS)
+    with open(os.path.join(d, "e.yaml"), "w") as f:
+        f.write(WRITES_INPUT)
+    h5 = os.path.join(out, "writes_input.h5")
+    p = run("run", "-q", os.path.join(d, "e.yaml"), "-o", h5)
+    st = {v["variant"]: (v["status"], v.get("reason", "")) for v in (cases(h5) if os.path.exists(h5) else {}).values()}
+    want = {"good": "ok", "writes_input": "verify_failed", "skips_last": "verify_failed", "good_after": "ok"}
+    ok = (p.returncode == 1 and {k: v[0] for k, v in st.items()} == want and
+          st["writes_input"][1] == "wrote to its input x (first changed element 0)" and
+          st["skips_last"][1].startswith("1 elements of n=1048576 out of tolerance") and "y[1048575]" in st["skips_last"][1])
+    expect(ok, "a variant that writes its input fails alone: rc %d %s" % (p.returncode, st))
 
     print("GPU OPS CHECK %s" % ("PASSED" if not failures else "FAILED: %d" % len(failures)))
     return 0 if not failures else 1

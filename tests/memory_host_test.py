@@ -1,6 +1,7 @@
 """The bandwidth ops (reduce, copy, transpose) end to end on the host target: each op's host variant
 verifies at sizes that are no multiple of anything, f16 inputs are summed from half values, the
-byte model and GB/s are in the file, and a wrong result fails verification with exit code 1."""
+byte model and GB/s are in the file, a wrong result fails verification with exit code 1, and a case that
+writes its input fails without spoiling the cases after it."""
 import os
 import subprocess
 import tempfile
@@ -77,6 +78,24 @@ class MemoryOpsOnHost(unittest.TestCase):
                 (a, t), = self.cases(out)
                 self.assertEqual(a["status"], "verify_failed")
                 self.assertEqual(len(t), 0)
+
+    def test_a_case_that_writes_its_input_fails_and_spoils_no_other(self):
+        # The variant sums right, then halves its input: its own check passes, so only the input guard catches
+        # it; the host_sum after it must sum the inputs the reference summed (without the guard it fails).
+        for dtype in ("f32", "f16"):
+            with self.subTest(dtype=dtype):
+                p, out = self.run_yaml("wi" + dtype, "op: reduce\ndtype: %s\nsizes: {n: [5000, 65537]}\n"
+                                       "variants: [host_writes_input_for_tests, host_sum]\n" % dtype)
+                self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+                cases = self.cases(out)
+                self.assertEqual(len(cases), 4)
+                for a, t in cases:
+                    if a["variant"] == "host_sum":
+                        self.assertEqual(a["status"], "ok", a)
+                        continue
+                    self.assertEqual(a["status"], "verify_failed", a)
+                    self.assertEqual(a["reason"], "wrote to its input x (first changed element 0)")
+                    self.assertEqual(len(t), 0)  # not timed
 
     def test_invalid_block_sizes_are_skipped_with_reasons(self):
         # validate plans GPU variants without running them; a skip names the param and its range.

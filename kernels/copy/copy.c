@@ -271,6 +271,13 @@ static int copy_kernel_args(reg_problem *p, void **argv, int max)
     return 3;
 }
 
+static int copy_inputs(reg_problem *p, reg_input *in, int max)
+{
+    if (max < 1) return -1;
+    in[0] = (reg_input){"x", p->on_device ? p->dx : p->hx, (size_t)p->n * sizeof(float), (int)sizeof(float)};
+    return 1;
+}
+
 static int copy_check_output(reg_problem *p, const reg_tolerance *t, reg_verify *v, tl_err *e)
 {
     if (p->on_device) CUDA_CHECK(cudaMemcpy(p->hy, p->dy, (size_t)p->n * sizeof(float), cudaMemcpyDeviceToHost));
@@ -350,5 +357,5 @@ const reg_op copy_op = {
     .flop = copy_flop, .bytes = copy_bytes, .mem_bytes = copy_mem_bytes,
     .problem_new = copy_problem_new, .problem_free = copy_problem_free,
     .reference = copy_reference, .reset_output = copy_reset_output,
-    .kernel_args = copy_kernel_args, .check_output = copy_check_output,
+    .kernel_args = copy_kernel_args, .inputs = copy_inputs, .check_output = copy_check_output,
 };

@@ -178,6 +178,15 @@ static int host_drop_last_run(const reg_variant *v, reg_problem *p, const long *
     return 0;
 }
 
+/* Deliberately wrong: sums right, then halves its input; the input guard (runner/inguard.h) must fail it and
+ * put the input back, so that the cases after it sum what the reference summed. */
+static int host_writes_input_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
+{
+    host_sum_run(v, p, params, e);
+    for (long long i = 0; i < p->n; i++) p->hx[i] *= 0.5f;
+    return 0;
+}
+
 /* ---- problem life cycle ------------------------------------------------------------------- */
 
 static void reduce_problem_free(reg_problem *p)
@@ -279,6 +288,14 @@ static int reduce_kernel_args(reg_problem *p, void **argv, int max)
     return 4;
 }
 
+static int reduce_inputs(reg_problem *p, reg_input *in, int max)
+{
+    if (max < 1) return -1;
+    in[0] = p->on_device ? (reg_input){"x", p->dx, (size_t)p->n * p->elem, (int)p->elem}
+                         : (reg_input){"x", p->hx, (size_t)p->n * sizeof(float), (int)sizeof(float)};
+    return 1;
+}
+
 /* Summation error grows with the depth of the addition tree: the bound is log2(n) roundings of
  * sum |x_i| (a sequential sum's worst case is n of them; random rounding stays far below). */
 static int reduce_check_output(reg_problem *p, const reg_tolerance *t, reg_verify *v, tl_err *e)
@@ -339,6 +356,8 @@ static const reg_variant reduce_variants[] = {
      .kind = REG_HOST, .dtypes = F32_F16, .run = host_sum_run},
     {.name = "host_wrong_for_tests", .summary = "drops the last element: verification must fail",
      .kind = REG_HOST, .dtypes = F32_F16, .run = host_drop_last_run, .test_only = 1},
+    {.name = "host_writes_input_for_tests", .summary = "sums right, then halves its input: the input guard must fail it",
+     .kind = REG_HOST, .dtypes = F32_F16, .run = host_writes_input_run, .test_only = 1},
 };
 
 static const char *const reduce_axes[] = {"n"};
@@ -373,5 +392,5 @@ const reg_op reduce_op = {
     .flop = reduce_flop, .bytes = reduce_bytes, .mem_bytes = reduce_mem_bytes,
     .problem_new = reduce_problem_new, .problem_free = reduce_problem_free,
     .reference = reduce_reference, .reset_output = reduce_reset_output,
-    .kernel_args = reduce_kernel_args, .check_output = reduce_check_output,
+    .kernel_args = reduce_kernel_args, .inputs = reduce_inputs, .check_output = reduce_check_output,
 };

@@ -435,6 +435,15 @@ static int sgemm_kernel_args(reg_problem *p, void **argv, int max)
     return 8;
 }
 
+static int sgemm_inputs(reg_problem *p, reg_input *in, int max)
+{
+    if (max < 2) return -1;
+    int elem = p->on_device && p->s.dtype == BF16 ? 2 : 4;
+    in[0] = (reg_input){"A", p->on_device ? p->da : (void *)p->ha, p->na * (size_t)elem, elem};
+    in[1] = (reg_input){"B", p->on_device ? p->db : (void *)p->hb, p->nb * (size_t)elem, elem};
+    return 2; /* C, read where beta != 0, is put back before every run */
+}
+
 /* A (M x K) and B (K x N) as stored: row-major A has M rows of K, column-major A K rows of M. */
 static int sgemm_operand_tensor(const reg_problem *p, int i, reg_tensor *t)
 {
@@ -686,7 +695,7 @@ const reg_op sgemm_op = {
     .flop = sgemm_flop, .bytes = sgemm_bytes, .mem_bytes = sgemm_mem_bytes,
     .problem_new = sgemm_problem_new, .problem_free = sgemm_problem_free,
     .reference = sgemm_reference, .reset_output = sgemm_reset_output,
-    .kernel_args = sgemm_kernel_args, .check_output = sgemm_check_output,
+    .kernel_args = sgemm_kernel_args, .inputs = sgemm_inputs, .check_output = sgemm_check_output,
     .operand_tensor = sgemm_operand_tensor,
     .dispatch = &sgemm_dispatch_model,
 };

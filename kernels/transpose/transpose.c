@@ -164,6 +164,13 @@ fail:
     return -1;
 }
 
+static int transpose_inputs(reg_problem *p, reg_input *in, int max)
+{
+    if (max < 1) return -1;
+    in[0] = (reg_input){"x", p->on_device ? p->dx : p->hx, p->count * sizeof(float), (int)sizeof(float)};
+    return 1;
+}
+
 static int transpose_kernel_args(reg_problem *p, void **argv, int max)
 {
     if (max < 4) return -1;
@@ -232,5 +239,5 @@ const reg_op transpose_op = {
     .flop = transpose_flop, .bytes = transpose_bytes, .mem_bytes = transpose_mem_bytes,
     .problem_new = transpose_problem_new, .problem_free = transpose_problem_free,
     .reference = transpose_reference, .reset_output = transpose_reset_output,
-    .kernel_args = transpose_kernel_args, .check_output = transpose_check_output,
+    .kernel_args = transpose_kernel_args, .inputs = transpose_inputs, .check_output = transpose_check_output,
 };

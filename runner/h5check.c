@@ -56,6 +56,59 @@ static int attrs_unreadable(hid_t loc, const char *name)
     return rc != 0;
 }
 
+/* What attribute a holds, as a reader would say it: "a string", "an array of 1500 strings", "a float". */
+static void held(hid_t a, char *out, size_t n)
+{
+    hid_t t = H5Aget_type(a);
+    hssize_t count = -1;
+    int rank = -1;
+    H5T_class_t cl = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+    const char *what = cl == H5T_STRING ? "string" : cl == H5T_INTEGER ? "integer" : cl == H5T_FLOAT ? "float"
+                       : cl == H5T_COMPOUND ? "compound record" : "value of another type";
+    if (t >= 0) H5Tclose(t);
+    if (h5_attr_shape(a, &count, &rank)) snprintf(out, n, "an unreadable %s", what);
+    else if (rank == 0 || (rank == 1 && count == 1)) snprintf(out, n, "%s %s", strchr("aeiou", what[0]) ? "an" : "a", what);
+    else snprintf(out, n, "an array of %lld %ss", (long long)count, what);
+}
+
+/* Each attribute of obj that the schema names for group holds what its row says (one value of the row's type;
+ * an int64[n] array for SCH_I64_ARRAY): else -1 naming it, where (the object's path) and what it holds. */
+static int check_attr_types(checker *c, hid_t obj, sch_group group, const char *where)
+{
+    for (int i = 0; i < SCH_N; i++) {
+        const sch_field *f = &sch_fields[i];
+        if (f->group != group || strchr(f->name, '<') || H5Aexists(obj, f->name) <= 0) continue;
+        hid_t a = H5Aopen(obj, f->name, H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : -1;
+        hssize_t n = -1;
+        int rank = -1, ok = t >= 0 && h5_attr_shape(a, &n, &rank) == 0;
+        H5T_class_t cl = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+        int one = rank == 0 || (rank == 1 && n == 1);
+        if (f->type == SCH_STR) ok = ok && one && cl == H5T_STRING;
+        else if (f->type == SCH_I64) ok = ok && one && cl == H5T_INTEGER;
+        else if (f->type == SCH_F64) ok = ok && one && (cl == H5T_FLOAT || cl == H5T_INTEGER);
+        else if (f->type == SCH_I64_ARRAY) ok = ok && rank <= 1 && cl == H5T_INTEGER;
+        char have[96] = "nothing readable";
+        if (!ok && a >= 0) held(a, have, sizeof have);
+        if (t >= 0) H5Tclose(t);
+        if (a >= 0) H5Aclose(a);
+        if (!ok)
+            return bad(c, "%s: the attribute '%s' is %s, not %s", where, f->name, have,
+                       f->type == SCH_STR ? "a string" : f->type == SCH_I64 ? "an integer"
+                       : f->type == SCH_F64 ? "a number" : "an array of integers");
+    }
+    return 0;
+}
+
+/* The same for the object at name under loc. */
+static int check_attr_types_at(checker *c, hid_t loc, const char *name, sch_group group, const char *where)
+{
+    hid_t o = H5Oopen(loc, name, H5P_DEFAULT);
+    if (o < 0) return bad(c, "%s: cannot open it", where);
+    int rc = check_attr_types(c, o, group, where);
+    H5Oclose(o);
+    return rc;
+}
+
 /* ---- root --------------------------------------------------------------------------------------- */
 
 static int check_root(checker *c, hid_t f)
@@ -76,8 +129,10 @@ static int check_root(checker *c, hid_t f)
     for (int i = 0; i < SCH_N; i++) free(v[i]);
     if (rc) return rc;
     if (h5_read_attrs(f)) return bad(c, "a root attribute cannot be read");
+    if (check_attr_types(c, f, SCH_ROOT, "/")) return -1;
     if (kind_of(f, "/env") != H5I_GROUP) return bad(c, "/env is missing or not a group");
     if (attrs_unreadable(f, "/env")) return bad(c, "an attribute of /env cannot be read");
+    if (check_attr_types_at(c, f, "/env", SCH_ENV, "/env")) return -1;
     if (kind_of(f, "/cases") != H5I_GROUP) return bad(c, "/cases is missing or not a group");
     if (kind_of(f, "/summary") != H5I_DATASET) return bad(c, "/summary is missing or not a dataset");
     if (c->minor >= 1 && kind_of(f, "/sessions") != H5I_GROUP)
@@ -102,10 +157,14 @@ static int check_sessions(checker *c, hid_t f)
         if (kind_of(g, name) != H5I_GROUP) rc = bad(c, "/sessions/%d is missing or not a group", k);
         else if (attrs_unreadable(g, name)) rc = bad(c, "/sessions/%d: an attribute cannot be read", k);
         else {
-            char env[48];
+            char env[48], where[64];
             snprintf(env, sizeof env, "%d/env", k);
+            snprintf(where, sizeof where, "/sessions/%d", k);
             if (kind_of(g, env) == H5I_GROUP && attrs_unreadable(g, env))
                 rc = bad(c, "/sessions/%d/env: an attribute cannot be read", k);
+            else if (check_attr_types_at(c, g, name, SCH_SESSION, where)) rc = -1;
+            else if (kind_of(g, env) == H5I_GROUP && check_attr_types_at(c, g, env, SCH_ENV, strcat(where, "/env")))
+                rc = -1;
         }
     }
     H5Gclose(g);
@@ -244,6 +303,9 @@ static int check_case(checker *c, hid_t cases, const char *name)
     if (!rc && c->minor >= 3) rc = check_counters(c, g, name);
     for (int i = 0; i < SCH_N && !rc; i++)
         if (sch_fields[i].group == SCH_CASE && sch_fields[i].check == SCH_IFTHERE) rc = check_bounded(c, g, name, &sch_fields[i]);
+    char where[64];
+    snprintf(where, sizeof where, "/cases/%s", name);
+    if (!rc) rc = check_attr_types(c, g, SCH_CASE, where); /* the rest of the case's attributes, as the schema says */
     H5Gclose(g);
     free(op), free(variant);
     if (rc) {

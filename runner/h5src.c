@@ -141,7 +141,8 @@ static char *read_bytes(hid_t g, const char *where, const char *sha, size_t *len
         goto out;
     }
     if (!(*paths = h5_read_str(d, "paths"))) {
-        tl_err_set(e, "%s: /sources/%s: has no paths attribute", where, sha);
+        tl_err_set(e, "%s: /sources/%s: %s", where, sha, H5Aexists(d, "paths") > 0 ? "its paths attribute is not one "
+                   "string (the file is damaged or was edited)" : "has no paths attribute");
         free(buf), buf = NULL;
         goto out;
     }

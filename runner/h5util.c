@@ -91,7 +91,9 @@ hid_t h5_open_result(const char *path, tl_err *e)
     }
     char *schema = h5_read_str(f, "schema");
     int ok = h5_schema_ok(schema);
-    if (!ok && (!schema || strncmp(schema, "tilelab/", 8)))
+    if (!schema && H5Aexists(f, "schema") > 0)
+        tl_err_set(e, "%s: its root attribute 'schema' is not one string: not a tilelab result file", path);
+    else if (!ok && (!schema || strncmp(schema, "tilelab/", 8)))
         tl_err_set(e, "%s: not a tilelab result file (no schema attribute tilelab/N)", path);
     else if (!ok)
         tl_err_set(e, "%s: schema %s, this runner reads tilelab/1.x", path, schema);
@@ -162,13 +164,44 @@ herr_t h5_attr_i64_array(hid_t obj, const char *name, const long long *v, hsize_
     return rc;
 }
 
+int h5_attr_shape(hid_t a, hssize_t *n, int *rank)
+{
+    hid_t sp = H5Aget_space(a);
+    if (sp < 0) return -1;
+    H5S_class_t cl = H5Sget_simple_extent_type(sp);
+    *rank = cl == H5S_SCALAR ? 0 : H5Sget_simple_extent_ndims(sp);
+    *n = cl == H5S_NULL ? 0 : H5Sget_simple_extent_npoints(sp);
+    H5Sclose(sp);
+    return *rank < 0 || *n < 0 ? -1 : 0;
+}
+
+/* Attribute name of obj when it holds one value (a scalar, or an array of one) of class cl, else -1: a reader
+ * never reads an array into room for one value. */
+static hid_t attr_open_one(hid_t obj, const char *name, H5T_class_t cl, H5T_class_t cl2, hid_t *type)
+{
+    hid_t a, t = -1;
+    hssize_t n;
+    int rank;
+    *type = -1;
+    if (H5Aexists(obj, name) <= 0 || (a = H5Aopen(obj, name, H5P_DEFAULT)) < 0) return -1;
+    if (h5_attr_shape(a, &n, &rank) == 0 && n == 1 && (t = H5Aget_type(a)) >= 0 &&
+        (H5Tget_class(t) == cl || H5Tget_class(t) == cl2)) {
+        *type = t;
+        return a;
+    }
+    if (t >= 0) H5Tclose(t);
+    H5Aclose(a);
+    return -1;
+}
+
+/* The most a fixed-length string attribute may take: a crafted size is not an allocation. */
+#define H5_MAX_FIXED_STR (64u << 20)
+
 char *h5_read_str(hid_t obj, const char *name)
 {
     char *out = NULL;
     hid_t a = -1, t = -1, mt = -1;
-    if (H5Aexists(obj, name) <= 0) return NULL;
-    if ((a = H5Aopen(obj, name, H5P_DEFAULT)) < 0 || (t = H5Aget_type(a)) < 0 || H5Tget_class(t) != H5T_STRING)
-        goto out;
+    if ((a = attr_open_one(obj, name, H5T_STRING, H5T_STRING, &t)) < 0) goto out;
     if (H5Tis_variable_str(t) > 0) {
         char *v = NULL;
         if ((mt = h5_str_type()) < 0 || H5Aread(a, mt, &v) < 0) goto out;
@@ -176,6 +209,7 @@ char *h5_read_str(hid_t obj, const char *name)
         H5free_memory(v);
     } else {
         size_t n = H5Tget_size(t);
+        if (n == 0 || n > H5_MAX_FIXED_STR) goto out;
         out = tl_xcalloc(n + 1, 1);
         if (H5Aread(a, t, out) < 0) {
             free(out);
@@ -193,9 +227,7 @@ int h5_read_i64(hid_t obj, const char *name, long long *v)
 {
     hid_t a = -1, t = -1;
     int rc = -1;
-    if (H5Aexists(obj, name) <= 0) return -1;
-    if ((a = H5Aopen(obj, name, H5P_DEFAULT)) >= 0 && (t = H5Aget_type(a)) >= 0 && H5Tget_class(t) == H5T_INTEGER &&
-        H5Aread(a, H5T_NATIVE_LLONG, v) >= 0)
+    if ((a = attr_open_one(obj, name, H5T_INTEGER, H5T_INTEGER, &t)) >= 0 && H5Aread(a, H5T_NATIVE_LLONG, v) >= 0)
         rc = 0;
     if (t >= 0) H5Tclose(t);
     if (a >= 0) H5Aclose(a);
@@ -206,9 +238,7 @@ int h5_read_f64(hid_t obj, const char *name, double *v)
 {
     hid_t a = -1, t = -1;
     int rc = -1;
-    if (H5Aexists(obj, name) <= 0) return -1;
-    if ((a = H5Aopen(obj, name, H5P_DEFAULT)) >= 0 && (t = H5Aget_type(a)) >= 0 &&
-        (H5Tget_class(t) == H5T_FLOAT || H5Tget_class(t) == H5T_INTEGER) && H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0)
+    if ((a = attr_open_one(obj, name, H5T_FLOAT, H5T_INTEGER, &t)) >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0)
         rc = 0;
     if (t >= 0) H5Tclose(t);
     if (a >= 0) H5Aclose(a);

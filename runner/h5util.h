@@ -57,8 +57,14 @@ herr_t h5_put_f64(hid_t obj, sch_id id, double v);
 herr_t h5_put_i64(hid_t obj, sch_id id, long long v);
 herr_t h5_put_i64_array(hid_t obj, sch_id id, const long long *v, hsize_t n);
 herr_t h5_put_f64_named(hid_t obj, sch_id id, const char *name, double v);
-/* A string attribute (variable or fixed length), malloc'd; NULL when absent or not a string. */
+/* The checked accessors: each reads an attribute that holds one value (a scalar, or an array of one) of its
+ * class, and answers anything else as absent, so that a crafted shape or type is never read into room for one
+ * value. The result-file check (h5check.h) names what a schema attribute holds instead.
+ * A string attribute (variable or fixed length), malloc'd; NULL when absent, not one string, or a fixed length
+ * past 64 MiB. */
 char *h5_read_str(hid_t obj, const char *name);
+/* An attribute's shape: *n values, in *rank dimensions (0: a scalar). 0, or -1. */
+int h5_attr_shape(hid_t a, hssize_t *n, int *rank);
 /* A floating-point attribute; 0 with *v set, -1 when absent or not a number. */
 int h5_read_f64(hid_t obj, const char *name, double *v);
 /* An integer attribute; 0 with *v set, -1 when absent or not an integer. */

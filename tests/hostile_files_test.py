@@ -202,6 +202,20 @@ ROWS = [
     ("tensor_maps_huge", case_attr("tensor_maps", "a" * 300), "tensor_maps is not a line of text"),
     ("counters_not_a_table", edit(lambda f: first_case(f).create_dataset("counters", data=np.arange(3.0))),
      "counters is not a list of (name, value, unit)"),
+    # Attributes of the right type in the wrong shape: an array where the schema has one value (config_path as
+    # 1,500 strings crashed extract, rerun and search-replay, and merge copied it).
+    ("config_path_array", set_attr("config_path", np.array(["x" * 10] * 1500, dtype=h5py.string_dtype())),
+     "the attribute 'config_path' is an array of 1500 strings, not a string"),
+    ("schema_array", set_attr("schema", np.array(["tilelab/1.15"] * 3, dtype=h5py.string_dtype())),
+     "not a tilelab result file"),
+    ("env_array", edit(lambda f: f["env"].attrs.__setitem__("device_name", np.array(["a", "b"], dtype=h5py.string_dtype()))),
+     "/env: the attribute 'device_name' is an array of 2 strings, not a string"),
+    ("case_params_array", case_attr("params", np.array(["BM=1", "BN=2"], dtype=h5py.string_dtype())),
+     "the attribute 'params' is an array of 2 strings, not a string"),
+    ("case_flop_text", case_attr("flop", "many"), "the attribute 'flop' is a string, not a number"),
+    ("source_paths_array", edit(lambda f: (plant_source(f, b"__global__ void k() {}\n"), [
+        d.attrs.__setitem__("paths", np.array(["experiment:a.cu", "experiment:b.cu"], dtype=h5py.string_dtype()))
+        for d in f["sources"].values()])), "its paths attribute is not one string"),
     # Found by fuzzing: HDF5 1.10 itself segfaults reading one of its attributes. Read in a child process.
     ("hdf5_crash", lambda good, path: shutil.copy(os.path.join("fuzz", "corpus_results", "hdf5_crash_global_heap.h5"),
                                                   path), "damaged in a way that crashes the HDF5 library"),

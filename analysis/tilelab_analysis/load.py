@@ -84,6 +84,53 @@ def _read_attrs(obj):
     return dict(obj.attrs.items())
 
 
+TYPED = {}  # group -> ((name, type), ...): the schema's attributes of that group, checked where present
+for _f in schema.FIELDS:
+    if _f[0] in ("root", "env", "session", "case") and "<" not in _f[1] and _f[2] in ("string", "int64", "float64",
+                                                                                          "int64[n]"):
+        TYPED.setdefault(_f[0], []).append((_f[1], _f[2]))
+_WANT = {"string": "a string", "int64": "an integer", "float64": "a number", "int64[n]": "an array of integers"}
+
+
+def _held(v):
+    """What attribute value v (as h5py reads it) is, as the runner says it: "an array of 1500 strings"."""
+    def kind(x):
+        x = x.dtype if isinstance(x, np.ndarray) else x
+        if isinstance(x, np.dtype):
+            return {"U": "string", "S": "string", "O": "string", "i": "integer", "u": "integer", "f": "float"}.get(
+                x.kind, "value of another type")
+        return ("string" if isinstance(x, (str, bytes)) else "integer" if isinstance(x, (int, np.integer))
+                else "float" if isinstance(x, (float, np.floating)) else "value of another type")
+    k = kind(v)
+    if isinstance(v, np.ndarray) and v.size != 1:
+        return "an array of %d %ss" % (v.size, k)
+    return ("an " if k[0] in "aeiou" else "a ") + k
+
+
+def _typed(v, kind):
+    """Whether attribute value v holds one value of the schema's type kind (int64[n]: integers in one dimension)."""
+    if kind == "int64[n]":
+        return isinstance(v, (int, np.integer)) or (isinstance(v, np.ndarray) and v.ndim <= 1 and v.dtype.kind in "iu")
+    if isinstance(v, np.ndarray):
+        if v.size != 1 or v.ndim > 1:
+            return False
+        v = v.reshape(()).item() if v.dtype.kind != "O" else v.reshape(-1)[0]
+    if kind == "string":
+        return isinstance(v, (str, bytes))
+    if kind == "int64":
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+def _check_types(path, where, attrs, group):
+    """Every attribute of attrs (one object's, _read_attrs) that the schema names for group holds what its row
+    says; SchemaError naming it, where (the object's path) and what it holds, as the runner's check does."""
+    for name, kind in TYPED.get(group, ()):
+        if name in attrs and not _typed(attrs[name], kind):
+            raise SchemaError("%s: %s: the attribute '%s' is %s, not %s" % (path, where, name, _held(attrs[name]),
+                                                                           _WANT[kind]))
+
+
 def _samples(g, name):
     d = g.get(name)
     if not isinstance(d, h5py.Dataset) or d.ndim != 1:
@@ -195,6 +242,10 @@ def _check_sources(path, f, attrs, part=(0, 1)):
         if hashlib.sha256(d[()].tobytes()).hexdigest() != sha:
             raise SchemaError("%s: /sources/%s: its bytes do not hash to its name: the file is damaged or was edited"
                               % (path, sha))
+        if not _typed(d.attrs.get("paths"), "string"):
+            raise SchemaError("%s: /sources/%s: %s" % (path, sha, "has no paths attribute" if "paths" not in d.attrs else
+                                                       "its paths attribute is not one string (the file is damaged or "
+                                                       "was edited)"))
     shas = set(names)
     for name, a in attrs.items():
         for line in (_str(a, "sources") or "").splitlines():
@@ -235,7 +286,8 @@ def _validate(path, f, attrs=None, data=None, part=(0, 1)):
     groups = [f, f["env"]] + [f["sessions"][str(k)] for k in range(nsessions)]
     groups += [g["env"] for g in groups[2:] if isinstance(g.get("env"), h5py.Group)]
     for g in groups:
-        _read_attrs(g)
+        group = "root" if g.name == "/" else "env" if g.name.endswith("/env") else "session"
+        _check_types(path, g.name, _read_attrs(g), group)
     attrs = {} if attrs is None else attrs
     names = sorted(f["cases"])
     groups = {name: f["cases"].get(name) for name in _part(names, part)}
@@ -243,6 +295,8 @@ def _validate(path, f, attrs=None, data=None, part=(0, 1)):
         attrs[name] = _read_attrs(g) if isinstance(g, h5py.Group) else {}
     keep = (lambda name: None) if data is None else (lambda name: data.setdefault(name, {}))
     cases = {name: _check_case(path, name, g, attrs[name], minor, nsessions, keep(name)) for name, g in groups.items()}
+    for name in groups:  # the rest of each case's attributes, as the schema says
+        _check_types(path, "/cases/" + name, attrs[name], "case")
     _check_summary(path, f, cases, set(names))
     if minor >= 2:
         _check_sources(path, f, attrs, part)

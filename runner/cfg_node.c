@@ -73,7 +73,7 @@ int cfgn_double(cfgn_ctx *c, const yaml_node_t *n, const char *field, double lo,
     errno = 0;
     double v = strtod(s, &end);
     if (!*s || *end || errno || !isfinite(v)) return cfgn_fail(c, n, field, "expected a number, got '%s'", s);
-    if (v < lo || v > hi) return cfgn_fail(c, n, field, "%g is out of range [%g, %g]", v, lo, hi);
+    if (v < lo || v > hi) return cfgn_fail(c, n, field, "%s is out of range [%g, %g]", cfgn_scalar(n), lo, hi);
     *out = v;
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <yaml.h>
 
@@ -445,11 +446,31 @@ static int is_identifier(const char *s)
     return 1;
 }
 
+/* Names a param's #define would take from the kernel's own C++: the language's keywords, CUDA's built-in
+ * variables and the types every kernel may spell. */
+static const char *const cxx_names[] = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char",
+    "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue", "decltype", "default",
+    "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "return",
+    "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+    "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
+    "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "NULL", "threadIdx", "blockIdx", "blockDim", "gridDim",
+    "warpSize", "dim3", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+    "uint32_t", "uint64_t", "uintptr_t", "intptr_t", "half", "nv_bfloat16", "float2", "float4", "int2", "int4", NULL};
+
 /* A name a declared variant's param may not take: the runner's own macros, names its expressions
- * already give a meaning. */
+ * already give a meaning, C++'s and CUDA's own, and a declared op's buffers and scalars (its signature's names). */
 static const char *reserved_param(const reg_op *op, const char *name)
 {
     if (!strncmp(name, "TL_", 3) || !strncmp(name, "__", 2)) return "TL_ and __ names are the runner's and the compiler's";
+    for (int i = 0; cxx_names[i]; i++)
+        if (!strcmp(name, cxx_names[i])) return "C++ or CUDA gives that name a meaning of its own";
+    for (int b = 0; op->decl && b < op->decl->nbuffers; b++)
+        if (!strcmp(name, op->decl->buffers[b].name)) return "a buffer of the op has that name";
+    for (int k = 0; op->decl && k < op->decl->nscalars; k++)
+        if (!strcmp(name, op->decl->scalars[k].name)) return "a scalar of the op has that name";
     for (int o = 0; o < op->noperands; o++) {
         char col[32];
         snprintf(col, sizeof col, "%s_COL", op->operands[o]);
@@ -679,7 +700,7 @@ static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *
     char field[64];
     snprintf(field, sizeof field, "variants[%d]", index);
     cfg_variant *cv = &x->variants[index];
-    cv->line = (int)n->start_mark.line + 1;
+    cv->line = (int)n->start_mark.line + 1, cv->col = (int)n->start_mark.column + 1;
     cv->protocol = x->protocol;
     decl_nodes dn = {.name = n};
     yaml_node_t *measure = NULL, *counters = NULL, *table = NULL, *trials = NULL, *library = NULL, *args = NULL;
@@ -877,6 +898,9 @@ static int parse_name(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
               *p == '-'))
             return cfgn_fail(c, n, "name", "'%s' may hold only letters, digits, '_' and '-' (it names the output file)",
                            x->name);
+    if (strlen(x->name) > CFG_MAX_NAME) /* results/<name>-<utc>.h5.tmp within a file name's 255 bytes */
+        return cfgn_fail(c, n, "name", "%zu characters, more than the %d a name may have (it names the output file)",
+                         strlen(x->name), CFG_MAX_NAME);
     return 0;
 }
 
@@ -1040,6 +1064,43 @@ reg_tolerance config_tolerance(const tl_experiment *x, const reg_spec *s)
     return x->op->dtype_tol ? x->op->dtype_tol[s->dtype] : x->op->tol;
 }
 
+/* An experiment nests a few levels (op: buffers: x: init: normal: mean); libyaml's scanner takes time quadratic in
+ * the depth, so a crafted file nested 100,000 deep would take minutes to be refused. The events are read once
+ * first, and the first collection past the limit stops it at its place; so does a value with a NUL character
+ * ("t\u0000x"), which every C string after this would cut short. */
+static int check_events(const char *path, const char *text, size_t len, tl_err *e)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    int depth = 0, rc = 0, done = 0;
+    if (!yaml_parser_initialize(&p)) {
+        tl_err_set(e, "%s: libyaml could not initialise its parser", path);
+        return -1;
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    while (!done && !rc) {
+        if (!yaml_parser_parse(&p, &ev)) break; /* the load below reports the syntax error */
+        if (ev.type == YAML_SCALAR_EVENT && strlen((const char *)ev.data.scalar.value) != ev.data.scalar.length) {
+            tl_err_set(e, "%s:%lu:%lu: experiment: a value holds a NUL character (\\0), which no name or text may hold",
+                       path, (unsigned long)ev.start_mark.line + 1, (unsigned long)ev.start_mark.column + 1);
+            rc = -1;
+        } else if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+            if (++depth > CFG_MAX_DEPTH) {
+                tl_err_set(e, "%s:%lu:%lu: experiment: nested more than %d deep: an experiment nests a few levels",
+                           path, (unsigned long)ev.start_mark.line + 1, (unsigned long)ev.start_mark.column + 1,
+                           CFG_MAX_DEPTH);
+                rc = -1;
+            }
+        } else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        done = ev.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
 int config_parse_with(const char *path, const char *text, size_t len, src_store *store, tl_experiment *x, tl_err *e)
 {
     yaml_parser_t parser;
@@ -1057,6 +1118,16 @@ int config_parse_with(const char *path, const char *text, size_t len, src_store 
     x->yaml_len = len;
     tl_sha256_hex(text, len, x->sha256);
 
+    if (len > CFG_MAX_BYTES) {
+        tl_err_set(e, "%s:1:1: experiment: %zu bytes, more than the %d MiB an experiment file may take (data belong "
+                   "in data files beside it)", path, len, CFG_MAX_BYTES >> 20);
+        config_free(x);
+        return -1;
+    }
+    if (check_events(path, text, len, e)) {
+        config_free(x);
+        return -1;
+    }
     if (!yaml_parser_initialize(&parser)) {
         tl_err_set(e, "%s: libyaml could not initialise its parser", path);
         config_free(x);
@@ -1064,8 +1135,15 @@ int config_parse_with(const char *path, const char *text, size_t len, src_store 
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, &c.doc)) {
-        tl_err_set(e, "%s:%lu:%lu: YAML syntax: %s%s%s", path, (unsigned long)parser.problem_mark.line + 1,
-                   (unsigned long)parser.problem_mark.column + 1, parser.problem ? parser.problem : "invalid YAML",
+        unsigned long line = (unsigned long)parser.problem_mark.line + 1, col = (unsigned long)parser.problem_mark.column + 1;
+        if (parser.error == YAML_READER_ERROR) { /* bad UTF-8: libyaml gives the byte's offset, not a mark */
+            line = 1, col = 1;
+            for (size_t i = 0; i < parser.problem_offset && i < len; i++) {
+                if (text[i] == '\n') line++, col = 1;
+                else if (((unsigned char)text[i] & 0xc0) != 0x80) col++;
+            }
+        }
+        tl_err_set(e, "%s:%lu:%lu: YAML syntax: %s%s%s", path, line, col, parser.problem ? parser.problem : "invalid YAML",
                    parser.context ? " " : "", parser.context ? parser.context : "");
         goto out;
     }
@@ -1093,6 +1171,13 @@ int config_parse(const char *path, const char *text, size_t len, tl_experiment *
 int config_load(const char *path, tl_experiment *x, tl_err *e)
 {
     size_t len;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > CFG_MAX_BYTES) { /* not read to be refused */
+        tl_err_set(e, "%s:1:1: experiment: %lld bytes, more than the %d MiB an experiment file may take (data belong "
+                   "in data files beside it)", path, (long long)st.st_size, CFG_MAX_BYTES >> 20);
+        memset(x, 0, sizeof *x);
+        return -1;
+    }
     char *text = tl_read_file(path, &len, e);
     if (!text) {
         memset(x, 0, sizeof *x);

@@ -13,6 +13,9 @@
 
 #define CFG_MAX_VALUES 4096 /* values one param or axis may expand to */
 #define CFG_MAX_CASES 1000000
+#define CFG_MAX_NAME 128          /* characters of an experiment's name */
+#define CFG_MAX_DEPTH 64          /* mappings and sequences an experiment file may nest */
+#define CFG_MAX_BYTES (16 << 20)  /* an experiment file's size, bytes */
 
 typedef enum { CFG_VERIFY_OFF, CFG_VERIFY_ONCE, CFG_VERIFY_EVERY } cfg_verify;
 
@@ -26,7 +29,7 @@ typedef struct {
                                 * variant's own list when it has `counters:` (an empty list: none) */
     long *values[REG_MAX_PARAMS]; /* the values each param sweeps, registry order */
     int nvalues[REG_MAX_PARAMS];
-    int line; /* where the variant is declared (1-based) */
+    int line, col; /* where the variant is declared (1-based) */
     const char *origin;     /* where its kernel comes from: SRC_TILELAB (the registry) or SRC_EXPERIMENT (declared
                              * in the experiment file, with `source:`) */
     src_set src;            /* REG_NVRTC: the files its compile reads, main source first */

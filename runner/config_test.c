@@ -235,6 +235,43 @@ static int check_missing_file(void)
     return 1;
 }
 
+/* An experiment file is bounded: nested past CFG_MAX_DEPTH or larger than CFG_MAX_BYTES, it is refused at the
+ * place it goes wrong, before libyaml builds anything of it (the time it takes is a benchmark's, not checked). */
+static int check_limits(void)
+{
+    tl_experiment x;
+    tl_err e = {{0}};
+    tl_buf b = {0};
+    tl_buf_printf(&b, HEAD SIZES VARS "description: ");
+    for (int i = 0; i < 100000; i++) tl_buf_printf(&b, "{a: ");
+    tl_buf_printf(&b, "1");
+    for (int i = 0; i < 100000; i++) tl_buf_printf(&b, "}");
+    int rc = config_parse("t.yaml", b.s, b.len, &x, &e);
+    config_free(&x);
+    /* line 6, the 64th "{a: " from column 14 (the file's own mapping is the first level) */
+    CHECK(rc != 0 && !strcmp(e.msg, "t.yaml:6:266: experiment: nested more than 64 deep: an experiment nests a few levels"),
+          "deep nesting: %s", e.msg);
+    tl_buf_free(&b);
+    tl_buf_printf(&b, HEAD SIZES VARS "description: [");
+    for (int i = 0; i < 62; i++) tl_buf_printf(&b, "[");
+    for (int i = 0; i < 63; i++) tl_buf_printf(&b, "]");
+    rc = config_parse("t.yaml", b.s, b.len, &x, &e);
+    config_free(&x);
+    CHECK(rc != 0 && strstr(e.msg, "t.yaml:6:14: description: expected a scalar, got a list"), "64 deep is the limit, not past it: %s",
+          e.msg);
+    tl_buf_free(&b);
+    size_t big = (size_t)CFG_MAX_BYTES + 1;
+    char *text = malloc(big);
+    memset(text, ' ', big);
+    memcpy(text, HEAD, strlen(HEAD));
+    rc = config_parse("t.yaml", text, big, &x, &e);
+    config_free(&x);
+    free(text);
+    CHECK(rc != 0 && !strcmp(e.msg, "t.yaml:1:1: experiment: 16777217 bytes, more than the 16 MiB an experiment file may "
+                                    "take (data belong in data files beside it)"), "a large file: %s", e.msg);
+    return 1;
+}
+
 int main(void)
 {
     int total = 0;
@@ -244,5 +281,6 @@ int main(void)
     total += check_variant_override_and_int_data();
     total += check_counters();
     total += check_missing_file();
+    total += check_limits();
     return TEST_REPORT(total);
 }

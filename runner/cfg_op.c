@@ -243,6 +243,8 @@ static int parse_buffer(cfgn_ctx *c, const char *name, yaml_node_t *kn, yaml_nod
         return cfgn_fail(c, init, field, "an out buffer is poisoned before the verified run; `init:` belongs to inputs "
                                          "and inout buffers");
     if (tol && !out && !inout) return cfgn_fail(c, tol, field, "tolerance: belongs to a buffer that is checked (out or inout)");
+    if (tol && !dop_types[t].is_float)
+        return cfgn_fail(c, tol, field, "tolerance: an integer buffer is checked exactly (%s)", dop_types[t].name);
     b->name = tl_xstrdup(name);
     d->nbuffers++;
     b->type = (dop_type)t;
@@ -343,6 +345,12 @@ static int parse_signature(cfgn_ctx *c, yaml_node_t *n, dop *d)
     for (int b = 0; b < d->nbuffers; b++)
         if (!used[b]) return cfgn_fail(c, n, "op.signature", "buffer '%s' is not in it: no kernel could reach it",
                                        d->buffers[b].name);
+    for (int k = 0; k < d->nscalars; k++) {
+        int in = 0;
+        for (int j = 0; j < d->nargs; j++) in |= d->args[j].kind == DOP_ARG_SCALAR && d->args[j].index == k;
+        if (!in) return cfgn_fail(c, n, "op.signature", "scalar '%s' is not in it: no kernel could read it",
+                                  d->scalars[k].name);
+    }
     return 0;
 }
 

@@ -186,11 +186,49 @@ static int file_fits(const dop *d, int b, const reg_spec *s, int64_t count, tl_e
     return -1;
 }
 
+/* The axes of problem s as "n=1024,m=8", for messages (malloc'd). */
+static char *axes_text(const dop *d, const reg_spec *s)
+{
+    tl_buf at = {0};
+    for (int a = 0; a < d->naxes; a++) tl_buf_printf(&at, "%s%s=%lld", a ? "," : "", d->axes[a], (long long)s->dims[a]);
+    return at.s ? at.s : tl_xstrdup("");
+}
+
+/* An expression the problem must give a value to: a work figure (not negative) or an integer scalar (inside its
+ * type), as counts are checked: 0, or -1 with e at the expression. */
+static int value_fits(const dop *d, const decl_expr *x, const reg_spec *s, int64_t lo, int64_t hi, const char *what,
+                      tl_err *e)
+{
+    int64_t v;
+    if (eval_at(d, x, s, &v, e)) {
+        char *at = axes_text(d, s);
+        size_t len = strlen(e->msg); /* which problem: the expression holds for others */
+        snprintf(e->msg + len, sizeof e->msg - len, " at %s", at);
+        free(at);
+        return -1;
+    }
+    if (v >= lo && v <= hi) return 0;
+    char *at = axes_text(d, s);
+    tl_err_set(e, "%s:%d:%d: %s: '%s' is %lld at %s: %s", d->path, x->line, x->col, x->field, x->x.text, (long long)v, at,
+               what);
+    free(at);
+    return -1;
+}
+
 int dop_check(const dop *d, const reg_spec *s, char *why, size_t n, tl_err *e)
 {
     int64_t counts[DOP_MAX_BUFFERS];
     why[0] = '\0';
     if (dop_counts(d, s, counts, e)) return -1;
+    if (d->has_flop && value_fits(d, &d->flop, s, 0, INT64_MAX, "a count of operations is not negative", e)) return -1;
+    if (d->has_bytes && value_fits(d, &d->bytes, s, 0, INT64_MAX, "a count of bytes is not negative", e)) return -1;
+    for (int k = 0; k < d->nscalars; k++) {
+        const dop_scalar *sc = &d->scalars[k];
+        int i32 = sc->type == DOP_I32;
+        if (sc->is_expr && value_fits(d, &sc->value, s, i32 ? INT32_MIN : INT64_MIN, i32 ? INT32_MAX : INT64_MAX,
+                                      i32 ? "past what i32 holds" : "past what i64 holds", e))
+            return -1;
+    }
     for (int b = 0; b < d->nbuffers; b++)
         if (file_fits(d, b, s, counts[b], e)) return -1;
     for (int b = 0; b < d->nbuffers; b++)
@@ -662,7 +700,7 @@ void dop_finish(dop *d)
             break;
         }
     d->summary = tl_xasprintf("declared in %s", d->path);
-    d->kernel_doc = tl_xstrdup("the runner passes -DNAME=value per param; buffers are 256-byte aligned; f16 is __half "
+    d->kernel_doc = tl_xstrdup("the runner defines each param (#define NAME value) before your source; buffers are 256-byte aligned; f16 is __half "
                                "(cuda_fp16.h), bf16 __nv_bfloat16 (cuda_bf16.h), or any type of that size");
     d->identity = identity(d);
     char hex[65];

@@ -166,7 +166,7 @@ static const bad_row bad_rows[] = {
     {OP_HEAD OPDECL(BUFS, "") "sizes: {rows: 8, cols: 16}\nvariants:\n  - {name: k, source: k.cu, block: [1], grid: [1]}\n" "  - {name: c, library: cub.inclusive_sum, source: k.cu, args: {in: x, out: y, n: rows}}\n",
      "variants[1]: a library variant takes `library:` and `args:`, not a kernel's keys"},
     {OP_HEAD OPDECL(BUFS, "") "sizes: {rows: 8, cols: 16}\nvariants:\n  - {name: k, source: k.cu, block: [1], grid: [1]}\n" "  - {name: c, library: cub.inclusive_sum, args: {in: x, out: y, n: \"rows * cols + 1\"}}\n",
-     "e.yaml:14: c: cub.inclusive_sum: in (x) holds 128 elements, the call reaches 129, at rows=8,cols=16"},
+     "e.yaml:14:5: c: cub.inclusive_sum: in (x) holds 128 elements, the call reaches 129, at rows=8,cols=16"},
     {OP_HEAD OPDECL(BUFS, "") "sizes: {rows: 8, cols: 16}\nvariants:\n  - {name: k, source: k.cu, block: [1], grid: [1]}\n" "  - {name: c, library: cublas.gemm, args: {A: x, B: x, C: y, m: rows, n: cols, k: cols}}\n",
      "c: cublas.gemm: B (x) holds 128 elements, the call reaches 256"},
     {"name: t\nop: copy\nseed: 1\nsizes: {n: 8}\nvariants:\n  - {name: c, library: memcpy, args: {src: x}}\n",
@@ -204,8 +204,10 @@ static void test_good(void)
     tl_experiment x;
     tl_plan p;
     tl_err e = {{0}};
-    const char *yaml = OP_HEAD OPDECL(BUFS, "  scalars: {eps: {type: f64, value: 0.5}, half: {type: i32, value: \"cols / 2\"}}\n"
-                                            "  work: {flop: \"5 * rows * cols\"}\n")
+    const char *yaml = OP_HEAD "op:\n  name: mine\n  axes: [rows, cols]\n  buffers:\n" BUFS
+        "  signature: [x, y, rows, cols, eps, half]\n  reference: k\n"
+        "  scalars: {eps: {type: f64, value: 0.5}, half: {type: i32, value: \"cols / 2\"}}\n"
+        "  work: {flop: \"5 * rows * cols\"}\n"
         "sizes: {rows: [8, 4], cols: 16}\nvariants:\n  - {name: k, source: k.cu, block: [32], grid: [rows]}\n"
         "  - {name: j, source: k.cu, entry: k, params: {B: [32, 64]}, block: [B], grid: [rows]}\n";
     if (load(yaml, &x, &p, &e)) {
@@ -214,8 +216,9 @@ static void test_good(void)
     }
     const reg_op *op = x.op;
     CHECK(op->decl == x.dop && !strcmp(op->name, "mine") && op->naxes == 2, "the op");
-    CHECK(op->nkargs == 4 && !strcmp(op->kargs[0].type, "const float *") && !strcmp(op->kargs[1].type, "float *") &&
-              op->kargs[2].kind == 'l' && !strcmp(op->kargs[3].name, "cols"), "the kernel's arguments");
+    CHECK(op->nkargs == 6 && !strcmp(op->kargs[0].type, "const float *") && !strcmp(op->kargs[1].type, "float *") &&
+              op->kargs[2].kind == 'l' && !strcmp(op->kargs[3].name, "cols") && !strcmp(op->kargs[4].type, "double") &&
+              op->kargs[5].kind == 'i', "the kernel's arguments");
     CHECK(!strcmp(op->rate, "GFLOP/s") && !strcmp(x.reference, "k"), "rate %s, reference %s", op->rate, x.reference);
     CHECK(p.ncases == 6 && p.nskipped == 0, "%d cases, %d skipped", p.ncases, p.nskipped);
     for (int i = 0; i < p.ncases; i++) {

@@ -90,10 +90,110 @@ class DeclaredOps(unittest.TestCase):
              "e.yaml:6:43: op.buffers.x.init.file.path: ../x.npy: it leaves the experiment's folder"),
             (OP.replace("x: {type: f32, count: n}", "x: {type: f32, count: n, init: {file: k.cu}}"),
              "'k.cu': a data file is a .npy, or an HDF5 file (.h5, .hdf5) with `dataset:`"),
+            # Scalars and the work model are evaluated per problem as counts are: overflow, a division by zero, a
+            # negative figure and an integer past its type are errors at the expression.
+            (OP.replace("  signature: [x, y, n]", "  scalars:\n    s: {type: i32, value: \"n*n*n*n\"}\n"
+                        "  signature: [x, y, n, s]"),
+             "e.yaml:9:27: op.scalars.s.value: 'n*n*n*n' is 1000000000000 at n=1000: past what i32 holds"),
+            (OP.replace("  signature: [x, y, n]", "  scalars:\n    s: {type: i32, value: 1099511627776}\n"
+                        "  signature: [x, y, n, s]"), "'1099511627776' is 1099511627776 at n=1000: past what i32 holds"),
+            (OP.replace("  reference: k", "  work: {bytes: \"8*n/(n-1000)\"}\n  reference: k"),
+             "e.yaml:9:17: op.work.bytes: '8*n/(n-1000)': division by zero"),
+            (OP.replace("  reference: k", "  work: {flop: \"n*n*n*n*n*n*n\"}\n  reference: k"),
+             "op.work.flop: 'n*n*n*n*n*n*n': 64-bit overflow"),
+            (OP.replace("  reference: k", "  work: {bytes: \"0 - n\"}\n  reference: k"),
+             "op.work.bytes: '0 - n' is -1000 at n=1000: a count of bytes is not negative"),
+            (OP.replace("  signature: [x, y, n]", "  scalars:\n    s: {type: f32, value: 2}\n  signature: [x, y, n]"),
+             "op.signature: scalar 's' is not in it: no kernel could read it"),
         ]
         for yaml, want in rows:
             with self.subTest(want=want):
                 self.check_bad(yaml, want)
+
+    def test_params_named_like_the_compilers_own(self):
+        # Params are #define lines before the sources, so NVRTC's own header never sees them: T, N and K compile
+        # (as -D options they broke __nv_nvrtc_builtin_header.h). C++'s and CUDA's names, and the op's, are errors.
+        kernel = ("#ifndef T\n#define T 1\n#endif\n" + KERNEL.replace("y[i] = x[i]", "y[i] = (T + N + K) * x[i]"))
+        yaml = OP.replace("block: [256]", "params: {T: [16, 32], N: 2, K: 3}, block: [256]")
+        p = run("validate", "--compile", self.folder(yaml, kernel), env=self.env)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("2 cases", p.stdout)
+        for name, why in (("int", "C++ or CUDA gives that name a meaning of its own"),
+                          ("threadIdx", "C++ or CUDA gives that name a meaning of its own"),
+                          ("size_t", "C++ or CUDA gives that name a meaning of its own"),
+                          ("x", "a buffer of the op has that name"), ("n", "an axis of the op has that name")):
+            with self.subTest(param=name):
+                self.check_bad(OP.replace("block: [256]", "params: {%s: [16, 32]}, block: [256]" % name),
+                               "e.yaml:13:%d: variants[0].params: '%s' cannot be a param: %s"
+                               % (40 + len(name), name, why))
+
+    def test_a_compile_error_is_whole_lines_and_names_the_case(self):
+        # A log longer than an error message holds is cut after a whole line, with the count of lines left out;
+        # the failing case's params are named.
+        body = " ".join("undefined_%d = 1;" % i for i in range(80))
+        yaml = OP.replace("block: [256]", "params: {BM: 64}, block: [256]")
+        p = run("validate", "--compile", self.folder(yaml, KERNEL.replace("y[i] = x[i];", body)), env=self.env)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("FAILED k BM=64: ", p.stderr)
+        self.assertRegex(p.stderr, r"\n\[\d+ more lines of NVRTC's log\]\n")
+
+    def test_hdf5_inputs_hold_their_own_bytes(self):
+        # An HDF5 input is read only when its elements are in that file and bounded: links, virtual datasets and
+        # external storage that would read another file, unusual filters, huge chunks and chunks never written are
+        # refused with the dataset and what it is, before any element is read.
+        import h5py
+        import numpy as np
+        outside = os.path.join(self.tmp, "outside.h5")
+        with h5py.File(outside, "w") as f:
+            f.create_dataset("d", data=np.arange(1000, dtype=np.float32))
+            f.create_dataset("g/d", data=np.arange(1000, dtype=np.float32))
+        raw = os.path.join(self.tmp, "raw.bin")
+        np.arange(1000, dtype=np.float32).tofile(raw)
+
+        def vds(f):
+            lay = h5py.VirtualLayout(shape=(1000,), dtype=np.float32)
+            lay[:] = h5py.VirtualSource(outside, "d", shape=(1000,))
+            f.create_virtual_dataset("d", lay)
+        rows = [
+            (lambda f: f.__setitem__("d", h5py.ExternalLink(outside, "/d")), "d",
+             "dataset 'd' is reached through an external link (in /) to %s:/d" % outside),
+            (lambda f: f.__setitem__("g", h5py.ExternalLink(outside, "/g")), "g/d", "is reached through an external link"),
+            (vds, "d", "dataset 'd' is a virtual dataset"),
+            (lambda f: f.create_dataset("d", shape=(1000,), dtype=np.float32, external=[(raw, 0, 4000)]), "d",
+             "dataset 'd' keeps its elements in an external file ('%s')" % raw),
+            (lambda f: f.create_dataset("d", data=np.arange(1000, dtype=np.float32), maxshape=(None,),
+                                        chunks=(1 << 28,), compression="gzip"), "d",
+             "dataset 'd' is stored in chunks of 1073741824 bytes, more than its 4000 bytes of elements"),
+            (lambda f: f.create_dataset("d", shape=(1 << 40,), dtype=np.float32, chunks=(1 << 20,)), "d",
+             "dataset 'd' holds 1099511627776 elements (shape (1099511627776,)), but only 0 of its 1048576 chunks"),
+            (lambda f: f.create_dataset("d", shape=(1000,), dtype=np.float32), "d",
+             "but its file stores 0 of their 4000 bytes (never written)"),
+        ]
+        for make, dataset, want in rows:
+            with self.subTest(want=want):
+                yaml = OP.replace("x: {type: f32, count: n}", "x: {type: f32, count: n, init: {file: {path: w.h5, "
+                                  "dataset: %s}}}" % dataset)
+                path = self.folder(yaml)
+                with h5py.File(os.path.join(os.path.dirname(path), "w.h5"), "w") as f:
+                    make(f)
+                out = os.path.join(os.path.dirname(path), "out.h5")
+                p = run("validate", path, env=self.env)
+                self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                self.assertIn("op.buffers.x.init.file.dataset: w.h5: ", p.stderr)
+                self.assertIn(want, p.stderr)
+                self.assertEqual(run("run", path, "-o", out, env=self.env).returncode, 2)
+        # What stays readable: a soft link inside the file, a user block before the HDF5 signature.
+        for make, dataset, block in ((lambda f: (f.create_dataset("real", data=np.arange(1000, dtype=np.float32)),
+                                                 f.__setitem__("d", h5py.SoftLink("/real"))), "d", 0),
+                                     (lambda f: f.create_dataset("d", data=np.arange(1000, dtype=np.float32)), "d", 512)):
+            with self.subTest(block=block):
+                yaml = OP.replace("x: {type: f32, count: n}", "x: {type: f32, count: n, init: {file: {path: w.h5, "
+                                  "dataset: %s}}}" % dataset)
+                path = self.folder(yaml)
+                with h5py.File(os.path.join(os.path.dirname(path), "w.h5"), "w", userblock_size=block or None) as f:
+                    make(f)
+                p = run("validate", path, env=self.env)
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
 
     def test_signature_against_the_declaration(self):
         wrong = KERNEL.replace("float *y", "double *y").replace("y[i] = x[i]", "y[i] = (double)x[i]")

@@ -140,7 +140,6 @@ void jit_set_line_info(int on)
 static int build_options(const jit_request *rq, char **opts)
 {
     int n = 0;
-    const reg_op *op = rq->op;
     opts[n++] = tl_xasprintf("--gpu-architecture=sm_%d%s", rq->arch, rq->arch_specific ? "a" : "");
     opts[n++] = tl_xstrdup("-std=c++17");
     if (line_info) opts[n++] = tl_xstrdup("-lineinfo");
@@ -164,20 +163,32 @@ static int build_options(const jit_request *rq, char **opts)
     } else {
         opts[n++] = tl_xstrdup("--no-source-include");
     }
-    for (int k = 0; k < rq->nparams; k++) opts[n++] = tl_xasprintf("-D%s=%ld", rq->params[k].name, rq->values[k]);
+    return n;
+}
+
+/* The macros the runner gives the kernel (its params, the operands' layouts, the dtype, the args' hints) as
+ * "NAME=value" texts, in this order; returns how many. They are #define lines at the top of the wrapper the
+ * sources are included from (wrapper_text), not -D options: NVRTC reads its own builtin header before the main
+ * file, under every -D macro, so a param named T or N would break the compiler's header instead of reaching the
+ * kernel. */
+static int build_macros(const jit_request *rq, char **defs)
+{
+    int n = 0;
+    const reg_op *op = rq->op;
+    for (int k = 0; k < rq->nparams; k++) defs[n++] = tl_xasprintf("%s=%ld", rq->params[k].name, rq->values[k]);
     for (int o = 0; o < op->noperands; o++) {
         char name[16];
         upper(name, op->operands[o], sizeof name);
-        opts[n++] = tl_xasprintf("-D%s_COL=%d", name, rq->spec->layouts[o] == REG_COL);
+        defs[n++] = tl_xasprintf("%s_COL=%d", name, rq->spec->layouts[o] == REG_COL);
     }
     if (op->ndtypes > 1) {
         char name[16];
         upper(name, op->dtypes[rq->spec->dtype], sizeof name);
-        opts[n++] = tl_xasprintf("-DTL_DTYPE_%s=1", name);
+        defs[n++] = tl_xasprintf("TL_DTYPE_%s=1", name);
     }
     for (int a = 0; a < op->nargs; a++)
         if (op->args[a].nonzero_macro)
-            opts[n++] = tl_xasprintf("-D%s=%d", op->args[a].nonzero_macro, rq->spec->args[a] != 0.0);
+            defs[n++] = tl_xasprintf("%s=%d", op->args[a].nonzero_macro, rq->spec->args[a] != 0.0);
     return n;
 }
 
@@ -218,11 +229,11 @@ static void signature_check(tl_buf *b, const reg_op *op, const char *entry)
 /* Kinds of argument types: 1 pointer, 2 32-bit integer, 3 64-bit integer, 4 float, 5 double, 0 anything else;
  * elem: the bytes of what a pointer points to (0: void, or not a pointer). */
 static const char check_templates[] =
-    "template <class T> struct tl_size { enum { n = sizeof(T) }; };\n"
+    "template <class tl_T> struct tl_size { enum { n = sizeof(tl_T) }; };\n"
     "template <> struct tl_size<void> { enum { n = 0 }; };\n"
     "template <> struct tl_size<const void> { enum { n = 0 }; };\n"
-    "template <class T> struct tl_arg { enum { kind = 0, elem = 0 }; };\n"
-    "template <class T> struct tl_arg<T *> { enum { kind = 1, elem = tl_size<T>::n }; };\n"
+    "template <class tl_T> struct tl_arg { enum { kind = 0, elem = 0 }; };\n"
+    "template <class tl_T> struct tl_arg<tl_T *> { enum { kind = 1, elem = tl_size<tl_T>::n }; };\n"
     "template <> struct tl_arg<int> { enum { kind = 2, elem = 0 }; };\n"
     "template <> struct tl_arg<unsigned> { enum { kind = 2, elem = 0 }; };\n"
     "template <> struct tl_arg<long long> { enum { kind = 3, elem = 0 }; };\n"
@@ -231,18 +242,18 @@ static const char check_templates[] =
     "template <> struct tl_arg<unsigned long> { enum { kind = sizeof(long) == 8 ? 3 : 2, elem = 0 }; };\n"
     "template <> struct tl_arg<float> { enum { kind = 4, elem = 0 }; };\n"
     "template <> struct tl_arg<double> { enum { kind = 5, elem = 0 }; };\n"
-    "template <int I, class... A> struct tl_nth { enum { kind = -1, elem = 0 }; };\n"
-    "template <class H, class... T> struct tl_nth<0, H, T...> { enum { kind = tl_arg<H>::kind, elem = tl_arg<H>::elem }; };\n"
-    "template <int I, class H, class... T> struct tl_nth<I, H, T...> {\n"
-    "  enum { kind = tl_nth<I - 1, T...>::kind, elem = tl_nth<I - 1, T...>::elem };\n"
+    "template <int tl_I, class... tl_A> struct tl_nth { enum { kind = -1, elem = 0 }; };\n"
+    "template <class tl_H, class... tl_T> struct tl_nth<0, tl_H, tl_T...> { enum { kind = tl_arg<tl_H>::kind, elem = tl_arg<tl_H>::elem }; };\n"
+    "template <int tl_I, class tl_H, class... tl_T> struct tl_nth<tl_I, tl_H, tl_T...> {\n"
+    "  enum { kind = tl_nth<tl_I - 1, tl_T...>::kind, elem = tl_nth<tl_I - 1, tl_T...>::elem };\n"
     "};\n"
-    "template <class F> struct tl_sig {\n"
+    "template <class tl_F> struct tl_sig {\n"
     "  enum { fn = 0, n = -1 };\n"
-    "  template <int I> struct at { enum { kind = -1, elem = 0 }; };\n"
+    "  template <int tl_I> struct at { enum { kind = -1, elem = 0 }; };\n"
     "};\n"
-    "template <class... A> struct tl_sig<void(A...)> {\n"
-    "  enum { fn = 1, n = sizeof...(A) };\n"
-    "  template <int I> struct at { enum { kind = tl_nth<I, A...>::kind, elem = tl_nth<I, A...>::elem }; };\n"
+    "template <class... tl_A> struct tl_sig<void(tl_A...)> {\n"
+    "  enum { fn = 1, n = sizeof...(tl_A) };\n"
+    "  template <int tl_I> struct at { enum { kind = tl_nth<tl_I, tl_A...>::kind, elem = tl_nth<tl_I, tl_A...>::elem }; };\n"
     "};\n";
 
 /* The variant's rules as the preprocessor reads them, on the -D values of its params: the registry's words
@@ -259,12 +270,19 @@ static void rule_checks(tl_buf *b, const reg_variant *v, const long *values)
     }
 }
 
-static char *wrapper_text(const jit_request *rq)
+static char *wrapper_text(const jit_request *rq, char **defs, int ndefs)
 {
     tl_buf b = {0};
     tl_buf_printf(&b, "%s", "");
+    for (int i = 0; i < ndefs; i++) {
+        const char *eq = strchr(defs[i], '=');
+        tl_buf_printf(&b, "#define %.*s %s\n", (int)(eq - defs[i]), defs[i], eq + 1);
+    }
     if (rq->variant) rule_checks(&b, rq->variant, rq->values);
-    tl_buf_printf(&b, "#include \"%s\"\n#line 1 \"" JIT_CHECK_FILE "\"\n%s", rq->src->names[0], check_templates);
+    tl_buf_printf(&b, "#include \"%s\"\n", rq->src->names[0]);
+    for (int i = 0; i < ndefs; i++) /* the sources' only: the checks below have their own T and N */
+        tl_buf_printf(&b, "#undef %.*s\n", (int)(strchr(defs[i], '=') - defs[i]), defs[i]);
+    tl_buf_printf(&b, "#line 1 \"" JIT_CHECK_FILE "\"\n%s", check_templates);
     signature_check(&b, rq->op, rq->entry);
     for (int i = 0; i < REG_MAX_KERNELS - 1 && rq->also[i]; i++) signature_check(&b, rq->op, rq->also[i]);
     return b.s;
@@ -343,6 +361,28 @@ static int only_check_errors(const char *log)
     return any == 1;
 }
 
+/* What of NVRTC's log an error message holds (tl_err's room, less what the callers put before it: the case's
+ * params, the file and the variant). */
+#define LOG_ROOM (sizeof ((tl_err *)0)->msg - 640)
+
+/* The first lines of text that fit in room bytes, and how many lines were left out: an error is never cut in
+ * the middle of a line of the log (malloc'd). */
+static char *whole_lines(const char *text, size_t room)
+{
+    size_t len = strlen(text), keep = 0;
+    if (len < room) return tl_xstrdup(text);
+    const char *end = "";
+    for (const char *l = text; *l; l = end) {
+        end = strchr(l, '\n');
+        end = end ? end + 1 : l + strlen(l);
+        if ((size_t)(end - text) + 48 > room) break;
+        keep = (size_t)(end - text);
+    }
+    int more = 0;
+    for (const char *l = text + keep; *l; l++) more += *l == '\n' || !l[1];
+    return tl_xasprintf("%.*s[%d more lines of NVRTC's log]", (int)keep, text, more);
+}
+
 /* The error of a failed compile: the signature check's own message when only it failed, else the
  * log with the files named as the user knows them. */
 static void compile_error(const jit_request *rq, const char *log, nvrtcResult rc, tl_err *e)
@@ -351,7 +391,7 @@ static void compile_error(const jit_request *rq, const char *log, nvrtcResult rc
     const char *check = log ? strstr(log, JIT_CHECK_FILE "(") : NULL;
     const char *entries[REG_MAX_KERNELS] = {rq->entry};
     memcpy(entries + 1, rq->also, sizeof rq->also);
-    for (int i = 0; i < REG_MAX_KERNELS && check && entries[i]; i++) {
+    for (int i = 0; i < REG_MAX_KERNELS && check && entries[i] && only_check_errors(log); i++) {
         char undefined[160];
         snprintf(undefined, sizeof undefined, "identifier \"%s\" is undefined", entries[i]);
         if (strstr(check, undefined)) {
@@ -368,10 +408,9 @@ static void compile_error(const jit_request *rq, const char *log, nvrtcResult rc
         if (len && m[len - 1] == '"') len--;
         tl_err_set(e, "%s: %.*s", main_shown, (int)len, m);
     } else {
-        char *shown = log ? rewrite_log(rq, log) : NULL;
-        tl_err_set(e, "NVRTC could not compile %s (%s):\n%s", main_shown, nvrtcGetErrorString(rc),
-                   shown ? shown : "no log");
-        free(shown);
+        char *shown = log ? rewrite_log(rq, log) : NULL, *fit = whole_lines(shown ? shown : "no log", LOG_ROOM);
+        tl_err_set(e, "NVRTC could not compile %s (%s):\n%s", main_shown, nvrtcGetErrorString(rc), fit);
+        free(shown), free(fit);
     }
     free(main_shown);
 }
@@ -590,7 +629,7 @@ int jit_compile(const jit_request *rq, const char *cache_dir, jit_memo *memo, ji
 int jit_compile_in(const jit_request *rq, const char *cache_dir, jit_memo *memo, jit_helper *h, jit_cubin *out,
                    tl_err *e)
 {
-    char *opts[JIT_MAX_OPTS], *key = NULL, *wrapper = NULL;
+    char *opts[JIT_MAX_OPTS], *defs[JIT_MAX_OPTS], *key = NULL, *wrapper = NULL;
     int rc = -1;
     memset(out, 0, sizeof *out);
     if (!rq->src || rq->src->n == 0 || !rq->entry) {
@@ -600,11 +639,12 @@ int jit_compile_in(const jit_request *rq, const char *cache_dir, jit_memo *memo,
     if (cutlass_needed(rq, e)) return -1;
     if (rq->src->cutlass) snprintf(out->cutlass_version, sizeof out->cutlass_version, "%s", jit_cutlass_version());
     if (rq->front_end_only) cache_dir = NULL, memo = NULL; /* it makes no cubin to keep */
-    int nopts = build_options(rq, opts);
+    int nopts = build_options(rq, opts), ndefs = build_macros(rq, defs);
     tl_buf ob = {0};
     for (int i = 0; i < nopts; i++) tl_buf_printf(&ob, "%s%s", i ? " " : "", opts[i]);
+    for (int i = 0; i < ndefs; i++) tl_buf_printf(&ob, "%s%s", i ? ", " : "; #define ", defs[i]);
     out->options = ob.s;
-    wrapper = wrapper_text(rq);
+    wrapper = wrapper_text(rq, defs, ndefs);
     key = cache_key(rq, wrapper, opts, nopts);
     /* The memo keeps a cubin only when the disk cache does not: a long sweep's cubins stay on disk. */
     int claim = memo_claim(memo, key, out, e), claimed = claim < 0, on_disk = 0;
@@ -625,6 +665,7 @@ int jit_compile_in(const jit_request *rq, const char *cache_dir, jit_memo *memo,
 out:
     if (claimed) memo_done(memo, key, rc || on_disk ? NULL : out, rc ? e->msg : NULL);
     for (int i = 0; i < nopts; i++) free(opts[i]);
+    for (int i = 0; i < ndefs; i++) free(defs[i]);
     free(key), free(wrapper);
     if (rc) jit_cubin_free(out);
     return rc;

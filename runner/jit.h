@@ -1,4 +1,4 @@
-/* jit: a variant's sources -> cubin with NVRTC (params as -D macros, for the device's architecture),
+/* jit: a variant's sources -> cubin with NVRTC (params as #define lines before the sources, for the device's architecture),
  * cached on disk by sha256(files, options, arch, NVRTC version); then loaded as a CUDA library.
  * Compiling needs no GPU; loading does. The disk cache (cache.h) is used only when it can be trusted.
  *
@@ -43,7 +43,7 @@ typedef struct {
     const reg_param *params;
     int nparams;
     const long *values;    /* per param */
-    const reg_spec *spec;  /* layouts, dtype and the args that name a nonzero_macro (-D macros) */
+    const reg_spec *spec;  /* layouts, dtype and the args that name a nonzero_macro (macros) */
     const reg_variant *variant; /* a registered rung: its rules become the compile's #if / #error lines; else NULL */
     int arch;              /* 90 for sm_90 */
     int arch_specific;     /* 1: sm_90a rather than sm_90 */

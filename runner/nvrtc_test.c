@@ -226,7 +226,7 @@ static int check_kernel_rejects_bad_shape(void)
     return 1;
 }
 
-/* sgemm's beta hint: -DTL_BETA_NONZERO=1 where the case's beta is not 0, =0 where it is, and the two builds
+/* sgemm's beta hint: TL_BETA_NONZERO=1 where the case's beta is not 0, =0 where it is, and the two builds
  * of a kernel's epilogue both compile and differ: store_tile (blocktile_2d), hopper's KMAJ stores of rows
  * (B row-major) and of interleaved columns (B column-major), and sgemm_store_c's loads of old values before
  * the stores (skinny, tf32x3). */
@@ -253,7 +253,7 @@ static int check_beta_builds(void)
             jit_cubin cb;
             tl_err e;
             char want[32];
-            snprintf(want, sizeof want, "-DTL_BETA_NONZERO=%d", b);
+            snprintf(want, sizeof want, "TL_BETA_NONZERO=%d", b);
             int rc = compile_registry(op, v, params, &s, NULL, &cb, &e);
             CHECK(rc == 0, "%s b=%s beta %g: %s", k[i].name, k[i].bcol ? "col" : "row", s.args[1], rc ? e.msg : "");
             if (rc) continue;

@@ -29,7 +29,7 @@ typedef enum {
 } reg_dist;
 
 typedef enum {
-    REG_NVRTC,   /* a .cu file compiled at run time by NVRTC, params as -D macros */
+    REG_NVRTC,   /* a .cu file compiled at run time by NVRTC, params as #define lines before the source */
     REG_LIBRARY, /* a library call compiled ahead of time (cuBLAS, CUB, cudaMemcpy) */
     REG_HOST     /* a C implementation run on the CPU (the `host` target) */
 } reg_kind;
@@ -82,7 +82,7 @@ typedef struct {
 } reg_tensor;
 
 typedef struct {
-    const char *name; /* macro name, passed as -DNAME=value */
+    const char *name; /* macro name: `#define NAME value` before the source */
     long def;         /* default value */
     const char *doc;  /* one line for `list` */
 } reg_param;
@@ -180,7 +180,7 @@ typedef struct {
 typedef struct {
     const char *name; /* "alpha" */
     double def;
-    /* NVRTC kernels get -D<nonzero_macro>=1 where the case's value is not 0, =0 where it is (NULL: no
+    /* NVRTC kernels get <nonzero_macro> defined 1 where the case's value is not 0, =0 where it is (NULL: no
      * macro): a hint that lets a kernel build the path that value takes (sgemm: C read only where
      * beta != 0). Either build must be right for any value; the runner only makes them match. */
     const char *nonzero_macro;

@@ -181,7 +181,8 @@ const sch_field sch_fields[SCH_N] = {
                                    "device scratch the case's kernels used (`packed`: A and B padded; `hopper` with "
                                    "`SKPAR`: the slices' partial tiles); absent: none"),
     [SCH_CASE_CUBIN_SHA256] = A(CASE, "cubin_sha256", STR, "", 0, ALWAYS, "the compiled kernel's SHA-256"),
-    [SCH_CASE_NVRTC_OPTIONS] = A(CASE, "nvrtc_options", STR, "", 0, ALWAYS, "every option NVRTC got"),
+    [SCH_CASE_NVRTC_OPTIONS] = A(CASE, "nvrtc_options", STR, "", 0, ALWAYS,
+                                  "every option NVRTC got, then `; #define` and the macros defined before the sources"),
     CASE_PHASE(SCH_CASE_T_COMPILE_S, "t_compile_s", 5,
                "where the case's wall time went: NVRTC or the kernel cache (before 1.11 also the module's load)"),
     CASE_PHASE(SCH_CASE_T_LOAD_S, "t_load_s", 11,

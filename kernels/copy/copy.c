@@ -338,7 +338,7 @@ static const reg_karg copy_kargs[] = {
     {"float *", "y", 'p', "n floats, NaN before the verified run: y[i] = x[i] for every i"},
     {"long long", "n", 'l', "number of floats"},
 };
-#define COPY_KERNEL_DOC "the runner passes -DNAME=value per param; x and y are 256-byte aligned"
+#define COPY_KERNEL_DOC "the runner defines each param (#define NAME value) before the source; x and y are 256-byte aligned"
 
 const reg_op copy_op = {
     .name = "copy",

@@ -373,7 +373,7 @@ static const reg_karg reduce_kargs[] = {
     {"float *", "out", 'p', "one float, zeroed before every run: the sum goes here (atomicAdd, or a second kernel)"},
 };
 #define REDUCE_KERNEL_DOC                                                                                  \
-    "the runner passes -DTL_DTYPE_F32=1 or -DTL_DTYPE_F16=1 (the YAML's dtype) and -DNAME=value per param"
+    "the runner defines TL_DTYPE_F32 or TL_DTYPE_F16 as 1 (the YAML's dtype) and each param (#define NAME value) before the source"
 
 const reg_op reduce_op = {
     .name = "reduce",

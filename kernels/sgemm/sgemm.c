@@ -670,9 +670,9 @@ static const reg_karg sgemm_kargs[] = {
     {"float *", "C", 'p', "M x N, row-major C[i*N + j] (leading dimension N)"},
 };
 #define SGEMM_KERNEL_DOC                                                                                   \
-    "the runner passes -DA_COL=0|1 -DB_COL=0|1 (the YAML's layout), -DTL_DTYPE_F32|TF32|BF16=1 (its dtype), " \
-    "-DTL_BETA_NONZERO=0|1 (whether the case's beta is not 0: a hint, the kernel still gets beta) "         \
-    "and -DNAME=value per param; M, N, K "                                                                 \
+    "the runner defines A_COL=0|1 B_COL=0|1 (the YAML's layout), TL_DTYPE_F32|TF32|BF16=1 (its dtype), " \
+    "TL_BETA_NONZERO=0|1 (whether the case's beta is not 0: a hint, the kernel still gets beta) "         \
+    "and each param (#define NAME value, before the source); M, N, K "                                                                 \
     "are any sizes >= 1, so a kernel checks its edges (kernels/sgemm/sgemm_common.cuh shows A_AT and B_AT)"
 
 const reg_op sgemm_op = {

@@ -220,7 +220,7 @@ static const reg_karg transpose_kargs[] = {
     {"int", "m", 'i', "rows of x"},
     {"int", "n", 'i', "columns of x"},
 };
-#define TRANSPOSE_KERNEL_DOC "the runner passes -DNAME=value per param"
+#define TRANSPOSE_KERNEL_DOC "the runner defines each param (#define NAME value) before the source"
 
 const reg_op transpose_op = {
     .name = "transpose",

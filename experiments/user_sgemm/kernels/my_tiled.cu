@@ -4,7 +4,7 @@
 // TM x TN tile of results in registers, so one slab of BK columns of A and rows of B in shared
 // memory feeds TM * TN FMAs per (TM + TN) shared loads. The shared memory is dynamic: its size,
 // (BM + BN) * BK floats, is the experiment's `smem:` expression, and BM, BN, BK, TM, TN are its
-// params (each passed as -DNAME=value).
+// params (each defined by the runner before this file: #define NAME value).
 #ifndef BM
 #define BM 64
 #endif

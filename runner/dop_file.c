@@ -1,5 +1,6 @@
 #include "runner/dop_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
@@ -100,7 +101,8 @@ static int npy_decode(dop_file *f, int t, int size, const char *b, size_t len, c
     }
     for (const char *p = shp + 1; *p && *p != ')';) {
         char *end;
-        unsigned long long d = strtoull(p, &end, 10);
+        unsigned long long d = isdigit((unsigned char)*p) ? strtoull(p, &end, 10) : 0; /* strtoull takes "-1024" */
+        if (!isdigit((unsigned char)*p)) end = (char *)p;
         if (end == p || rank == 32) {
             fail(why, n, "its .npy shape is not a tuple of sizes");
             goto out;
@@ -178,20 +180,120 @@ static void h5_type_name(hid_t ft, char *out, size_t n)
     else snprintf(out, n, "%s", cl == H5T_STRING ? "strings" : cl == H5T_COMPOUND ? "compound records" : "another class");
 }
 
+/* HDF5 looks for its signature at 0 and at each power of two from 512 on (a user block before it). */
+static int h5_signed(const char *b, size_t len)
+{
+    for (size_t at = 0; at + 8 <= len; at = at ? 2 * at : 512)
+        if (!memcmp(b + at, "\x89HDF\r\n\x1a\n", 8)) return 1;
+    return 0;
+}
+
+/* An external link met on the way to the dataset: refused (the traversal fails), and remembered to say so. */
+typedef struct {
+    char target[256];
+} elink_seen;
+
+static herr_t refuse_elink(const char *parent_file, const char *parent_group, const char *child_file,
+                           const char *child_object, unsigned *flags, hid_t fapl, void *data)
+{
+    (void)parent_file, (void)flags, (void)fapl;
+    elink_seen *seen = data;
+    snprintf(seen->target, sizeof seen->target, " (in %s) to %s:%s", parent_group, child_file, child_object);
+    return -1;
+}
+
+/* The filters whose output is the dataset's own bytes, each bounded by its chunk: others (an external program's,
+ * a plugin's) are refused. */
+static int filter_ok(H5Z_filter_t id)
+{
+    return id == H5Z_FILTER_DEFLATE || id == H5Z_FILTER_SHUFFLE || id == H5Z_FILTER_FLETCHER32;
+}
+
+/* A chunk at most this big, or at most the dataset's bytes: a chunk is inflated whole to be read. */
+#define H5_MAX_CHUNK_BYTES (4u << 20)
+
+/* Whether dataset d (count elements of size bytes) keeps its elements in this file and bounded: no virtual or
+ * external storage, only the standard filters, chunks no larger than the dataset (or 4 MiB) and every one
+ * written. 0, or -1 with why. Its metadata only: no element is read. */
+static int h5_storage_ok(dop_file *f, hid_t d, int64_t count, int size, char *why, size_t n)
+{
+    hid_t dcpl = H5Dget_create_plist(d);
+    int rc = 0, rank;
+    if (dcpl < 0) return fail(why, n, "HDF5 cannot read how dataset '%s' is stored", f->dataset);
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    uint64_t bytes = (uint64_t)count * (uint64_t)size;
+    if (layout == H5D_VIRTUAL) {
+        rc = fail(why, n, "dataset '%s' is a virtual dataset (its elements are other datasets'): a data file holds its "
+                  "elements itself", f->dataset);
+    } else if (H5Pget_external_count(dcpl) != 0) {
+        char name[1024] = "";
+        off_t off;
+        hsize_t sz;
+        H5Pget_external(dcpl, 0, sizeof name, name, &off, &sz);
+        rc = fail(why, n, "dataset '%s' keeps its elements in an external file ('%s'): a data file holds its elements "
+                  "itself", f->dataset, name);
+    } else {
+        int nf = H5Pget_nfilters(dcpl);
+        for (int i = 0; i < nf && !rc; i++) {
+            unsigned flags, cd[8];
+            size_t ncd = 8;
+            char fname[64] = "";
+            H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof fname, fname, NULL);
+            if (!filter_ok(id))
+                rc = fail(why, n, "dataset '%s' is stored through filter %d ('%s'): only deflate, shuffle and fletcher32 "
+                          "are read", f->dataset, (int)id, fname);
+        }
+    }
+    if (!rc && layout == H5D_CHUNKED) {
+        hsize_t cdims[32], nchunks = 0, want = 1, dims[32];
+        hid_t sp = H5Dget_space(d);
+        rank = H5Pget_chunk(dcpl, 32, cdims);
+        int srank = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
+        uint64_t chunk = (uint64_t)size;
+        for (int i = 0; i < rank && chunk <= (1ULL << 40); i++) chunk *= cdims[i];
+        for (int i = 0; i < srank && i < rank; i++) want *= cdims[i] ? (dims[i] + cdims[i] - 1) / cdims[i] : 0;
+        if (rank < 0 || srank != rank) {
+            rc = fail(why, n, "HDF5 cannot read dataset '%s''s chunks", f->dataset);
+        } else if (chunk > H5_MAX_CHUNK_BYTES && chunk > bytes) {
+            rc = fail(why, n, "dataset '%s' is stored in chunks of %llu bytes, more than its %llu bytes of elements: "
+                      "write it with smaller chunks (at most 4 MiB)", f->dataset, (unsigned long long)chunk,
+                      (unsigned long long)bytes);
+        } else if (H5Dget_num_chunks(d, H5S_ALL, &nchunks) < 0 || nchunks != want) {
+            rc = fail(why, n, "dataset '%s' holds %lld elements (shape %s), but only %llu of its %llu chunks were ever "
+                      "written", f->dataset, (long long)count, f->shape, (unsigned long long)nchunks,
+                      (unsigned long long)want);
+        }
+        if (sp >= 0) H5Sclose(sp);
+    } else if (!rc && layout == H5D_CONTIGUOUS && H5Dget_storage_size(d) < bytes) {
+        rc = fail(why, n, "dataset '%s' holds %lld elements (shape %s), but its file stores %llu of their %llu bytes "
+                  "(never written)", f->dataset, (long long)count, f->shape, (unsigned long long)H5Dget_storage_size(d),
+                  (unsigned long long)bytes);
+    }
+    H5Pclose(dcpl);
+    return rc;
+}
+
 static int h5_decode(dop_file *f, int t, int size, const char *b, size_t len, char *why, size_t n)
 {
-    hid_t fapl = -1, file = -1, d = -1, ft = -1, space = -1, mt = -1;
+    hid_t fapl = -1, file = -1, d = -1, ft = -1, space = -1, mt = -1, dapl = -1;
     int rc = -1;
     char have[32];
-    if (len < 8 || memcmp(b, "\x89HDF\r\n\x1a\n", 8)) return fail(why, n, "not an HDF5 file (no HDF5 signature)");
+    elink_seen seen = {""};
+    if (!h5_signed(b, len)) return fail(why, n, "not an HDF5 file (no HDF5 signature)");
     H5E_BEGIN_TRY {
-        /* Opened from the bytes the store holds: the file on disk is never read twice (nor swapped between). */
+        /* Opened from the bytes the store holds: the file on disk is never read twice (nor swapped between). Links
+         * are followed inside the file only, a few deep: an external link would read another file. */
         if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0 ||
             H5Pset_file_image(fapl, (void *)b, len) < 0 ||
             (file = H5Fopen("tilelab-data-input", H5F_ACC_RDONLY, fapl)) < 0) {
             fail(why, n, "HDF5 cannot open it");
-        } else if ((d = H5Dopen2(file, f->dataset, H5P_DEFAULT)) < 0) {
-            fail(why, n, "it has no dataset '%s'", f->dataset);
+        } else if ((dapl = H5Pcreate(H5P_DATASET_ACCESS)) < 0 || H5Pset_elink_cb(dapl, refuse_elink, &seen) < 0 ||
+                   H5Pset_nlinks(dapl, 16) < 0) {
+            fail(why, n, "HDF5 cannot make a dataset access list");
+        } else if ((d = H5Dopen2(file, f->dataset, dapl)) < 0) {
+            if (seen.target[0]) fail(why, n, "dataset '%s' is reached through an external link%s: a data file holds "
+                                     "its elements itself", f->dataset, seen.target);
+            else fail(why, n, "it has no dataset '%s'", f->dataset);
         } else if ((ft = H5Dget_type(d)) < 0 || (space = H5Dget_space(d)) < 0) {
             fail(why, n, "HDF5 cannot read dataset '%s'", f->dataset);
         } else {
@@ -215,6 +317,8 @@ static int h5_decode(dop_file *f, int t, int size, const char *b, size_t len, ch
                 if (rank == 0) snprintf(f->shape, sizeof f->shape, "()"), count = 1;
                 if (count <= 0) {
                     fail(why, n, "dataset '%s' of shape %s holds no elements, or too many", f->dataset, f->shape);
+                } else if (h5_storage_ok(f, d, count, size, why, n)) {
+                    /* why says it */
                 } else if ((mt = h5_mem_type(t, ft)) < 0) {
                     fail(why, n, "HDF5 has no memory type for %s", npy_names[t].name);
                 } else {
@@ -232,6 +336,7 @@ static int h5_decode(dop_file *f, int t, int size, const char *b, size_t len, ch
         if (space >= 0) H5Sclose(space);
         if (ft >= 0) H5Tclose(ft);
         if (d >= 0) H5Dclose(d);
+        if (dapl >= 0) H5Pclose(dapl);
         if (file >= 0) H5Fclose(file);
         if (fapl >= 0) H5Pclose(fapl);
     } H5E_END_TRY;

@@ -59,7 +59,10 @@ static int parse_embedded(hid_t f, const char *h5, const char *shown, const h5in
     if (load_store(f, h5, 0, data_dir, &store, e) ||
         config_parse_with(label, src->config_yaml, strlen(src->config_yaml), &store, x, e))
         goto out;
-    if (!x->store.tilelab_preloaded) {
+    int registry_kernels = 0; /* a host-target run compiles none, and so carries none */
+    for (int v = 0; v < x->nvariants; v++)
+        registry_kernels |= x->variants[v].v->kind == REG_NVRTC && !x->variants[v].v->decl;
+    if (!x->store.tilelab_preloaded && registry_kernels) {
         fprintf(stderr, "runner rerun: %s carries no sources of the runner's own kernels (written before "
                         "tilelab/1.2): compiling this runner's\n", shown);
     } else {

@@ -1,4 +1,6 @@
 /* runner search-replay: a search strategy run against the measured cases of a result file, without a GPU. */
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +37,7 @@ static const char help[] =
 typedef struct {
     const char *h5, *strategy, *budget, *objective, *trace;
     int better_higher, seeds, have_seed;
-    long long seed;
+    unsigned long long seed;
 } replay_opts;
 
 static int bad(const char *fmt, const char *arg)
@@ -64,8 +66,10 @@ static int parse_args(int argc, char **argv, replay_opts *o)
             if (strcmp(v, "higher") && strcmp(v, "lower")) return bad("--better takes higher or lower, not '%s'", v);
             o->better_higher = !strcmp(v, "higher");
         } else if (!strcmp(a, "--seed")) {
-            o->seed = strtoll(v, &end, 10);
-            if (*end || o->seed < 0) return bad("--seed takes a number >= 0, not '%s'", v);
+            errno = 0;
+            o->seed = strtoull(v, &end, 10);
+            if (*end || end == v || !isdigit((unsigned char)*v) || errno == ERANGE)
+                return bad("--seed takes a number 0 .. 18446744073709551615, not '%s'", v);
             o->have_seed = 1;
         } else if (!strcmp(a, "--seeds")) {
             long k = strtol(v, &end, 10);
@@ -235,6 +239,24 @@ static int replay(const replay_opts *o, tl_experiment *x, hid_t f)
         goto out;
     }
     if (trace) fprintf(trace, "strategy,seed,search,step,case_id,params,objective,best,optimum,cost_s,proposer\n");
+    int largest = 0, measured = 0;
+    for (int c = 0; c < sp.nspaces; c++) {
+        const srch_space *sc = &sp.spaces[c];
+        if (sc->npoints > largest) largest = sc->npoints;
+        for (int k = 0; k < sc->npoints; k++) measured |= isfinite(held[sc->plan_index[k]].objective);
+    }
+    if (!measured) {
+        char *what = srch_spec_text(x->search);
+        fprintf(stderr, "runner search-replay: %s: none of its searches' points has a value of the objective (%s): "
+                        "name one the file holds with --objective\n", o->h5, what);
+        free(what);
+        goto out;
+    }
+    if (x->search->budget_kind == SRCH_CASES && x->search->budget > largest) {
+        fprintf(stderr, "runner search-replay: --budget %g cases is over the space (the largest search has %d points)\n",
+                x->search->budget, largest);
+        goto out;
+    }
     unsigned char *todo = tl_xcalloc((size_t)p.ncases + 1, 1); /* nothing to run: everything is the file's */
     double *q = tl_xcalloc((size_t)sp.nspaces * o->seeds + 1, sizeof *q);
     char *spec = srch_spec_text(x->search);
@@ -250,8 +272,10 @@ static int replay(const replay_opts *o, tl_experiment *x, hid_t f)
             qsort(qs, (size_t)o->seeds, sizeof *qs, by_double);
             double med = o->seeds % 2 ? qs[o->seeds / 2] : 0.5 * (qs[o->seeds / 2 - 1] + qs[o->seeds / 2]);
             char *label = srch_space_label(&p, &sp.spaces[c]);
-            int budget = srch_budget_cases(x->search, &sp.spaces[c]);
-            printf("%-52s %-8s %7d %7d %9.4f %9.4f\n", label, srch_strategy_names[st], sp.spaces[c].npoints, budget,
+            char budget[32]; /* a time budget is spent as the cases' measured wall time, not a count */
+            if (x->search->budget_kind == SRCH_SECONDS) snprintf(budget, sizeof budget, "%gs", x->search->budget);
+            else snprintf(budget, sizeof budget, "%d", srch_budget_cases(x->search, &sp.spaces[c]));
+            printf("%-52s %-8s %7d %7s %9.4f %9.4f\n", label, srch_strategy_names[st], sp.spaces[c].npoints, budget,
                    med, qs[0]);
             free(label);
         }

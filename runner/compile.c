@@ -73,9 +73,9 @@ static int compile_share(const compile_list *l, int w, int nw, int arch, const c
         jit_request_of_case(l->items[i].x, c, arch, &rq);
         if (jit_compile_in(&rq, cache, memo, h, &cb, &e)) {
             /* Where the experiment declares the variant, then what the compile says of its files. */
-            fprintf(log, "FAILED %s%s%s%s%s: %s:%d: variant %s: %s\n", c->variant->name, c->params_text[0] ? " " : "",
+            fprintf(log, "FAILED %s%s%s%s%s: %s:%d:%d: variant %s: %s\n", c->variant->name, c->params_text[0] ? " " : "",
                     c->params_text, c->layout_text[0] ? " " : "", c->layout_text, l->items[i].x->path, c->cv->line,
-                    c->variant->name, e.msg);
+                    c->cv->col, c->variant->name, e.msg);
             fflush(log);
             bad++;
         } else {

@@ -108,7 +108,8 @@ static int check_declared(tl_case *c, const plan_limits *lim, tl_err *e)
         char why[512];
         if (dlib_check(c->variant->decl->lib, &c->spec, why, sizeof why, e)) return -1;
         if (why[0]) { /* a mistake in the mapping, not a problem the variant cannot take */
-            tl_err_set(e, "%s:%d: %s: %s, at %s", c->variant->decl->path, c->cv->line, c->variant->name, why, c->sizes_text);
+            tl_err_set(e, "%s:%d:%d: %s: %s, at %s", c->variant->decl->path, c->cv->line, c->cv->col, c->variant->name, why,
+                       c->sizes_text);
             return -1;
         }
     }
@@ -288,8 +289,8 @@ static int expand_params(tl_plan *p, const tl_experiment *x, const cfg_variant *
         long params[REG_MAX_PARAMS] = {0};
         for (int k = 0; k < np; k++) params[k] = cv->values[k][idx[k]];
         if (p->ncases >= CFG_MAX_CASES) {
-            tl_err_set(e, "%s:%d: variants: the experiment expands to more than %d cases", x->path, cv->line,
-                       CFG_MAX_CASES);
+            tl_err_set(e, "%s:%d:%d: variants: the experiment expands to more than %d cases%s", x->path, cv->line, cv->col,
+                       CFG_MAX_CASES, x->search ? "" : ": a sweep runs every case; `search:` measures a budget of them");
             return -1;
         }
         if (add_case(p, x, cv, params, spec, lim, e)) return -1;

@@ -245,7 +245,7 @@ static int h5_storage_ok(dop_file *f, hid_t d, int64_t count, int size, char *wh
         }
     }
     if (!rc && layout == H5D_CHUNKED) {
-        hsize_t cdims[32], nchunks = 0, want = 1, dims[32];
+        hsize_t cdims[32], want = 1, dims[32], nchunks = 0;
         hid_t sp = H5Dget_space(d);
         rank = H5Pget_chunk(dcpl, 32, cdims);
         int srank = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
@@ -258,10 +258,10 @@ static int h5_storage_ok(dop_file *f, hid_t d, int64_t count, int size, char *wh
             rc = fail(why, n, "dataset '%s' is stored in chunks of %llu bytes, more than its %llu bytes of elements: "
                       "write it with smaller chunks (at most 4 MiB)", f->dataset, (unsigned long long)chunk,
                       (unsigned long long)bytes);
-        } else if (H5Dget_num_chunks(d, H5S_ALL, &nchunks) < 0 || nchunks != want) {
-            rc = fail(why, n, "dataset '%s' holds %lld elements (shape %s), but only %llu of its %llu chunks were ever "
-                      "written", f->dataset, (long long)count, f->shape, (unsigned long long)nchunks,
-                      (unsigned long long)want);
+        } else if (H5Dget_num_chunks(d, sp, &nchunks) < 0 || nchunks != want) { /* the file's space: not H5S_ALL */
+            rc = fail(why, n, "dataset '%s' holds %lld elements (shape %s) in %llu chunks, but %s of them were ever "
+                      "written", f->dataset, (long long)count, f->shape, (unsigned long long)want,
+                      nchunks ? "only some" : "none");
         }
         if (sp >= 0) H5Sclose(sp);
     } else if (!rc && layout == H5D_CONTIGUOUS && H5Dget_storage_size(d) < bytes) {

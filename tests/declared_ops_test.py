@@ -105,6 +105,12 @@ class DeclaredOps(unittest.TestCase):
              "op.work.bytes: '0 - n' is -1000 at n=1000: a count of bytes is not negative"),
             (OP.replace("  signature: [x, y, n]", "  scalars:\n    s: {type: f32, value: 2}\n  signature: [x, y, n]"),
              "op.signature: scalar 's' is not in it: no kernel could read it"),
+            (OP.replace('grid: ["ceil_div(n, 256)"]', 'grid: ["%s"]' % "+".join(["n"] * 300)),
+             "e.yaml:13:63: variants[0].grid[0]: an expression of 599 characters: at most 512"),
+            (OP.replace("x: {type: f32, count: n}", "x: {type: f32, count: n, tolerance: {rtol: 0.1}}"),
+             "tolerance: belongs to a buffer that is checked (out or inout)"),
+            (OP.replace("y: {type: f32, count: n, out: true}", "y: {type: i32, count: n, out: true, tolerance: {rtol: 0.1}}"),
+             "tolerance: an integer buffer is checked exactly (i32)"),
         ]
         for yaml, want in rows:
             with self.subTest(want=want):
@@ -165,7 +171,10 @@ class DeclaredOps(unittest.TestCase):
                                         chunks=(1 << 28,), compression="gzip"), "d",
              "dataset 'd' is stored in chunks of 1073741824 bytes, more than its 4000 bytes of elements"),
             (lambda f: f.create_dataset("d", shape=(1 << 40,), dtype=np.float32, chunks=(1 << 20,)), "d",
-             "dataset 'd' holds 1099511627776 elements (shape (1099511627776,)), but only 0 of its 1048576 chunks"),
+             "dataset 'd' holds 1099511627776 elements (shape (1099511627776,)) in 1048576 chunks, but none of them were "
+             "ever written"),
+            (lambda f: f.create_dataset("d", shape=(1000,), dtype=np.float32, chunks=(100,)).__setitem__(
+                slice(0, 100), np.arange(100, dtype=np.float32)), "d", "in 10 chunks, but only some of them were ever written"),
             (lambda f: f.create_dataset("d", shape=(1000,), dtype=np.float32), "d",
              "but its file stores 0 of their 4000 bytes (never written)"),
         ]
@@ -182,9 +191,14 @@ class DeclaredOps(unittest.TestCase):
                 self.assertIn("op.buffers.x.init.file.dataset: w.h5: ", p.stderr)
                 self.assertIn(want, p.stderr)
                 self.assertEqual(run("run", path, "-o", out, env=self.env).returncode, 2)
-        # What stays readable: a soft link inside the file, a user block before the HDF5 signature.
+        # What stays readable: a soft link inside the file, a user block before the HDF5 signature, gzip in one
+        # chunk and in several.
         for make, dataset, block in ((lambda f: (f.create_dataset("real", data=np.arange(1000, dtype=np.float32)),
                                                  f.__setitem__("d", h5py.SoftLink("/real"))), "d", 0),
+                                     (lambda f: f.create_dataset("d", data=np.arange(1000, dtype=np.float32),
+                                                                 compression="gzip"), "d", 0),
+                                     (lambda f: f.create_dataset("d", data=np.arange(1000, dtype=np.float32), chunks=(64,),
+                                                                 compression="gzip", shuffle=True, fletcher32=True), "d", 0),
                                      (lambda f: f.create_dataset("d", data=np.arange(1000, dtype=np.float32)), "d", 512)):
             with self.subTest(block=block):
                 yaml = OP.replace("x: {type: f32, count: n}", "x: {type: f32, count: n, init: {file: {path: w.h5, "
@@ -194,6 +208,17 @@ class DeclaredOps(unittest.TestCase):
                     make(f)
                 p = run("validate", path, env=self.env)
                 self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_npy_with_a_negative_dimension(self):
+        yaml = OP.replace("x: {type: f32, count: n}", "x: {type: f32, count: n, init: {file: x.npy}}")
+        path = self.folder(yaml)
+        header = "{'descr': '<f4', 'fortran_order': False, 'shape': (-1024,), }"
+        header += " " * (118 - len(header)) + "\n"
+        with open(os.path.join(os.path.dirname(path), "x.npy"), "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + bytes([len(header), 0]) + header.encode() + b"\0" * 4096)
+        p = run("validate", path, env=self.env)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("x.npy: its .npy shape is not a tuple of sizes", p.stderr)
 
     def test_signature_against_the_declaration(self):
         wrong = KERNEL.replace("float *y", "double *y").replace("y[i] = x[i]", "y[i] = (double)x[i]")

@@ -275,7 +275,7 @@ extern "C" int tl_dev_first_diff(const void *a, const void *b, size_t bytes, voi
     unsigned long long *d = (unsigned long long *)scratch, h = ~0ULL;
     int wide = ((uintptr_t)a % 8 == 0) && ((uintptr_t)b % 8 == 0);
     size_t w = wide ? 8 : 1, n = bytes / w;
-    cudaError_t rc = cudaMemcpyAsync(d, &h, sizeof h, cudaMemcpyHostToDevice, s);
+    cudaError_t rc = cudaMemsetAsync(d, 0xff, sizeof *d, s); /* ~0: none differs yet */
     if (rc != cudaSuccess) return (int)rc;
     if (wide) first_diff<unsigned long long><<<blocks_for(n), kThreads, 0, s>>>(
         (const unsigned long long *)a, (const unsigned long long *)b, n, d);

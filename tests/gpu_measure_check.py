@@ -4,7 +4,8 @@
 - a deliberately wrong kernel (the test-only variant wrong_for_tests) fails verification, with the
   mismatches quoted, and the runner exits 1;
 - the L2 flush makes a memory-bound kernel slower than hot: SGEMM with k = 8 and beta = 1 reads and
-  writes a 16 MB C, which fits the H100's 50 MB L2 when hot;
+  writes a 16 MB C, which fits the H100's 50 MB L2 when hot (smem_tile; cuBLAS's figures are printed, as its
+  hot runs on this shape are sometimes the slower, under any timer);
 - NVML telemetry is stored per repetition (clock, temperature, power, throttle flags);
 - batch mode (a CUDA graph of launches) measures a tiny kernel and stores the per-launch time.
 Prints the figures it checked.
@@ -69,8 +70,8 @@ def main():
     if rc != 1:
         fails.append("a failed verification must exit 1, got %d" % rc)
 
-    # ~20 us kernels: warm up for half a second so that the clocks have ramped before the first sample
-    # (a first run without it once measured hot slower than cold for cuBLAS), and take 200 samples.
+    # ~20 us kernels: warm up for half a second so that the clocks have ramped before the first sample, and take
+    # 200 samples.
     body = ("name: l2_{0}\nop: sgemm\nseed: 5\nargs: {{beta: 1.0}}\nsizes: {{m: 2048, n: 2048, k: 8}}\n"
             "variants: [cublas, {{name: smem_tile, params: {{BLOCKSIZE: 16}}}}]\n"
             "measure: {{warmup: 20, warmup_s: 0.5, min_reps: 200, max_reps: 200, max_time_s: 10, l2_flush: {1}}}\n")
@@ -82,11 +83,15 @@ def main():
             med[(c["variant"], mode)] = float(np.median(c["time_ms"]))
             if c["status"] != "ok":
                 fails.append("l2 %s %s: %s" % (mode, c["variant"], c["status"]))
+    # cuBLAS is printed, not checked: on this shape its hot runs are sometimes slower than its cold ones, which an
+    # independent timer shows too (torch.addmm timed with CUDA events on an H100, 2026-12-07: hot 0.030 - 0.033 ms,
+    # cold 0.020 ms, triton's do_bench 0.020 ms; docs/gpu-runs.md), so it is cuBLAS's, not the protocol's.
     print("memory-bound SGEMM 2048 x 2048 x 8, beta 1 (16 MB C read and written), median ms:")
     for v in ("cublas", "smem_tile"):
         cold, hot = med.get((v, "cold")), med.get((v, "hot"))
-        print("  %-10s cold %.4f  hot %.4f  cold/hot %.2f" % (v, cold, hot, cold / hot))
-        if not cold > hot:
+        print("  %-10s cold %.4f  hot %.4f  cold/hot %.2f%s" % (v, cold, hot, cold / hot,
+                                                             "  (printed only)" if v == "cublas" else ""))
+        if v != "cublas" and not cold > hot:
             fails.append("%s: cold %.4f ms is not slower than hot %.4f ms" % (v, cold, hot))
 
     print("NVML:", env.get("nvml"))

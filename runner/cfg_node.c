@@ -161,6 +161,10 @@ int cfgn_expr(cfgn_ctx *c, yaml_node_t *n, const char *field, const expr_scope *
     out->col = (int)n->start_mark.column + 1;
     int quoted = n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
                  n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+    /* Every message about an expression quotes it: one past this would push the reason out of the message. */
+    if (strlen(cfgn_scalar(n)) > CFGN_MAX_EXPR)
+        return cfgn_fail(c, n, field, "an expression of %zu characters: at most %d (name a param for a part of it)",
+                         strlen(cfgn_scalar(n)), CFGN_MAX_EXPR);
     if (expr_parse(cfgn_scalar(n), scope, &out->x, &at, msg, sizeof msg) == 0) return 0;
     const char *hint = strchr(cfgn_scalar(n), '(') && !strchr(cfgn_scalar(n), ')') && !quoted
                            ? " (in a [...] list, quote an expression that holds a comma)" : "";

@@ -50,6 +50,7 @@ int cfgn_count(const yaml_node_t *n);
 /* Item i of a list. */
 yaml_node_t *cfgn_item(cfgn_ctx *c, const yaml_node_t *n, int i);
 
+#define CFGN_MAX_EXPR 512 /* characters of one expression */
 /* An expression (runner/expr.h) parsed against scope, its errors at its column; out records where it is. */
 int cfgn_expr(cfgn_ctx *c, yaml_node_t *n, const char *field, const expr_scope *scope, decl_expr *out);
 /* A list of min..max expressions (or one scalar); max 3: a launch's x, y, z. */

@@ -243,7 +243,10 @@ static int replay(const replay_opts *o, tl_experiment *x, hid_t f)
     for (int c = 0; c < sp.nspaces; c++) {
         const srch_space *sc = &sp.spaces[c];
         if (sc->npoints > largest) largest = sc->npoints;
-        for (int k = 0; k < sc->npoints; k++) measured |= isfinite(held[sc->plan_index[k]].objective);
+        for (int k = 0; k < sc->npoints; k++) {
+            const srch_held *h = &held[sc->plan_index[k]];
+            measured |= h->status && !strcmp(h->status, "ok") && isfinite(h->objective);
+        }
     }
     if (!measured) {
         char *what = srch_spec_text(x->search);

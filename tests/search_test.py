@@ -262,7 +262,12 @@ class Search(unittest.TestCase):
         for args, want in [(("--budget", "0"), "--budget '0'"), (("--budget", "150%"), "--budget '150%'"),
                            (("--strategy", "annealing"), "--strategy 'annealing'"),
                            (("--objective", "speed"), "--objective 'speed'"), (("--seeds", "0"), "--seeds takes"),
-                           (("--better", "higher"), "--better higher is for a counter"), (("--frobnicate",), "unknown option")]:
+                           (("--better", "higher"), "--better higher is for a counter"), (("--frobnicate",), "unknown option"),
+                           (("--seed", "18446744073709551616"), "--seed takes a number 0 .. 18446744073709551615"),
+                           (("--seed", "-1"), "--seed takes a number"),
+                           (("--budget", "100000"), "--budget 100000 cases is over the space"),
+                           (("--objective", "dram__bytes_read.sum"), "none of its searches' points has a value of the "
+                                                                     "objective")]:
             p = run("search-replay", sweep, *args)
             self.assertEqual(p.returncode, 2, args)
             self.assertIn(want, p.stderr)

@@ -147,7 +147,7 @@ class UserKernels(unittest.TestCase):
             ({"kernels/k.cu": '#include "util.cuh"\n' + OK_COPY,
               "kernels/util.cuh": "__device__ int f() { return missing_fn(); }\n"}, "k",
              "kernels/util.cuh(1): error: identifier \"missing_fn\" is undefined"),
-            ({"kernels/k.cu": OK_COPY}, "copy_kernel", "e.yaml:6: variant mine: "),  # where the YAML names it
+            ({"kernels/k.cu": OK_COPY}, "copy_kernel", "e.yaml:6:5: variant mine: "),  # where the YAML names it
             ({"kernels/k.cu": OK_COPY}, "copy_kernel", "no function named 'copy_kernel' (the entry)"),
             ({"kernels/k.cu": OK_COPY.replace('extern "C" ', "")}, "k",
              "'k' is not an extern \"C\" __global__ function of the compiled module (its kernels: _Z1kPKfPfx); a "

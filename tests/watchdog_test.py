@@ -168,7 +168,7 @@ class Watchdog(unittest.TestCase):
         out = p.stdout + p.stderr
         self.assertLess(time.monotonic() - t0, 60)
         self.assertNotEqual(p.returncode, 0, out)
-        self.assertIn("c.yaml:7: variant slow: NVRTC ran past the compile limit of 2 s (compile_timeout_s); its "
+        self.assertIn("c.yaml:7:5: variant slow: NVRTC ran past the compile limit of 2 s (compile_timeout_s); its "
                       "process was killed", out)
         self.assertEqual(out.count("FAILED"), 1, out)  # quick compiled, in a new helper
 

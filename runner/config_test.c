@@ -24,7 +24,7 @@ static const bad_row bad_rows[] = {
      "t.yaml:1:7: experiment: a value holds a NUL character (\\0), which no name or text may hold"},
     {"name: " LONG_NAME "\nop: sgemm\nseed: 1\n" SIZES VARS,
      "t.yaml:1:7: name: 130 characters, more than the 128 a name may have (it names the output file)"},
-    {"name: t\nop: sgemm\nseed: 1\ndescription: caf\xe9 au lait\n" SIZES VARS, "t.yaml:4:17: YAML syntax: invalid"},
+    {"name: t\nop: sgemm\nseed: 1\ndescription: caf\xe9 au lait\n" SIZES VARS, "t.yaml:4:18: YAML syntax: invalid trailing UTF-8 octet"},
     /* search: (lines 5-8 are SEARCHED, `search:` is line 9) */
     {HEAD SIZES SEARCHED "search: {strategy: annealing, budget: {cases: 2}}\n",
      "t.yaml:9:20: search.strategy: 'annealing' is not one of: random, genetic, local, bayes"},

@@ -106,7 +106,7 @@ class DeclaredOps(unittest.TestCase):
             (OP.replace("  signature: [x, y, n]", "  scalars:\n    s: {type: f32, value: 2}\n  signature: [x, y, n]"),
              "op.signature: scalar 's' is not in it: no kernel could read it"),
             (OP.replace('grid: ["ceil_div(n, 256)"]', 'grid: ["%s"]' % "+".join(["n"] * 300)),
-             "e.yaml:13:63: variants[0].grid[0]: an expression of 599 characters: at most 512"),
+             "e.yaml:13:50: variants[0].grid[0]: an expression of 599 characters: at most 512"),
             (OP.replace("x: {type: f32, count: n}", "x: {type: f32, count: n, tolerance: {rtol: 0.1}}"),
              "tolerance: belongs to a buffer that is checked (out or inout)"),
             (OP.replace("y: {type: f32, count: n, out: true}", "y: {type: i32, count: n, out: true, tolerance: {rtol: 0.1}}"),

@@ -24,6 +24,13 @@ TL_HD uint64_t tl_mix64(uint64_t z)
 }
 
 /* Uniform in [-1, 1), exactly representable in float (24-bit mantissa). */
+/* One 8-byte word's share of a buffer's fingerprint (runner/inguard.h): its value mixed with its index, so that a
+ * change of any byte, or two words swapped, moves the sum the host and the device both take of them. */
+TL_HD uint64_t tl_hash_word(uint64_t w, uint64_t i)
+{
+    return tl_mix64(w ^ tl_mix64(i + 1));
+}
+
 TL_HD uint64_t tl_uniform_base(uint64_t seed, uint64_t stream)
 {
     return tl_mix64(seed ^ tl_mix64(stream));

@@ -157,15 +157,8 @@ template <class W> __global__ void first_diff(const W *a, const W *b, size_t n, 
 }
 
 // A 64-bit fingerprint of n bytes that depends on every byte and on where it lies: the sum over 8-byte words of
-// a mix of the word and its index (an order-free sum, so the blocks may add in any order). Bytes past the
-// last whole word are folded into one word of their own.
-__device__ __forceinline__ unsigned long long mix64(unsigned long long x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
+// tl_hash_word (an order-free sum, so the blocks may add in any order). Bytes past the last whole word are
+// folded into one word of their own.
 
 __global__ void hash_bytes(const unsigned char *p, size_t bytes, unsigned long long *out)
 {
@@ -175,7 +168,7 @@ __global__ void hash_bytes(const unsigned char *p, size_t bytes, unsigned long l
         unsigned long long w = 0;
         size_t at = i * 8, len = i < words ? 8 : bytes - at;
         for (size_t k = 0; k < len; k++) w |= (unsigned long long)p[at + k] << (8 * k); // unaligned-safe
-        h += mix64(w ^ mix64(i + 1));
+        h += tl_hash_word(w, i);
     }
     for (int o = 16; o > 0; o /= 2) h += __shfl_xor_sync(0xffffffffu, h, o);
     if (threadIdx.x % 32 == 0) atomicAdd(out, h);

@@ -2,23 +2,17 @@
 #include "runner/inguard.h"
 
 #include <cuda_runtime_api.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runner/cuda_check.h"
+#include "runner/data_gen.h"
 #include "runner/devdata.h"
 
 /* A device copy is kept when the inputs take at most this share of the free memory: the rest stays for the
  * variants' workspaces and the counters, which the plan counted on. */
 #define COPY_SHARE 4
-
-static uint64_t mix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 
 /* devdata.cu's hash_bytes, on the host. */
 static uint64_t host_hash(const unsigned char *p, size_t bytes)
@@ -28,7 +22,7 @@ static uint64_t host_hash(const unsigned char *p, size_t bytes)
         uint64_t w = 0;
         size_t at = i * 8, len = bytes - at < 8 ? bytes - at : 8;
         for (size_t k = 0; k < len; k++) w |= (uint64_t)p[at + k] << (8 * k);
-        h += mix64(w ^ mix64(i + 1));
+        h += tl_hash_word(w, i);
     }
     return h;
 }
@@ -47,18 +41,27 @@ fail:
 
 int inguard_take(inguard *g, const reg_op *op, reg_problem *p, int on_device, void *stream, tl_err *e)
 {
+    size_t free_b = 0, all_b = 0;
+    if (on_device) {
+        CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)stream)); /* the inputs are made */
+        CUDA_CHECK(cudaMemGetInfo(&free_b, &all_b));
+    }
+    return inguard_take_within(g, op, p, on_device, stream, on_device ? free_b / COPY_SHARE : SIZE_MAX, e);
+fail:
+    return -1;
+}
+
+int inguard_take_within(inguard *g, const reg_op *op, reg_problem *p, int on_device, void *stream, size_t copy_limit,
+                        tl_err *e)
+{
     memset(g, 0, sizeof *g);
     g->on_device = on_device, g->stream = stream;
     g->n = op->inputs ? op->inputs(p, g->in, REG_MAX_INPUTS) : 0;
     if (g->n <= 0) return g->n = 0;
-    size_t total = 0, free_b = 0, all_b = 0;
+    size_t total = 0;
     for (int i = 0; i < g->n; i++) total += g->in[i].bytes;
-    if (on_device) {
-        CUDA_CHECK(cudaMalloc(&g->scratch, 8));
-        CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)stream)); /* the inputs are made */
-        CUDA_CHECK(cudaMemGetInfo(&free_b, &all_b));
-    }
-    int copy = !on_device || total <= free_b / COPY_SHARE;
+    if (on_device) CUDA_CHECK(cudaMalloc(&g->scratch, 8));
+    int copy = total <= copy_limit;
     for (int i = 0; i < g->n; i++) {
         size_t bytes = g->in[i].bytes;
         if (copy && !on_device) {

@@ -10,6 +10,7 @@
 #ifndef TILELAB_INGUARD_H
 #define TILELAB_INGUARD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "runner/registry.h"
@@ -27,6 +28,10 @@ typedef struct {
 /* A guard over p's inputs as they are now (op->inputs; none when the op lists none). on_device: they are device
  * memory, checked on stream. */
 int inguard_take(inguard *g, const reg_op *op, reg_problem *p, int on_device, void *stream, tl_err *e);
+/* The same, copying the inputs only when they take at most copy_limit bytes together (else fingerprints):
+ * inguard_take's limit is a share of the device's free memory, none on the host. */
+int inguard_take_within(inguard *g, const reg_op *op, reg_problem *p, int on_device, void *stream, size_t copy_limit,
+                        tl_err *e);
 /* After runs: 1 when an input changed (*which its index in g->in, *elem the first changed element, or -1 when
  * only a fingerprint was kept), 0 when none did, -1 with e on an error. */
 int inguard_check(inguard *g, int *which, long long *elem, tl_err *e);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runner/config.h"
 #include "runner/h5in.h"
 #include "runner/h5src.h"
 #include "runner/h5util.h"
@@ -112,6 +113,15 @@ int extract_result(const char *h5, const char *dir, extract_report *r, tl_err *e
     }
     r->nsources -= r->ndata;
     r->absent = absent.s;
+    /* The folder must run as written: the experiment loads from it as `runner run` would load it (a config that
+     * names a file outside its folder is refused here, as rerun refuses it). Not when a data file is absent: it
+     * loads once that file is put beside it. */
+    tl_experiment x;
+    if (!r->nabsent && config_load(r->yaml, &x, e)) {
+        tl_err_wrap(e, "%s: its experiment does not load from the extracted folder", h5);
+        goto out;
+    }
+    if (!r->nabsent) config_free(&x);
     rc = 0;
 out:
     if (rc && made) remove_tree(dir);

@@ -337,6 +337,27 @@ class HostileFiles(unittest.TestCase):
         self.assertIn("no_cases.h5: /cases is missing", p.stderr)
 
     @in_last_shard
+    def test_extract_refuses_an_experiment_that_leaves_its_folder(self):
+        # A config_yaml (its hash made to match) whose variant names a source outside the folder: rerun refuses it,
+        # and so does extract now, instead of writing a folder that cannot run; nothing is left behind.
+        path = os.path.join(self.tmp, "leaves.h5")
+        shutil.copy(os.path.join("fuzz", "seeds", "with_sources.h5"), path)
+        with h5py.File(path, "r+") as f:
+            y = f.attrs["config_yaml"]
+            y = (y.decode() if isinstance(y, bytes) else y).replace("source: kernels/my_tiled.cu",
+                                                                     "source: ../../outside/evil.cuh", 1)
+            f.attrs["config_yaml"] = y
+            f.attrs["config_sha256"] = hashlib.sha256(y.encode()).hexdigest()
+        dest = os.path.join(self.tmp, "leaves-extract")
+        p = run("extract", path, dest)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("its experiment does not load from the extracted folder", p.stderr)
+        self.assertIn("../../outside/evil.cuh: it leaves the experiment's folder", p.stderr)
+        self.assertFalse(os.path.exists(dest))
+        good = os.path.join(self.tmp, "sources-extract")
+        self.assertEqual(run("extract", os.path.join("fuzz", "seeds", "with_sources.h5"), good).returncode, 0)
+
+    @in_last_shard
     def test_a_file_hdf5_holds_open_after_its_close(self):
         # Found by fuzzing (2026-11-27): a crafted file that passes the check and merges, but that
         # HDF5 still holds open after the runner closed it; its atexit clean-up then closed it again and

@@ -695,7 +695,7 @@ done:
      * check counts as verification. */
     if (ran && c->prob) {
         t0 = tl_now_s();
-        if (guard_case(c, tc, r, " after its verified run", e)) {
+        if (guard_case(c, tc, r, x->verify == CFG_VERIFY_OFF ? " in its runs" : " after its verified run", e)) {
             free(r->reason);
             r->status = "error";
             r->reason = tl_xstrdup(e->msg);

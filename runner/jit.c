@@ -280,7 +280,7 @@ static char *wrapper_text(const jit_request *rq, char **defs, int ndefs)
     }
     if (rq->variant) rule_checks(&b, rq->variant, rq->values);
     tl_buf_printf(&b, "#include \"%s\"\n", rq->src->names[0]);
-    for (int i = 0; i < ndefs; i++) /* the sources' only: the checks below have their own T and N */
+    for (int i = 0; i < ndefs; i++) /* the sources' only: the checks below must not see a param named like theirs */
         tl_buf_printf(&b, "#undef %.*s\n", (int)(strchr(defs[i], '=') - defs[i]), defs[i]);
     tl_buf_printf(&b, "#line 1 \"" JIT_CHECK_FILE "\"\n%s", check_templates);
     signature_check(&b, rq->op, rq->entry);

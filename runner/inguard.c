@@ -68,9 +68,15 @@ int inguard_take_within(inguard *g, const reg_op *op, reg_problem *p, int on_dev
             g->copy[i] = malloc(bytes ? bytes : 1);
             if (g->copy[i]) memcpy(g->copy[i], g->in[i].ptr, bytes);
         } else if (copy) {
-            CUDA_CHECK(cudaMalloc(&g->copy[i], bytes ? bytes : 1));
-            CUDA_CHECK(cudaMemcpyAsync(g->copy[i], g->in[i].ptr, bytes, cudaMemcpyDeviceToDevice,
-                                       (cudaStream_t)stream));
+            cudaError_t rc = cudaMalloc(&g->copy[i], bytes ? bytes : 1);
+            if (rc == cudaErrorMemoryAllocation) { /* no room after all: this one is fingerprinted */
+                cudaGetLastError();
+                g->copy[i] = NULL;
+            } else {
+                CUDA_CHECK(rc);
+                CUDA_CHECK(cudaMemcpyAsync(g->copy[i], g->in[i].ptr, bytes, cudaMemcpyDeviceToDevice,
+                                           (cudaStream_t)stream));
+            }
         }
         if (!g->copy[i] && fingerprint(g, i, &g->hash[i], e)) goto fail;
     }

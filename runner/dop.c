@@ -66,6 +66,14 @@ static int eval_at(const dop *d, const decl_expr *x, const reg_spec *s, int64_t 
     return -1;
 }
 
+/* The axes of problem s as "n=1024,m=8", for messages (malloc'd). */
+static char *axes_text(const dop *d, const reg_spec *s)
+{
+    tl_buf at = {0};
+    for (int a = 0; a < d->naxes; a++) tl_buf_printf(&at, "%s%s=%lld", a ? "," : "", d->axes[a], (long long)s->dims[a]);
+    return at.s ? at.s : tl_xstrdup("");
+}
+
 int dop_counts(const dop *d, const reg_spec *s, int64_t *counts, tl_err *e)
 {
     for (int b = 0; b < d->nbuffers; b++) {
@@ -75,11 +83,10 @@ int dop_counts(const dop *d, const reg_spec *s, int64_t *counts, tl_err *e)
         if (counts[b] <= 0 || !tl_mul_u64((uint64_t)counts[b], (uint64_t)dop_types[bf->type].size, &bytes) ||
             bytes > (1ULL << 62)) {
             const decl_expr *x = &bf->count;
-            tl_buf at = {0};
-            for (int a = 0; a < d->naxes; a++) tl_buf_printf(&at, "%s%s=%lld", a ? "," : "", d->axes[a], (long long)s->dims[a]);
+            char *at = axes_text(d, s);
             tl_err_set(e, "%s:%d:%d: %s: '%s' is %lld elements at %s: a buffer's count must be positive, its bytes under "
-                          "2^62", d->path, x->line, x->col, x->field, x->x.text, (long long)counts[b], at.s);
-            free(at.s);
+                          "2^62", d->path, x->line, x->col, x->field, x->x.text, (long long)counts[b], at);
+            free(at);
             return -1;
         }
     }
@@ -176,22 +183,13 @@ static int file_fits(const dop *d, int b, const reg_spec *s, int64_t count, tl_e
     const dop_buffer *bf = &d->buffers[b];
     const dop_file *f = &bf->file;
     if (bf->init.kind != DOP_FILE || f->count == count) return 0;
-    tl_buf at = {0};
-    for (int a = 0; a < d->naxes; a++) tl_buf_printf(&at, "%s%s=%lld", a ? "," : "", d->axes[a], (long long)s->dims[a]);
+    char *at = axes_text(d, s);
     tl_err_set(e, "%s:%d:%d: %s: %s%s%s holds %lld elements (shape %s), but buffer %s's count '%s' is %lld at %s: a "
                   "file input fixes the count for every problem", d->path, f->line, f->col, f->field, f->path,
                f->dataset ? ":" : "", f->dataset ? f->dataset : "", (long long)f->count, f->shape, bf->name,
-               bf->count.x.text, (long long)count, at.s);
-    free(at.s);
+               bf->count.x.text, (long long)count, at);
+    free(at);
     return -1;
-}
-
-/* The axes of problem s as "n=1024,m=8", for messages (malloc'd). */
-static char *axes_text(const dop *d, const reg_spec *s)
-{
-    tl_buf at = {0};
-    for (int a = 0; a < d->naxes; a++) tl_buf_printf(&at, "%s%s=%lld", a ? "," : "", d->axes[a], (long long)s->dims[a]);
-    return at.s ? at.s : tl_xstrdup("");
 }
 
 /* An expression the problem must give a value to: a work figure (not negative) or an integer scalar (inside its

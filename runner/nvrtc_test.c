@@ -57,24 +57,22 @@ static int sources_name(const jit_request *rq, const char *sym)
  * binds (jit.c, build_options): a few globals where NVRTC's own build kept every unannotated variable of
  * CUTLASS's headers (~3000 in tf32x3, 680 KB that the driver took ~23 ms to load), and still its kernels,
  * the workspace pointer and the TMA requests and maps where its sources declare them. */
-static void check_lto_cubin(const char *path, const tl_case *c, const jit_request *rq, const jit_cubin *cb)
+static void check_lto_cubin(const char *what, const jit_request *rq, const jit_cubin *cb)
 {
     char kernels[4096];
     int globals = jit_cubin_globals(cb->cubin, cb->cubin_len);
-    CHECK(strstr(cb->options, "-dlto") != NULL, "%s: %s: a CuTe kernel not built as LTO IR: %s", path, c->variant->name,
-          cb->options);
-    CHECK(globals >= 0 && globals < 64, "%s: %s: %d globals in a cubin of %zu bytes", path, c->variant->name, globals,
-          cb->cubin_len);
+    CHECK(strstr(cb->options, "-dlto") != NULL, "%s: a CuTe kernel not built as LTO IR: %s", what, cb->options);
+    CHECK(globals >= 0 && globals < 64, "%s: %d globals in a cubin of %zu bytes", what, globals, cb->cubin_len);
     const char *entries[] = {rq->entry, rq->also[0]};
     for (int i = 0; i < 2; i++)
         if (entries[i])
             CHECK(jit_cubin_has_kernel(cb->cubin, cb->cubin_len, entries[i], kernels, sizeof kernels) == 1,
-                  "%s: %s: no kernel %s (it has %s)", path, c->variant->name, entries[i], kernels);
+                  "%s: no kernel %s (it has %s)", what, entries[i], kernels);
     const char *syms[] = {REG_WORKSPACE_SYMBOL, REG_TMA_REQUESTS_SYMBOL, REG_TMA_MAPS_SYMBOL};
     for (int i = 0; i < 3; i++)
         if (sources_name(rq, syms[i]))
-            CHECK(jit_cubin_has_global(cb->cubin, cb->cubin_len, syms[i], NULL) == 1, "%s: %s: the link dropped %s",
-                  path, c->variant->name, syms[i]);
+            CHECK(jit_cubin_has_global(cb->cubin, cb->cubin_len, syms[i], NULL) == 1, "%s: the link dropped %s", what,
+                  syms[i]);
 }
 
 /* What the experiments' compiles covered so far: (source, params, dtype) and (source, layout, dtype). */
@@ -164,7 +162,9 @@ static int compile_experiment(const char *given, char ***done, int *ndone, int *
                           !strstr(cb.options, "--fdevice-syntax-only"),
                       "%s: no cubin: %s", c->variant->name, cb.options);
             if (!rq.front_end_only && c->run_src->cutlass) {
-                check_lto_cubin(path, c, &rq, &cb);
+                char *what = tl_xasprintf("%s: %s", path, c->variant->name);
+                check_lto_cubin(what, &rq, &cb);
+                free(what);
                 lto[0]++;
             }
             jit_cubin_free(&cb);
@@ -179,7 +179,7 @@ static int compile_experiment(const char *given, char ***done, int *ndone, int *
 }
 
 /* A registry variant compiled outside any experiment: its sources resolved from this runner's kernels
- * (front_end_only: see jit_request). */
+ * (front_end_only: see jit_request). A CuTe kernel's cubin is checked for its LTO link. */
 static int compile_registry_for(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s,
                                 int arch, int front_end_only, const char *cache, jit_cubin *cb, tl_err *e, int *cute)
 {
@@ -193,10 +193,46 @@ static int compile_registry_for(const reg_op *op, const reg_variant *v, const lo
                           .arch = arch, .arch_specific = v->arch_specific, .front_end_only = front_end_only};
         if (cute) *cute = set.cutlass != NULL;
         rc = jit_compile(&rq, cache, NULL, cb, e);
+        if (rc == 0 && set.cutlass && cb->cubin && arch == ARCH) {
+            char *what = tl_xasprintf("%s/%s, %s", op->name, v->name, op->dtypes[s->dtype]);
+            check_lto_cubin(what, &rq, cb);
+            free(what);
+        }
         src_set_free(&set);
     }
     src_store_free(&st);
     return rc;
+}
+
+/* The bytes of v's own sources when they include CuTe (10 - 30 s of NVRTC a cubin where the others take 1),
+ * else 0. */
+static size_t cute_source_bytes(const reg_variant *v)
+{
+    src_store st;
+    src_set set;
+    tl_err e;
+    src_store_init(&st, "registry.yaml");
+    size_t bytes = 0;
+    if (src_resolve(&st, SRC_TILELAB, v->source, &set, &e) == 0) {
+        for (int i = 0; set.cutlass && i < set.n; i++) bytes += strlen(st.files[set.files[i]].text);
+        src_set_free(&set);
+    }
+    src_store_free(&st);
+    return bytes;
+}
+
+/* The registry's CuTe variant of the shortest sources: quick's one CuTe compile (cute_naive, about 10 s). */
+static const reg_variant *smallest_cute(void)
+{
+    const reg_variant *best = NULL;
+    size_t least = 0;
+    for (int i = 0; i < reg_nops; i++)
+        for (int j = 0; j < reg_ops[i]->nvariants; j++) {
+            const reg_variant *v = &reg_ops[i]->variants[j];
+            size_t n = v->kind == REG_NVRTC && !v->table ? cute_source_bytes(v) : 0;
+            if (n && (!best || n < least)) best = v, least = n;
+        }
+    return best;
 }
 
 static int compile_registry(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s,
@@ -229,8 +265,8 @@ static int check_kernel_rejects_bad_shape(void)
 /* sgemm's beta hint: TL_BETA_NONZERO=1 where the case's beta is not 0, =0 where it is, and the two builds
  * of a kernel's epilogue both compile and differ: store_tile (blocktile_2d), hopper's KMAJ stores of rows
  * (B row-major) and of interleaved columns (B column-major), and sgemm_store_c's loads of old values before
- * the stores (skinny, tf32x3). */
-static int check_beta_builds(void)
+ * the stores (skinny, tf32x3; quick: skinny's alone, tf32x3 is CuTe's 15 s a build). */
+static int check_beta_builds(int quick)
 {
     const reg_op *op = reg_find_op("sgemm");
     const struct {
@@ -239,7 +275,7 @@ static int check_beta_builds(void)
         long m;
     } k[] = {{"blocktile_2d", 0, 0, 1001}, {"hopper", 1, 0, 1001}, {"hopper", 1, 1, 1001},
              {"skinny", 0, 0, 7},          {"tf32x3", 0, 1, 1001}};
-    const int nk = (int)(sizeof k / sizeof k[0]);
+    const int nk = (int)(sizeof k / sizeof k[0]) - quick; /* tf32x3 last */
     int n = 0;
     for (int i = 0; i < nk; i++) {
         const reg_variant *v = reg_find_variant(op, k[i].name);
@@ -272,14 +308,19 @@ static int check_beta_builds(void)
 /* Every NVRTC variant of the registry compiles with its defaults (test-only ones too), in every dtype
  * it takes, for its target (sm_90a for the arch-specific ones); the variants spread over the shards. A
  * CuTe kernel that an experiment already compiles row-major in that dtype (done: the keys of every
- * shard's experiment compiles) is not compiled again for sm_90: it takes about 10 s. */
-static int check_registry_defaults(char **done, int ndone)
+ * shard's experiment compiles) is not compiled again for sm_90: it takes about 10 s. quick: the CuTe kernel of
+ * the shortest sources, in one dtype, stands for the others, and no Ampere builds (the exhaustive test has
+ * them). */
+static int check_registry_defaults(char **done, int ndone, int quick)
 {
     int item = 0;
+    const reg_variant *one_cute = quick ? smallest_cute() : NULL;
     for (int i = 0; i < reg_nops; i++)
         for (int j = 0; j < reg_ops[i]->nvariants; j++) {
             const reg_variant *v = &reg_ops[i]->variants[j];
             if (v->kind != REG_NVRTC || v->table || item++ % nshards != shard) continue;
+            int is_cute = cute_source_bytes(v) > 0;
+            if (quick && is_cute && v != one_cute) continue;
             long params[REG_MAX_PARAMS] = {0};
             for (int k = 0; k < v->nparams; k++) params[k] = v->params[k].def;
             for (int d = 0; d < reg_ops[i]->ndtypes; d++) {
@@ -288,15 +329,18 @@ static int check_registry_defaults(char **done, int ndone)
                 jit_cubin cb;
                 tl_err e;
                 char *key = tl_xasprintf("|%s|cute|a=row,b=row|%s", v->source, reg_ops[i]->dtypes[d]);
-                int cute = seen(done, ndone, key), rc = 0;
+                int skip = is_cute && seen(done, ndone, key), rc = 0;
                 free(key);
-                if (!cute) {
-                    rc = compile_registry_for(reg_ops[i], v, params, &s, ARCH, 0, NULL, &cb, &e, &cute);
+                if (!skip) {
+                    double t0 = tl_now_s();
+                    rc = compile_registry_for(reg_ops[i], v, params, &s, ARCH, 0, NULL, &cb, &e, NULL);
+                    printf("%s/%s, %s: %.1f s\n", reg_ops[i]->name, v->name, reg_ops[i]->dtypes[d], tl_now_s() - t0);
                     CHECK(rc == 0, "%s/%s with defaults, %s: %s", reg_ops[i]->name, v->name, reg_ops[i]->dtypes[d], e.msg);
                     if (rc == 0) jit_cubin_free(&cb);
                 }
+                if (quick && is_cute) break;
                 /* The CuTe and tensor-core kernels that need no sm_90a target Ampere (sm_80) too. */
-                if (v->arch_specific || !(cute || d > 0) || strcmp(reg_ops[i]->name, "sgemm")) continue;
+                if (quick || v->arch_specific || !(is_cute || d > 0) || strcmp(reg_ops[i]->name, "sgemm")) continue;
                 rc = compile_registry_for(reg_ops[i], v, params, &s, 80, 0, NULL, &cb, &e, NULL);
                 CHECK(rc == 0, "%s/%s with defaults, %s, sm_80: %s", reg_ops[i]->name, v->name, reg_ops[i]->dtypes[d],
                       e.msg);
@@ -306,6 +350,7 @@ static int check_registry_defaults(char **done, int ndone)
                 }
             }
         }
+    CHECK(one_cute || !quick, "no CuTe kernel in the registry");
     return 1;
 }
 
@@ -367,33 +412,40 @@ static int check_cache(void)
     return 1;
 }
 
-int main(void)
+/* --quick (the README's test command): the registry's kernels with their defaults, one CuTe kernel for all,
+ * and the compile checks below, in about a minute of one core. Without it (tag exhaustive, .ci/run): every
+ * param set, layout and dtype that the experiment files name, and Ampere builds. */
+int main(int argc, char **argv)
 {
     const char *si = getenv("TEST_SHARD_INDEX"), *sn = getenv("TEST_TOTAL_SHARDS"), *status = getenv("TEST_SHARD_STATUS_FILE");
     if (si && sn) shard = atoi(si), nshards = atoi(sn);
     if (status) fclose(fopen(status, "w")); /* tells Bazel this test shards */
-    glob_t g;
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
     char **done = NULL;
     int ndone = 0, compiled = 0, front_end = 0, lto[2] = {0, 0}, total = 0;
-    CHECK(glob("experiments/*.yaml", 0, NULL, &g) == 0 && g.gl_pathc > 0, "no experiments/*.yaml in runfiles");
-    /* The example folders: experiments with variants of their own. */
-    CHECK(glob("experiments/*/*.yaml", GLOB_APPEND, NULL, &g) == 0, "no experiments/*/*.yaml in runfiles");
-    for (size_t i = 0; i < g.gl_pathc; i++) total += compile_experiment(g.gl_pathv[i], &done, &ndone, &compiled, &front_end, lto);
-    printf("shard %d of %d: compiled %d of %d distinct kernels from %zu experiment files (%d of them by the front end only; "
-           "%d of the %d CuTe cubins, each checked for its LTO link)\n",
-           shard, nshards, compiled, ndone, g.gl_pathc, front_end, lto[0], lto[1]);
-    CHECK(lto[1] >= 4, "the experiments compile %d CuTe kernels to a cubin (tf32x3, wgmma_tma, the CuTe rungs)", lto[1]);
-    CHECK(ndone >= 11, "expected every sgemm rung, got %d kernels", ndone);
-    CHECK(compiled >= ndone / nshards, "this shard compiled %d of %d", compiled, ndone);
-    globfree(&g);
-    total += check_registry_defaults(done, ndone);
+    if (!quick) {
+        glob_t g;
+        CHECK(glob("experiments/*.yaml", 0, NULL, &g) == 0 && g.gl_pathc > 0, "no experiments/*.yaml in runfiles");
+        /* The example folders: experiments with variants of their own. */
+        CHECK(glob("experiments/*/*.yaml", GLOB_APPEND, NULL, &g) == 0, "no experiments/*/*.yaml in runfiles");
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            total += compile_experiment(g.gl_pathv[i], &done, &ndone, &compiled, &front_end, lto);
+        printf("shard %d of %d: compiled %d of %d distinct kernels from %zu experiment files (%d of them by the front end "
+               "only; %d of the %d CuTe cubins, each checked for its LTO link)\n",
+               shard, nshards, compiled, ndone, g.gl_pathc, front_end, lto[0], lto[1]);
+        CHECK(lto[1] >= 4, "the experiments compile %d CuTe kernels to a cubin (tf32x3, wgmma_tma, the CuTe rungs)", lto[1]);
+        CHECK(ndone >= 11, "expected every sgemm rung, got %d kernels", ndone);
+        CHECK(compiled >= ndone / nshards, "this shard compiled %d of %d", compiled, ndone);
+        globfree(&g);
+    }
+    total += check_registry_defaults(done, ndone, quick);
     for (int i = 0; i < ndone; i++) free(done[i]);
     free(done);
     if (shard == 0) {
         total += check_kernel_rejects_bad_shape();
         total += check_front_end_only();
         total += check_cache();
+        total += check_beta_builds(quick);
     }
-    if (shard == 1 % nshards) total += check_beta_builds();
     return TEST_REPORT(total);
 }

@@ -47,7 +47,7 @@ class ScannerFuzz(unittest.TestCase):
             f.write("name: f\nop: copy\nseed: 1\nsizes: {n: [1024]}\nvariants:\n"
                     "  - {name: k, source: k.cu, entry: k, block: [32], grid: [1]}\n")
         rng = random.Random(int(os.environ.get("FUZZ_SEED", "67")))
-        n, listed_ok, refused, opened_any = int(os.environ.get("FUZZ_N", "400")), 0, 0, 0
+        n, listed_ok, refused, opened_any = int(os.environ.get("FUZZ_N", "120")), 0, 0, 0
         for i in range(n):
             src = sample(rng)
             with open(os.path.join(d, "k.cu"), "w") as f:

@@ -65,9 +65,11 @@ int cfgsearch_parse(cfgn_ctx *c, yaml_node_t *n, uint64_t seed, srch_spec **out)
     s->line = (int)n->start_mark.line + 1, s->col = (int)n->start_mark.column + 1;
     s->seed = seed;
     yaml_node_t *v;
-    if (cfgn_choice(c, cfgn_find(pr, np, "strategy"), "search.strategy", srch_strategy_names, SRCH_NSTRATEGIES, &which))
+    const char *names[SRCH_MAX_STRATEGIES];
+    for (int st = 0; st < srch_nstrategies; st++) names[st] = srch_strategy_name(st);
+    if (cfgn_choice(c, cfgn_find(pr, np, "strategy"), "search.strategy", names, srch_nstrategies, &which))
         return -1;
-    s->strategy = (srch_strategy)which;
+    s->strategy = which;
     if (parse_budget(c, cfgn_find(pr, np, "budget"), s)) return -1;
     yaml_node_t *objective = cfgn_find(pr, np, "objective");
     if (objective && parse_objective(c, objective, s)) return -1;

@@ -18,6 +18,7 @@ typedef struct {
     const char *synopsis; /* its usage after "runner ": "validate EXPERIMENT.yaml... [--compile ...]" */
     const char *summary;  /* one line for `runner --help` */
     const char *help;     /* the rest of `runner NAME --help`: what it does, its options */
+    void (*help_table)(FILE *f); /* after help, where a list comes from a table (NULL: none) */
     /* argc, argv: the words after the command's own; line: the whole command line. The exit code. */
     int (*main)(int argc, char **argv, const cmd_line *line);
 } cmd_def;
@@ -25,7 +26,7 @@ typedef struct {
 extern const cmd_def cmd_run, cmd_rerun, cmd_extract, cmd_merge, cmd_submit, cmd_validate, cmd_compile,
     cmd_table_check, cmd_list, cmd_cache, cmd_search_replay;
 
-/* `runner NAME --help`: its usage line, its summary, its help. */
+/* `runner NAME --help`: its usage line, its summary, its help (and its table's). */
 void cmd_print_help(FILE *f, const cmd_def *c);
 
 /* run's and rerun's options (cmd_run.c): -1 after saying what is wrong. Their help, written once: */

@@ -21,7 +21,7 @@ static const char help[] =
     "seeds.\n"
     "\n"
     "options:\n"
-    "  --strategy S          random, genetic, local, bayes, or all (default: the file's `search:`)\n"
+    "  --strategy S          a strategy below, or all (default: the file's `search:`)\n"
     "  --budget B            N or cases:N, F% or fraction:F, Ns or seconds:S (the cases' wall time as\n"
     "                        the file recorded it); a search (default: the file's `search:`)\n"
     "  --objective O         time, energy or a counter the file holds (default: the file's, else time)\n"
@@ -33,6 +33,13 @@ static const char help[] =
     "\n"
     "exit codes: 0 replayed; 2 bad input (a file that is not a consistent tilelab result file, an\n"
     "option, nothing to search).\n";
+
+/* The strategies, from their table (runner/search_strategies.c). */
+static void strategies_help(FILE *f)
+{
+    fprintf(f, "\nstrategies:\n");
+    for (int st = 0; st < srch_nstrategies; st++) fprintf(f, "  %-21s %s\n", srch_strategy_name(st), srch_strategy_help(st));
+}
 
 typedef struct {
     const char *h5, *strategy, *budget, *objective, *trace;
@@ -195,7 +202,7 @@ static void replay_strategy(tl_experiment *x, const tl_plan *p, const srch_plan 
             for (int t = 0; t < srch_driver_trace_len(d, c); t++) {
                 srch_trace_row row;
                 srch_driver_trace_row(d, c, t, &row);
-                fprintf(trace, "%s,%llu,", srch_strategy_names[s->strategy], (unsigned long long)s->seed);
+                fprintf(trace, "%s,%llu,", srch_strategy_name(s->strategy), (unsigned long long)s->seed);
                 csv_field(trace, label);
                 fprintf(trace, ",%d,%s,", row.step, p->cases[row.plan_index].id);
                 csv_field(trace, p->cases[row.plan_index].params_text);
@@ -216,7 +223,7 @@ static int replay(const replay_opts *o, tl_experiment *x, hid_t f)
     srch_plan sp = {0};
     srch_held *held = NULL;
     tl_err e;
-    int rc = TL_EXIT_BAD_INPUT, first = SRCH_RANDOM, last = SRCH_NSTRATEGIES - 1;
+    int rc = TL_EXIT_BAD_INPUT, first = 0, last = srch_nstrategies - 1;
     FILE *trace = NULL;
     plan_limits lim = {0};
     if (plan_expand(x, &lim, &p, &e) || srch_plan_make(x, &p, &sp, &e) ||
@@ -225,9 +232,11 @@ static int replay(const replay_opts *o, tl_experiment *x, hid_t f)
         goto out;
     }
     if (o->strategy && strcmp(o->strategy, "all")) {
-        for (first = 0; first < SRCH_NSTRATEGIES && strcmp(srch_strategy_names[first], o->strategy); first++) {}
-        if (first == SRCH_NSTRATEGIES) {
-            bad("--strategy '%s' is not random, genetic, local, bayes or all", o->strategy);
+        if ((first = srch_strategy_find(o->strategy)) < 0) {
+            char names[512];
+            srch_strategy_list(", ", ", ", names, sizeof names);
+            fprintf(stderr, "runner search-replay: --strategy '%s' is not %s or all (runner search-replay --help)\n",
+                    o->strategy, names);
             goto out;
         }
         last = first;
@@ -268,7 +277,7 @@ static int replay(const replay_opts *o, tl_experiment *x, hid_t f)
     printf("%-52s %-8s %7s %7s %9s %9s\n", "search", "strategy", "points", "budget", "median", "worst");
     free(spec);
     for (int st = first; st <= last; st++) {
-        x->search->strategy = (srch_strategy)st;
+        x->search->strategy = st;
         replay_strategy(x, &p, &sp, held, todo, o->seeds, trace, q);
         for (int c = 0; c < sp.nspaces; c++) {
             double *qs = q + (size_t)c * o->seeds;
@@ -278,7 +287,7 @@ static int replay(const replay_opts *o, tl_experiment *x, hid_t f)
             char budget[32]; /* a time budget is spent as the cases' measured wall time, not a count */
             if (x->search->budget_kind == SRCH_SECONDS) snprintf(budget, sizeof budget, "%gs", x->search->budget);
             else snprintf(budget, sizeof budget, "%d", srch_budget_cases(x->search, &sp.spaces[c]));
-            printf("%-52s %-8s %7d %7s %9.4f %9.4f\n", label, srch_strategy_names[st], sp.spaces[c].npoints, budget,
+            printf("%-52s %-8s %7d %7s %9.4f %9.4f\n", label, srch_strategy_name(st), sp.spaces[c].npoints, budget,
                    med, qs[0]);
             free(label);
         }
@@ -341,5 +350,6 @@ const cmd_def cmd_search_replay = {
     .synopsis = "search-replay RESULT.h5 [--strategy S|all] [--budget B] [--seeds K] [--trace FILE.csv]",
     .summary = "run a search strategy against the measured cases of a result file, without a GPU",
     .help = help,
+    .help_table = strategies_help,
     .main = replay_main,
 };

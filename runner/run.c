@@ -671,7 +671,7 @@ static void report_searches(const run_state *s)
         const srch_result *r = srch_driver_result(s->drv, k);
         if (!r->mine) continue;
         char *label = srch_space_label(&s->p, &s->sp.spaces[k]);
-        printf("search %s (%s, %d points): %d evaluated in %.1f s", label, srch_strategy_names[spec->strategy],
+        printf("search %s (%s, %d points): %d evaluated in %.1f s", label, srch_strategy_name(spec->strategy),
                s->sp.spaces[k].npoints, r->evals, r->seconds);
         if (r->best_case >= 0)
             printf(", best %s %s %.6g (%s) at evaluation %d, %.1f s in\n", s->p.cases[r->best_case].params_text,

@@ -20,8 +20,16 @@
 
 /* ---- what the experiment asks (`search:`) ------------------------------------------------------- */
 
-typedef enum { SRCH_RANDOM, SRCH_GENETIC, SRCH_LOCAL, SRCH_BAYES, SRCH_NSTRATEGIES } srch_strategy;
-extern const char *const srch_strategy_names[SRCH_NSTRATEGIES]; /* "random", "genetic", "local", "bayes" */
+/* The strategies, a row each in runner/search_strategies.c; a spec names one by its index there. */
+typedef struct srch_strategy srch_strategy;
+#define SRCH_MAX_STRATEGIES 16
+extern const srch_strategy *const srch_strategies[];
+extern const int srch_nstrategies;
+const char *srch_strategy_name(int st);
+const char *srch_strategy_help(int st); /* one line */
+int srch_strategy_find(const char *name); /* its index, -1 for none */
+/* The names joined: "random, genetic, local or bayes" with sep ", " and last " or ". */
+void srch_strategy_list(const char *sep, const char *last, char *out, size_t n);
 
 typedef enum { SRCH_CASES, SRCH_FRACTION, SRCH_SECONDS } srch_budget_kind;
 extern const char *const srch_budget_names[3]; /* "cases", "fraction", "seconds" */
@@ -30,7 +38,7 @@ typedef enum { SRCH_TIME, SRCH_ENERGY, SRCH_COUNTER } srch_objective_kind;
 #define SRCH_ENERGY_S 1.0 /* `objective: energy`: the energy runs' length, s, where `measure:` gives no energy_s */
 
 typedef struct {
-    srch_strategy strategy;
+    int strategy;            /* index into srch_strategies */
     srch_budget_kind budget_kind;
     double budget;           /* cases, a fraction of a search's points (0, 1], or seconds of its cases' wall time */
     srch_objective_kind objective;
@@ -77,7 +85,7 @@ typedef enum { SRCH_OK, SRCH_FAILED, SRCH_INVALID } srch_outcome;
 typedef struct srch_run srch_run;
 
 /* A strategy over sp's points, from seed. */
-srch_run *srch_start(const srch_space *sp, srch_strategy st, uint64_t seed);
+srch_run *srch_start(const srch_space *sp, int st, uint64_t seed);
 /* The next point to evaluate, with why it was proposed in why; -1 when every point is evaluated. */
 int srch_next(srch_run *r, char *why, size_t n);
 /* The outcome of point: SRCH_OK with y (lower is better), SRCH_FAILED (it ran but failed: never the best),

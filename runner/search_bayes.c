@@ -67,7 +67,7 @@ static const double *place(const bo_state *b, int p)
     return b->x + (size_t)p * b->ndims;
 }
 
-void *srch_bayes_new(srch_run *r)
+static void *bo_new(srch_run *r)
 {
     const srch_space *sp = r->sp;
     bo_state *b = tl_xcalloc(1, sizeof *b);
@@ -383,4 +383,5 @@ static void bo_tell(srch_run *r, int point, srch_outcome o, double y)
     }
 }
 
-const srch_ops srch_bayes_ops = {bo_next, bo_tell, bo_free};
+const srch_strategy srch_bayes = {"bayes", "a Gaussian process of the log objective, the next point of most expected improvement",
+                                  bo_new, {bo_next, bo_tell, bo_free}};

@@ -21,7 +21,7 @@ const char *srch_objective_name(const srch_spec *s)
 char *srch_spec_text(const srch_spec *s)
 {
     return tl_xasprintf("strategy=%s;budget=%s:%.15g;objective=%s;better=%s;seed=%llu",
-                        srch_strategy_names[s->strategy], srch_budget_names[s->budget_kind], s->budget,
+                        srch_strategy_name(s->strategy), srch_budget_names[s->budget_kind], s->budget,
                         srch_objective_name(s), s->higher_better ? "higher" : "lower", (unsigned long long)s->seed);
 }
 

@@ -1,5 +1,5 @@
-/* search_run: what every strategy's search keeps (runner/search_strategy.c), shared with the strategies that
- * live in files of their own (runner/search_bayes.c). Not for callers: they see runner/search.h. */
+/* search_run: what every strategy's search keeps (runner/search_strategy.c), shared with the strategies, each
+ * a file of its own (runner/search_strategies.c lists them). Not for callers: they see runner/search.h. */
 #ifndef TILELAB_SEARCH_RUN_H
 #define TILELAB_SEARCH_RUN_H
 
@@ -31,6 +31,9 @@ struct srch_run {
     void *impl;
 };
 
+/* The run's bookkeeping over sp's points, from seed, before its strategy's ops and state (srch_start sets
+ * them from the strategy's row). */
+srch_run *srch_run_new(const srch_space *sp, uint64_t seed);
 /* The point at these coordinates, or -1 when the rules leave it out of the space. */
 int srch_point_at(const srch_run *r, const int *coord);
 /* A point not evaluated yet, uniformly, or -1 when none is left. */
@@ -48,7 +51,12 @@ static inline const int *srch_coord(const srch_run *r, int point)
     return r->sp->coord + (size_t)point * r->sp->ndims;
 }
 
-extern const srch_ops srch_bayes_ops;
-void *srch_bayes_new(srch_run *r);
+/* A strategy: its row in runner/search_strategies.c. */
+struct srch_strategy {
+    const char *name; /* as `strategy:` and --strategy name it */
+    const char *help; /* one line */
+    void *(*make)(srch_run *r); /* its state (r->impl), NULL for none */
+    srch_ops ops;
+};
 
 #endif

@@ -1,14 +1,13 @@
-/* The strategies' shared bookkeeping, and random, genetic and local search. Every choice draws from the
- * search's own generator, in an order fixed by the outcomes told: the same seed and outcomes give the
- * same proposals on every machine. */
+/* The strategies' shared bookkeeping: the generator, the points' states, the draws every strategy makes
+ * (random, nearest, covering) and the run that holds them. The strategies are files of their own
+ * (runner/search_strategies.c lists them). Every choice draws from the search's own generator, in an order
+ * fixed by the outcomes told: the same seed and outcomes give the same proposals on every machine. */
 #include "runner/search_run.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *const srch_strategy_names[SRCH_NSTRATEGIES] = {"random", "genetic", "local", "bayes"};
 
 /* ---- the generator: splitmix64 -------------------------------------------------------------------------- */
 
@@ -103,220 +102,9 @@ static void take(srch_run *r, int p)
     r->unvisited_at[p] = -1;
 }
 
-/* ---- random ---------------------------------------------------------------------------------------------- */
-
-static int random_next(srch_run *r, char *why, size_t n)
-{
-    snprintf(why, n, "random: drawn uniformly from the %d points not evaluated", r->nunvisited);
-    return srch_random_new(r);
-}
-
-static const srch_ops random_ops = {random_next, NULL, NULL};
-
-/* ---- genetic ------------------------------------------------------------------------------------------------ */
-
-#define GA_POP_MIN 8
-#define GA_POP_MAX 20
-#define GA_TRIES 32 /* mutations tried before the child is moved to the nearest point not evaluated */
-
-typedef struct {
-    int pop;        /* the population: the fittest `pop` points evaluated */
-    int *members;   /* scratch: the current population, best first */
-} ga_state;
-
-static void *ga_new(srch_run *r)
-{
-    ga_state *g = tl_xcalloc(1, sizeof *g);
-    /* About one point in fifty, within bounds: a population large enough to mix, small enough to breed early. */
-    g->pop = r->sp->npoints / 50;
-    g->pop = g->pop < GA_POP_MIN ? GA_POP_MIN : g->pop > GA_POP_MAX ? GA_POP_MAX : g->pop;
-    g->members = tl_xcalloc((size_t)g->pop, sizeof *g->members);
-    return g;
-}
-
-static void ga_free(void *impl)
-{
-    ga_state *g = impl;
-    free(g->members);
-    free(g);
-}
-
-/* The fittest OK points, best first (ties by step): n of them, at most g->pop. */
-static int ga_population(srch_run *r, ga_state *g)
-{
-    int n = 0;
-    for (int p = 0; p < r->sp->npoints; p++) {
-        if (r->state[p] != PT_OK) continue;
-        int at = n < g->pop ? n++ : g->pop;
-        if (at == g->pop && !(r->y[p] < r->y[g->members[g->pop - 1]])) continue;
-        if (at == g->pop) at = g->pop - 1;
-        while (at > 0 && (r->y[p] < r->y[g->members[at - 1]] ||
-                          (r->y[p] == r->y[g->members[at - 1]] && r->step[p] < r->step[g->members[at - 1]]))) {
-            g->members[at] = g->members[at - 1];
-            at--;
-        }
-        g->members[at] = p;
-    }
-    return n;
-}
-
-/* A tournament of two: the fitter of two members drawn at random (members are sorted, best first). */
-static int ga_pick(srch_run *r, const ga_state *g, int n)
-{
-    int a = srch_rng_below(&r->rng, n), b = srch_rng_below(&r->rng, n);
-    return g->members[a < b ? a : b];
-}
-
-static void ga_mutate(srch_run *r, int *c)
-{
-    const srch_space *sp = r->sp;
-    int changed = 0;
-    for (int d = 0; d < sp->ndims; d++) {
-        if (srch_rng_below(&r->rng, sp->ndims) != 0) continue; /* each dimension with probability 1 / ndims */
-        changed = 1;
-        if (srch_rng_unit(&r->rng) < 0.75) { /* mostly a neighbouring value: good values sit near good values */
-            int v = c[d] + (srch_rng_below(&r->rng, 2) ? 1 : -1);
-            c[d] = v < 0 ? 1 % sp->card[d] : v >= sp->card[d] ? sp->card[d] - 2 : v;
-        } else {
-            c[d] = srch_rng_below(&r->rng, sp->card[d]);
-        }
-    }
-    if (!changed) { /* every child differs from its parents' crossing somewhere */
-        int d = srch_rng_below(&r->rng, sp->ndims);
-        c[d] = (c[d] + 1 + srch_rng_below(&r->rng, sp->card[d] - 1)) % sp->card[d];
-    }
-}
-
-static int ga_next(srch_run *r, char *why, size_t n)
-{
-    ga_state *g = r->impl;
-    int npop = ga_population(r, g);
-    if (npop < 2 || r->nevals < g->pop) {
-        /* Drawn to cover the params' values: crossing can only pass on values the population holds. */
-        snprintf(why, n, "genetic: the first population (%d of %d), covering the params' values", r->nevals + 1,
-                 g->pop);
-        return srch_covering_new(r, g->members, npop);
-    }
-    const srch_space *sp = r->sp;
-    int c[SRCH_MAX_DIMS];
-    int a = ga_pick(r, g, npop), b = ga_pick(r, g, npop);
-    for (int t = 0; t < GA_TRIES; t++) {
-        const int *ca = srch_coord(r, a), *cb = srch_coord(r, b);
-        for (int d = 0; d < sp->ndims; d++) c[d] = srch_rng_below(&r->rng, 2) ? ca[d] : cb[d];
-        ga_mutate(r, c);
-        int p = srch_point_at(r, c);
-        if (p >= 0 && r->state[p] == PT_NEW) {
-            snprintf(why, n, "genetic: a child of steps %d and %d", r->step[a], r->step[b]);
-            return p;
-        }
-    }
-    int p = srch_nearest_new(r, c);
-    snprintf(why, n, "genetic: a child of steps %d and %d, moved to the nearest point not evaluated", r->step[a],
-             r->step[b]);
-    return p;
-}
-
-static const srch_ops genetic_ops = {ga_next, NULL, ga_free};
-
-/* ---- local: iterated first-improvement hill climbing -------------------------------------------------------- */
-
-#define LS_START 6   /* random points before the first climb */
-#define LS_KICK 3    /* params changed by a restart */
-
-typedef struct {
-    int current;     /* the point the climb stands on, -1 before the first */
-    int restart;     /* the last restart's point: the climb's next start, once evaluated */
-} ls_state;
-
-static void *ls_new(srch_run *r)
-{
-    (void)r;
-    ls_state *s = tl_xcalloc(1, sizeof *s);
-    s->current = s->restart = -1;
-    return s;
-}
-
-static void ls_free(void *impl)
-{
-    free(impl);
-}
-
-/* A neighbour of p not evaluated: one param one value over (first the near ones, in random order), else one
- * param at any value; -1 when none is left. */
-static int ls_neighbour(srch_run *r, int p, int *far)
-{
-    const srch_space *sp = r->sp;
-    int c[SRCH_MAX_DIMS], cand[2 * SRCH_MAX_DIMS], nc = 0;
-    memcpy(c, srch_coord(r, p), sizeof *c * (size_t)sp->ndims);
-    for (int pass = 0; pass < 2; pass++) {
-        for (int d = 0; d < sp->ndims; d++) {
-            int was = c[d];
-            for (int v = 0; v < sp->card[d]; v++) {
-                int step = abs(v - was);
-                if (step == 0 || (pass == 0) != (step == 1)) continue;
-                c[d] = v;
-                int q = srch_point_at(r, c);
-                if (q >= 0 && r->state[q] == PT_NEW) {
-                    if (pass == 0) cand[nc++] = q;
-                    else if (srch_rng_below(&r->rng, ++nc) == 0) cand[0] = q; /* uniformly among the far ones */
-                }
-            }
-            c[d] = was;
-        }
-        if (nc) {
-            *far = pass;
-            return pass == 0 ? cand[srch_rng_below(&r->rng, nc)] : cand[0];
-        }
-    }
-    return -1;
-}
-
-static int ls_next(srch_run *r, char *why, size_t n)
-{
-    ls_state *s = r->impl;
-    if (r->nevals < LS_START || r->best < 0) {
-        snprintf(why, n, "local: a starting point (%d of %d), drawn uniformly", r->nevals + 1, LS_START);
-        return srch_random_new(r);
-    }
-    if (s->restart >= 0 && r->state[s->restart] != PT_NEW) { /* the restart evaluated: climb from it */
-        s->current = s->restart;
-        s->restart = -1;
-    }
-    if (s->current < 0) s->current = r->best;
-    int far = 0, p = ls_neighbour(r, s->current, &far);
-    if (p >= 0) {
-        snprintf(why, n, "local: a %s neighbour of step %d", far ? "far" : "near", r->step[s->current]);
-        return p;
-    }
-    /* A local optimum: every neighbour evaluated, none better. Restart near the best point found. */
-    const srch_space *sp = r->sp;
-    int c[SRCH_MAX_DIMS];
-    memcpy(c, srch_coord(r, r->best), sizeof *c * (size_t)sp->ndims);
-    for (int k = 0; k < LS_KICK && k < sp->ndims; k++) {
-        int d = srch_rng_below(&r->rng, sp->ndims);
-        c[d] = srch_rng_below(&r->rng, sp->card[d]);
-    }
-    p = srch_nearest_new(r, c);
-    s->restart = p;
-    snprintf(why, n, "local: a restart near step %d (a local optimum at step %d)", r->step[r->best],
-             r->step[s->current]);
-    return p;
-}
-
-static void ls_tell(srch_run *r, int point, srch_outcome o, double y)
-{
-    ls_state *s = r->impl;
-    /* First improvement: the climb moves to a better neighbour as soon as it is seen. */
-    if (o == SRCH_OK && s->current >= 0 && point != s->restart && r->state[s->current] == PT_OK &&
-        y < r->y[s->current])
-        s->current = point;
-}
-
-static const srch_ops local_ops = {ls_next, ls_tell, ls_free};
-
 /* ---- the run ------------------------------------------------------------------------------------------------- */
 
-srch_run *srch_start(const srch_space *sp, srch_strategy st, uint64_t seed)
+srch_run *srch_run_new(const srch_space *sp, uint64_t seed)
 {
     srch_run *r = tl_xcalloc(1, sizeof *r);
     r->sp = sp;
@@ -337,9 +125,6 @@ srch_run *srch_start(const srch_space *sp, srch_strategy st, uint64_t seed)
         while (r->table[h]) h = (h + 1) & (uint64_t)(r->tcap - 1);
         r->table[h] = p + 1;
     }
-    static const srch_ops *const ops[SRCH_NSTRATEGIES] = {&random_ops, &genetic_ops, &local_ops, &srch_bayes_ops};
-    r->ops = ops[st];
-    r->impl = st == SRCH_GENETIC ? ga_new(r) : st == SRCH_LOCAL ? ls_new(r) : st == SRCH_BAYES ? srch_bayes_new(r) : NULL;
     return r;
 }
 

@@ -76,7 +76,7 @@ static double optimum(const srch_space *s)
 
 /* Runs strategy st for `evals` evaluations (invalid points not counted): the proposals in seq (when not NULL),
  * the best objective found. Checks each proposal on the way. */
-static double run(const srch_space *s, srch_strategy st, uint64_t seed, int evals, int *seq, int *nseq)
+static double run(const srch_space *s, int st, uint64_t seed, int evals, int *seq, int *nseq)
 {
     srch_run *r = srch_start(s, st, seed);
     unsigned char *told = tl_xcalloc((size_t)s->npoints, 1);
@@ -86,9 +86,9 @@ static double run(const srch_space *s, srch_strategy st, uint64_t seed, int eval
     while (counted < evals) {
         int p = srch_next(r, why, sizeof why);
         if (p < 0) break;
-        CHECK(p < s->npoints && !told[p], "%s proposed point %d, %s", srch_strategy_names[st], p,
+        CHECK(p < s->npoints && !told[p], "%s proposed point %d, %s", srch_strategy_name(st), p,
               p < s->npoints ? "already told" : "outside the space");
-        CHECK(why[0] != '\0', "%s gave no reason for point %d", srch_strategy_names[st], p);
+        CHECK(why[0] != '\0', "%s gave no reason for point %d", srch_strategy_name(st), p);
         told[p] = 1;
         if (seq) seq[n] = p;
         n++;
@@ -98,9 +98,9 @@ static double run(const srch_space *s, srch_strategy st, uint64_t seed, int eval
         counted += o != SRCH_INVALID;
         if (o == SRCH_OK && y < best) best = y;
         CHECK(r->best < 0 || r->state[r->best] == PT_OK, "%s holds a point that did not run ok as its best",
-              srch_strategy_names[st]);
+              srch_strategy_name(st));
     }
-    if (r->best >= 0) CHECK(r->y[r->best] == best, "%s's best is not the best ok point told", srch_strategy_names[st]);
+    if (r->best >= 0) CHECK(r->y[r->best] == best, "%s's best is not the best ok point told", srch_strategy_name(st));
     if (nseq) *nseq = n;
     free(told);
     srch_free(r);
@@ -118,18 +118,18 @@ int main(void)
     srch_space s;
     make_space(&s, small, 9);
     int *a = tl_xcalloc((size_t)s.npoints + 1, sizeof *a), *b = tl_xcalloc((size_t)s.npoints + 1, sizeof *b);
-    for (int st = 0; st < SRCH_NSTRATEGIES; st++) {
-        const char *name = srch_strategy_names[st];
+    for (int st = 0; st < srch_nstrategies; st++) {
+        const char *name = srch_strategy_name(st);
         /* The same seed and outcomes: the same proposals. Another seed: others. */
         int na, nb;
-        run(&s, (srch_strategy)st, 7, 60, a, &na);
-        run(&s, (srch_strategy)st, 7, 60, b, &nb);
+        run(&s, st, 7, 60, a, &na);
+        run(&s, st, 7, 60, b, &nb);
         CHECK(na == nb && !memcmp(a, b, sizeof *a * (size_t)na), "%s: two runs from one seed proposed different points",
               name);
-        run(&s, (srch_strategy)st, 8, 60, b, &nb);
+        run(&s, st, 8, 60, b, &nb);
         CHECK(na != nb || memcmp(a, b, sizeof *a * (size_t)na), "%s: seeds 7 and 8 proposed the same points", name);
         /* Every point, once each, then none. */
-        run(&s, (srch_strategy)st, 3, s.npoints + 5, a, &na);
+        run(&s, st, 3, s.npoints + 5, a, &na);
         CHECK(na == s.npoints, "%s proposed %d of the %d points before it stopped", name, na, s.npoints);
     }
     free_space(&s);
@@ -140,23 +140,27 @@ int main(void)
     /* Quality at 4% of the space, over 15 seeds: the median of best / optimum. */
     enum { SEEDS = 15 };
     int budget = (int)ceil(0.04 * s.npoints);
-    double med[SRCH_NSTRATEGIES];
-    for (int st = 0; st < SRCH_NSTRATEGIES; st++) {
+    double med[SRCH_MAX_STRATEGIES];
+    for (int st = 0; st < srch_nstrategies; st++) {
         double q[SEEDS];
-        for (int k = 0; k < SEEDS; k++) q[k] = opt / run(&s, (srch_strategy)st, 100 + (uint64_t)k, budget, NULL, NULL);
+        for (int k = 0; k < SEEDS; k++) q[k] = opt / run(&s, st, 100 + (uint64_t)k, budget, NULL, NULL);
         qsort(q, SEEDS, sizeof *q, by_double);
         med[st] = q[SEEDS / 2];
         printf("%-8s %d points, budget %d: best found over the optimum, median %.4f, worst %.4f\n",
-               srch_strategy_names[st], s.npoints, budget, med[st], q[0]);
+               srch_strategy_name(st), s.npoints, budget, med[st], q[0]);
     }
-    for (int st = SRCH_GENETIC; st < SRCH_NSTRATEGIES; st++)
-        CHECK(med[st] > med[SRCH_RANDOM], "%s (median %.4f) is no better than random (%.4f)", srch_strategy_names[st],
-              med[st], med[SRCH_RANDOM]);
-    CHECK(med[SRCH_BAYES] == 1.0, "bayes did not find the optimum in the median (%.4f)", med[SRCH_BAYES]);
+    const int random = srch_strategy_find("random"), genetic = srch_strategy_find("genetic"),
+              bayes = srch_strategy_find("bayes");
+    CHECK(random >= 0 && genetic >= 0 && bayes >= 0 && srch_strategy_find("annealing") < 0, "the strategies' table");
+    for (int st = 0; st < srch_nstrategies; st++)
+        if (st != random)
+            CHECK(med[st] > med[random], "%s (median %.4f) is no better than random (%.4f)", srch_strategy_name(st),
+                  med[st], med[random]);
+    CHECK(med[bayes] == 1.0, "bayes did not find the optimum in the median (%.4f)", med[bayes]);
     /* The first points of genetic and bayes cover the params' values (crossing passes on only the values the
      * population holds; bayes's per-param half of the model learns what a value does from points that hold it):
      * over 15 seeds, their first NDIMS + 2 points hold more of each param's values than random's first do. */
-    static const srch_strategy covering[3] = {SRCH_RANDOM, SRCH_GENETIC, SRCH_BAYES};
+    const int covering[3] = {random, genetic, bayes};
     int seen[3] = {0}, all = 0;
     for (int k = 0; k < SEEDS; k++)
         for (int w = 0; w < 3; w++) {
@@ -173,7 +177,7 @@ int main(void)
            "bayes %d\n", all / SEEDS, NDIMS + 2, SEEDS, all, seen[0], seen[1], seen[2]);
     for (int w = 1; w < 3; w++)
         CHECK(seen[w] >= seen[0] + all / 10, "%s's first points hold %d of %d param values, random's %d",
-              srch_strategy_names[covering[w]], seen[w], all, seen[0]);
+              srch_strategy_name(covering[w]), seen[w], all, seen[0]);
     free(a), free(b);
     free_space(&s);
     printf("%s\n", test_failures ? "FAILED" : "ok");

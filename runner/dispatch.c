@@ -286,7 +286,7 @@ static double distance(const reg_op *op, const dsp_row *r, const reg_spec *s)
 static double overhead(const dsp_table *t, const reg_op *op, const dsp_row *r, const reg_spec *s)
 {
     if (!op->dispatch || !op->dispatch->overhead) return 1.0;
-    double f = op->dispatch->overhead(r->v, r->params, s, t->sms);
+    double f = op->dispatch->overhead(op, r->v, r->params, s, t->sms);
     return f >= 1.0 && f < 1e6 ? f : 1.0;
 }
 

@@ -38,7 +38,7 @@ typedef struct dsp_model {
     /* How much longer than its work alone compiled variant v with params takes on spec, on a device of sms
      * SMs (0: unknown): the SMs idle while the last blocks run, the tiles past the matrix; >= 1. NULL: a
      * time measured on one problem carries over to another as it is. */
-    double (*overhead)(const reg_variant *v, const long *params, const reg_spec *s, int sms);
+    double (*overhead)(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s, int sms);
     /* Params that the pick switches on or off (nonzero or 0), one after the other, where the table has the
      * picked rung with both, all else equal, as `on` says for the problem (given the params with it on): 1 to
      * run it on, 0 off, -1 as picked. For a param that helps some problems and costs others by what it does

@@ -175,9 +175,6 @@ static int fake_energy_mj(void *ctx, unsigned long long *mj)
     return 0;
 }
 
-const char *const tl_phase_names[PH_N] = {"compile", "load", "inputs", "reference", "verify", "warmup",
-                                           "timed", "loop", "telemetry", "counters", "trials", "energy"};
-
 /* ---- steps ------------------------------------------------------------------------------ */
 
 static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, jit_cubin *cb, tl_result *r,
@@ -730,17 +727,3 @@ int exec_context_lost(exec_ctx *c, tl_result *r)
     return 1;
 }
 
-void result_free(tl_result *r)
-{
-    free(r->reason);
-    free(r->nvrtc_options);
-    free(r->trials);
-    free(r->protocol);
-    free(r->retried);
-    free(r->sanitize_report);
-    free(r->search_proposer);
-    measure_energy_free(&r->energy);
-    measure_samples_free(&r->samples);
-    ctr_result_free(&r->counters);
-    memset(r, 0, sizeof *r);
-}

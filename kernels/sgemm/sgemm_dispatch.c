@@ -26,7 +26,8 @@
  * over them that a skinny problem's few flops an element do not hide (the tuning measured packed at
  * problems whose tile-multiple sizes it reads in place, and it lost 30% at their unaligned neighbours),
  * and tf32x3's split of both. */
-static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, const reg_spec *s, int sms)
+static double sgemm_dispatch_overhead(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s,
+                                      int sms)
 {
     double f = 1.0;
     int bm = reg_find_param(v, "BM"), bn = reg_find_param(v, "BN"), swap = reg_find_param(v, "SWAP");
@@ -41,7 +42,7 @@ static double sgemm_dispatch_overhead(const reg_variant *v, const long *params, 
     }
     reg_launch l;
     char why[256];
-    if (v->kind == REG_NVRTC && sms > 0 && reg_geometry(&sgemm_op, v, params, s, &l, why, sizeof why) == 0) {
+    if (v->kind == REG_NVRTC && sms > 0 && reg_geometry(op, v, params, s, &l, why, sizeof why) == 0) {
         double blocks = (double)l.grid[0] * l.grid[1] * l.grid[2];
         if (blocks > 0) f *= ceil(blocks / sms) * sms / blocks;
     }

@@ -1,5 +1,5 @@
 """Hardware counters in the analysis, on files the runner's own writer made with counters from a stated
-model (runner/counters_fixture.c; CI has no GPU): the HDF5 layout, every derived figure against the
+model (runner/testing/counters_fixture.c; CI has no GPU): the HDF5 layout, every derived figure against the
 model, the summary's counters table, the report's counters section with its plots, compare's counter
 changes, and a damaged counters dataset refused."""
 import io
@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 from tilelab_analysis import SchemaError, load  # noqa: E402
 from tilelab_analysis import counters  # noqa: E402
 
-FIXTURE = os.path.join("runner", "counters_fixture")
+FIXTURE = os.path.join("runner", "testing", "counters_fixture")
 TOOL = {n: os.path.join("analysis", n) for n in ("summary", "report", "compare")}
 DATA = os.path.join("analysis", "testdata")
 

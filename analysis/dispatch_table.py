@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a dispatch table (runner/dispatch.h) from the result file(s) of a tuning experiment: for each
+"""Writes a dispatch table (runner/ops/dispatch.h) from the result file(s) of a tuning experiment: for each
 problem (sizes, layouts, dtype) the verified cases among the compiled variants (not the library
 baselines, not a dispatching variant itself), fastest first, each with its time over the fastest
 (rel=, up to REL_KEEP: slower ones are never worth a pick) and its speed against the op's library

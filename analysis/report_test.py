@@ -1,5 +1,5 @@
 """The report's and summary's answers, on files the runner's own writer made with modelled counters
-(runner/counters_fixture; CI has no GPU) and on a host-target run: the verdict rules (a strided copy is
+(runner/testing/counters_fixture.c; CI has no GPU) and on a host-target run: the verdict rules (a strided copy is
 told its sector efficiency), each case under the peak of its math (TF32 tensor for tf32, a third of it
 for tf32x3), an outlier flagged and counted, `pip install ./analysis` giving load() with numeric size
 columns, and the HTML report rendered by a real browser (Debian's chromium, headless): every image
@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 from tilelab_analysis import load, verdict  # noqa: E402
 from tilelab_analysis.peaks import FLOP_PER_CLOCK  # noqa: E402
 
-FIXTURE = os.path.join("runner", "counters_fixture")
+FIXTURE = os.path.join("runner", "testing", "counters_fixture")
 RUNNER = os.path.join("runner", "runner")
 TOOL = {n: os.path.join("analysis", n) for n in ("summary", "report")}
 DATA = os.path.join("analysis", "testdata")

@@ -13,7 +13,7 @@ from tilelab_analysis.load import load  # noqa: E402
 
 RUNNER = os.path.join("runner", "runner")
 RUNGS = os.path.join("analysis", "rungs_md")
-FIXTURE = os.path.join("runner", "counters_fixture")
+FIXTURE = os.path.join("runner", "testing", "counters_fixture")
 
 YAML = """name: rungs
 op: sgemm

@@ -13,10 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/cuda_check.h"
-#include "runner/env.h"
-#include "runner/measure.h"
-#include "runner/registry.h"
+#include "runner/exec/env.h"
+#include "runner/measure/measure.h"
+#include "runner/ops/registry.h"
+#include "runner/ops/registry_lookup.h"
+#include "runner/util/cuda_check.h"
 
 typedef struct {
     const reg_op *op;

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/config.h"
-#include "runner/expr.h"
-#include "runner/plan.h"
+#include "runner/config/config.h"
+#include "runner/ops/expr.h"
+#include "runner/plan/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner/config.h"
-#include "runner/h5in.h"
-#include "runner/h5src.h"
-#include "runner/plan.h"
+#include "runner/config/config.h"
+#include "runner/plan/plan.h"
+#include "runner/store/h5in.h"
+#include "runner/store/h5src.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const char fuzz_target_name[] = "result_fuzz";

@@ -1,5 +1,5 @@
 /* Every op the runner knows: add a line here when kernels/<op>/<op>.c is added. */
-#include "runner/registry.h"
+#include "runner/ops/registry.h"
 
 extern const reg_op sgemm_op, reduce_op, copy_op, transpose_op;
 

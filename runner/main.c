@@ -1,20 +1,14 @@
-/* runner: the tilelab command line. The commands are a table (each in runner/cmd_<name>.c); main finds
- * the one a command line names and hands it the rest. Only main exits; everything else returns a status. */
+/* runner: the tilelab command line. The commands are a table (runner/cmd/cmd.c, each in runner/cmd/cmd_<name>.c);
+ * main finds the one a command line names and hands it the rest. Only main exits; everything else returns a status. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "runner/cmd.h"
-#include "runner/h5util.h"
-#include "runner/jit.h"
-#include "runner/jit_helper.h"
-
-static const cmd_def *const commands[] = {
-    &cmd_run, &cmd_rerun, &cmd_extract, &cmd_merge, &cmd_submit, &cmd_validate, &cmd_compile,
-    &cmd_table_check, &cmd_search_replay, &cmd_list, &cmd_cache,
-};
-#define NCOMMANDS ((int)(sizeof commands / sizeof *commands))
+#include "runner/cmd/cmd.h"
+#include "runner/jit/jit.h"
+#include "runner/jit/jit_helper.h"
+#include "runner/store/h5util.h"
 
 static const char environment[] =
     "environment:\n"
@@ -44,16 +38,10 @@ static void usage(FILE *f)
     fprintf(f, "tilelab runner " TL_VERSION ": run CUDA kernel experiments from YAML, verify, time, write HDF5\n\n"
                "usage: runner COMMAND [ARGS]     (runner COMMAND --help: that command's usage and options)\n"
                "       runner EXPERIMENT.yaml [ARGS]   (the same as runner run EXPERIMENT.yaml)\n\ncommands:\n");
-    for (int i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
+    for (int i = 0; i < cmd_ncommands; i++)
+        fprintf(f, "  %-12s %s\n", cmd_commands[i]->name, cmd_commands[i]->summary);
     fprintf(f, "\n%s\nexit codes: 0 every case ok or skipped; 1 a case failed verification or errored; 2 bad input\n"
                "(including a kernel of the experiment that does not compile)\n", environment);
-}
-
-static const cmd_def *find_command(const char *name)
-{
-    for (int i = 0; i < NCOMMANDS; i++)
-        if (!strcmp(commands[i]->name, name)) return commands[i];
-    return NULL;
 }
 
 /* A word that names an experiment file: `runner x.yaml` runs it. */
@@ -90,14 +78,14 @@ static int dispatch(int argc, char **argv)
             usage(stdout);
             return TL_EXIT_OK;
         }
-        const cmd_def *c = find_command(argv[2]);
+        const cmd_def *c = cmd_find(argv[2]);
         if (c) {
             cmd_print_help(stdout, c);
             return TL_EXIT_OK;
         }
         word = argv[2];
     }
-    const cmd_def *c = find_command(word);
+    const cmd_def *c = cmd_find(word);
     cmd_line line = {argc, argv};
     if (c) {
         if (wants_help(argc - 2, argv + 2)) {
@@ -107,14 +95,15 @@ static int dispatch(int argc, char **argv)
         return c->main(argc - 2, argv + 2, &line);
     }
     if (is_experiment_path(word)) {
+        const cmd_def *run = cmd_find("run");
         if (wants_help(argc - 1, argv + 1)) {
-            cmd_print_help(stdout, &cmd_run);
+            cmd_print_help(stdout, run);
             return TL_EXIT_OK;
         }
-        return cmd_run.main(argc - 1, argv + 1, &line);
+        return run->main(argc - 1, argv + 1, &line);
     }
     fprintf(stderr, "runner: '%s' is not a command (", word);
-    for (int i = 0; i < NCOMMANDS; i++) fprintf(stderr, "%s%s", i ? ", " : "", commands[i]->name);
+    for (int i = 0; i < cmd_ncommands; i++) fprintf(stderr, "%s%s", i ? ", " : "", cmd_commands[i]->name);
     fprintf(stderr, ") nor an experiment file (.yaml); runner --help says what each does\n");
     return TL_EXIT_BAD_INPUT;
 }

@@ -461,7 +461,7 @@ class BadInput(unittest.TestCase):
             self.assertEqual(p.stdout, "")
 
     def test_compile_helper(self):
-        """The runner started as a run's compile helper (runner/jit_helper.h) compiles a job sent on its
+        """The runner started as a run's compile helper (runner/jit/jit_helper.h) compiles a job sent on its
         stdin, says why a program does not compile, and exits 0 when the run closes its end, 1 on junk."""
         import socket
         import struct

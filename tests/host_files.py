@@ -23,5 +23,5 @@ def summary_ids(path):
 
 
 def problem(a):
-    """plan_problem_key of runner/plan.c: what cases share when they share inputs and reference."""
+    """plan_problem_key of runner/plan/plan.c: what cases share when they share inputs and reference."""
     return (a["sizes"], a["layouts"], a["dtype"], a["canonical"].split(";args=")[1], a["target"])

@@ -3,7 +3,7 @@
 conditionals, macros) go through `runner validate`, which lists every file a variant's compile reads, and through
 clang's preprocessor as C++17 (`-H` prints each file it opens, also when the source is an error later on). Every
 header clang opens must be one validate listed, or validate must refuse the source. (NVRTC cannot open a file
-itself in any case: runner/sandbox_test.c; this is the scanner's own agreement with the language.)"""
+itself in any case: runner/jit/sandbox_test.c; this is the scanner's own agreement with the language.)"""
 import os
 import random
 import re

@@ -40,12 +40,12 @@ def run(*args, env=None):
 
 
 def run_time(a):
-    """One host run at the model's nominal rates (runner/plan.c)."""
+    """One host run at the model's nominal rates (runner/plan/plan.c)."""
     return max(a["flop"] / 2e9, a["bytes"] / 5e9)
 
 
 def model_cost(a):
-    """plan_cost of runner/plan.c for a host case of this protocol."""
+    """plan_cost of runner/plan/plan.c for a host case of this protocol."""
     t = run_time(a)
     return 0.05 + max(min((1 + 3 + 1) * t, 0.2 + 2 * t), 0)
 

@@ -56,7 +56,7 @@ def _check_schema(path, f):
     return schema
 
 
-# What the schema's table (runner/schema.c, through the generated schema.py) says a reader checks.
+# What the schema's table (runner/store/schema.c, through the generated schema.py) says a reader checks.
 STATUSES = schema.STATUSES
 ROOT_STRINGS = tuple(f[1] for f in schema.FIELDS if f[0] == "root" and f[6] == "must")
 SUMMARY_FIELDS = tuple(f[1] for f in schema.FIELDS if f[0] == "summary" and f[6] == "must")

@@ -1,5 +1,5 @@
-"""The result file's schema, for the readers: made from runner/schema.c by runner/schema_doc_test.c
-(`bazel run //runner:schema_doc_test -- --write`); edit the table there, not this file."""
+"""The result file's schema, for the readers: made from runner/store/schema.c by runner/store/schema_doc_test.c
+(`bazel run //runner/store:schema_doc_test -- --write`); edit the table there, not this file."""
 
 MINOR = 15
 VERSION = "tilelab/1.15"

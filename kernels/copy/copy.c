@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner/cuda_check.h"
-#include "runner/data.h"
-#include "runner/registry.h"
-#include "runner/verify.h"
+#include "runner/ops/data.h"
+#include "runner/ops/registry.h"
+#include "runner/ops/verify.h"
+#include "runner/util/cuda_check.h"
 
 enum { N_ };
 
@@ -46,7 +46,7 @@ static uint64_t copy_mem_bytes(const reg_op *op, const reg_spec *s, int on_devic
 
 /* ---- params, constraints, geometry ------------------------------------------------------ */
 
-/* Each variant's params, written once (runner/registry.h): their rows and their indices by name. */
+/* Each variant's params, written once (runner/ops/registry.h): their rows and their indices by name. */
 #define BLOCK_P(X, P) X(P, BLOCK, 256, "threads per block")
 #define GRID_P(X, P) X(P, GRID, 0, "blocks; 0 = enough for one step of the loop per thread")
 #define COPY_PLAIN(X, P) BLOCK_P(X, P) GRID_P(X, P)
@@ -76,7 +76,7 @@ static long long blocks_for(long long work, long block, long grid)
     return b > 0 ? b : 1;
 }
 
-/* Each variant's rules (runner/registry.h): BLOCK whole warps a block can hold, GRID 0 (enough blocks) or
+/* Each variant's rules (runner/ops/registry.h): BLOCK whole warps a block can hold, GRID 0 (enough blocks) or
  * a count. What depends on n stays in the checks below. */
 #define SHAPE_RULES                                                                                       \
     {"BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0", "BLOCK = {BLOCK} is not a multiple of 32 in 32 .. 1024"}, \

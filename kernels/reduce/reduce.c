@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "kernels/reduce/cub_sum.h"
-#include "runner/cuda_check.h"
-#include "runner/data.h"
-#include "runner/registry.h"
-#include "runner/verify.h"
+#include "runner/ops/data.h"
+#include "runner/ops/registry.h"
+#include "runner/ops/verify.h"
+#include "runner/util/cuda_check.h"
 
 enum { N_ };         /* the one axis */
 enum { F32, F16 };   /* dtypes, in the order of reduce_dtypes */
@@ -73,7 +73,7 @@ static uint64_t reduce_mem_bytes(const reg_op *op, const reg_spec *s, int on_dev
 
 /* ---- params, constraints, geometry ------------------------------------------------------ */
 
-/* Each variant's params, written once (runner/registry.h): their rows and their indices by name. */
+/* Each variant's params, written once (runner/ops/registry.h): their rows and their indices by name. */
 #define REDUCE_BLOCK(X, P) X(P, BLOCK, 256, "threads per block")
 #define REDUCE_WARP(X, P) REDUCE_BLOCK(X, P) X(P, ITEMS, 4, "elements each thread adds before the block reduction")
 #define REDUCE_VEC(X, P)                                                                                    \
@@ -92,7 +92,7 @@ static int grid_fits(long long blocks, char *why, size_t n)
     return 1;
 }
 
-/* Each variant's rules (runner/registry.h). The shared-memory trees halve BLOCK elements, so BLOCK is a
+/* Each variant's rules (runner/ops/registry.h). The shared-memory trees halve BLOCK elements, so BLOCK is a
  * power of two, from 64 for those whose last steps read past the block's first half. GRID's bound is
  * MAX_GRID. What depends on n stays in the checks below. */
 #define WARPS_RULE {"BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0", "BLOCK = {BLOCK} is not a multiple of 32 in 32 .. 1024"}
@@ -178,7 +178,7 @@ static int host_drop_last_run(const reg_variant *v, reg_problem *p, const long *
     return 0;
 }
 
-/* Deliberately wrong: sums right, then halves its input; the input guard (runner/inguard.h) must fail it and
+/* Deliberately wrong: sums right, then halves its input; the input guard (runner/exec/inguard.h) must fail it and
  * put the input back, so that the cases after it sum what the reference summed. */
 static int host_writes_input_run(const reg_variant *v, reg_problem *p, const long *params, tl_err *e)
 {

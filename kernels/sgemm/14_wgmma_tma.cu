@@ -3,7 +3,7 @@
 // What changes from 13_wgmma:
 // - the copy engine moves the tiles: one thread issues a TMA copy per operand and stage (a
 //   cp.async.bulk.tensor that swizzles as it writes, and zero-fills past the operand's edge); the
-//   tensor maps it reads are made by the runner per case (runner/tma.h): this file asks for them in
+//   tensor maps it reads are made by the runner per case (runner/jit/tma.h): this file asks for them in
 //   tilelab_tensor_map_requests;
 // - warp specialisation: warpgroup 0 produces (gives its registers up: setmaxnreg), one or two
 //   consumer warpgroups only wait and multiply, so copies and math overlap without a __syncthreads;
@@ -104,7 +104,7 @@ __device__ constexpr auto smem_layout()
     return ring_sw128_stages<T, KMAJOR, ROWS, BK, STAGES>();
 }
 
-// The runner's tensor maps (runner/tma.h): a as stored, then b; boxes of one 128-byte swizzle span
+// The runner's tensor maps (runner/jit/tma.h): a as stored, then b; boxes of one 128-byte swizzle span
 // (KBOX elements) by the tile's rows (k contiguous in memory) or by BK (M or N contiguous).
 struct tilelab_tensor_map_request {
     int operand, box_inner, box_outer, swizzle, encoded;

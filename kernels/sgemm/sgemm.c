@@ -13,12 +13,12 @@
 #include <string.h>
 
 #include "kernels/sgemm/sgemm_rungs.h"
-#include "runner/cuda_check.h"
-#include "runner/data.h"
-#include "runner/data_gen.h"
-#include "runner/devdata.h"
-#include "runner/dispatch.h"
-#include "runner/verify.h"
+#include "runner/ops/data.h"
+#include "runner/ops/data_gen.h"
+#include "runner/ops/devdata.h"
+#include "runner/ops/dispatch.h"
+#include "runner/ops/verify.h"
+#include "runner/util/cuda_check.h"
 
 extern const dsp_model sgemm_dispatch_model; /* sgemm_dispatch.c */
 
@@ -50,7 +50,7 @@ struct reg_problem {
 
 /* ---- dtypes ------------------------------------------------------------------------------ */
 
-#define to_bf16 tl_to_bf16     /* runner/data_gen.h: the device rounds the same way */
+#define to_bf16 tl_to_bf16     /* runner/ops/data_gen.h: the device rounds the same way */
 #define from_bf16 tl_from_bf16
 
 /* FP32 -> TF32 (10 fraction bits), round to nearest with ties away from zero, as cvt.rna.tf32.f32. */
@@ -618,7 +618,7 @@ static const reg_variant sgemm_variants[] = {
      RULES(sgemm_cute_blocked_rules), .constraints = CUTE_BLOCKED_CONSTRAINTS,
      .check = sgemm_check24, .launch = CUTE_BLOCKED_LAUNCH},
     {.name = "tuned", .summary = "dispatches: per problem, the rung and params that a table measured on the device "
-                                 "picks (runner/dispatch.h; `table:` names another: a file of the experiment's folder, or one the "
+                                 "picks (runner/ops/dispatch.h; `table:` names another: a file of the experiment's folder, or one the "
                                  "runner carries, tilelab:sgemm/tuned_h200.table), the fastest of the candidates it "
                                  "ranks first, timed on the problem (`trials:`, default 8; 1: the table's pick)",
      .kind = REG_NVRTC, .table = "sgemm/tuned_h100.table", .dtypes = ALL_DTYPES,

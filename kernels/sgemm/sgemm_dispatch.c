@@ -1,4 +1,4 @@
-/* sgemm's dispatch model: what `tuned`'s tables (runner/dispatch.h) ask of the op. How a candidate's time
+/* sgemm's dispatch model: what `tuned`'s tables (runner/ops/dispatch.h) ask of the op. How a candidate's time
  * carries from a measured problem to another (its blocks over the SMs, its tiles past the matrix, the passes
  * that copy operands), the params the table's rows cannot tell (SK, ODD, AIN), and the twin a trial times
  * beside a candidate (EDGE). */
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "kernels/sgemm/sgemm_rungs.h"
-#include "runner/dispatch.h"
+#include "runner/ops/dispatch.h"
 
 /* What a float that packed's pack copies costs, in flops of the GEMM: 8 bytes moved against the ~40
  * TFLOP/s of the H100's best SIMT rungs at ~3 TB/s is some 100; measured, 9000 x 128 x 6000 (A copied: 55 M

@@ -1,19 +1,19 @@
 /* sgemm's rungs, as the op's files share them (not a header of the runner's): each rung's params, written
- * once as a list (runner/registry.h, REG_PARAM_INDEX / REG_PARAM_ROW), and what each family of rungs gives
+ * once as a list (runner/ops/registry.h, REG_PARAM_INDEX / REG_PARAM_ROW), and what each family of rungs gives
  * the variants table (sgemm.c) and the dispatch model (sgemm_dispatch.c).
  *
  *   sgemm_simt.c      01 - 10: the SIMT ladder, and the tiles the ladder, hopper and packed share
  *   sgemm_hopper.c    11 hopper, 15 packed, 16 skinny: the ladder's top on sm_90
  *   sgemm_tc.c        12 mma_sync, 13 wgmma, 14 wgmma_tma, 17 tf32x3: the tensor cores
  *   sgemm_cute.c      20 - 25: seed 003's table in CuTe
- *   sgemm_dispatch.c  what `tuned`'s tables ask of the op (runner/dispatch.h)
+ *   sgemm_dispatch.c  what `tuned`'s tables ask of the op (runner/ops/dispatch.h)
  *   sgemm.c           the problem (inputs, references, cuBLAS, host loops) and the variants table */
 #ifndef TILELAB_SGEMM_RUNGS_H
 #define TILELAB_SGEMM_RUNGS_H
 
 #include <stdint.h>
 
-#include "runner/registry.h"
+#include "runner/ops/registry.h"
 
 enum { M_, N_, K_ };      /* axes */
 enum { OP_A, OP_B };      /* operands with a layout */

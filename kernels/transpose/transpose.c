@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/cuda_check.h"
-#include "runner/data.h"
-#include "runner/registry.h"
-#include "runner/verify.h"
+#include "runner/ops/data.h"
+#include "runner/ops/registry.h"
+#include "runner/ops/verify.h"
+#include "runner/util/cuda_check.h"
 
 enum { M_, N_ };
 #define MAX_ELEMS 2147483647LL /* the kernels index rows and columns with int */
@@ -45,14 +45,14 @@ static uint64_t transpose_mem_bytes(const reg_op *op, const reg_spec *s, int on_
     return b;
 }
 
-/* The params, written once (runner/registry.h): their rows and their indices by name. */
+/* The params, written once (runner/ops/registry.h): their rows and their indices by name. */
 #define TRANSPOSE_TILE(X, P)                                                                                \
     X(P, TILE, 32, "tile side: a block moves TILE x TILE elements")                                      \
     X(P, ROWS, 8, "thread rows per block: TILE x ROWS threads, TILE / ROWS elements each")
 enum { TRANSPOSE_TILE(REG_PARAM_INDEX, TT) TT_N };
 static const reg_param tile_params[] = {TRANSPOSE_TILE(REG_PARAM_ROW, TT)};
 
-/* The rules (runner/registry.h): TILE x ROWS threads, each moving TILE / ROWS elements of a column; the
+/* The rules (runner/ops/registry.h): TILE x ROWS threads, each moving TILE / ROWS elements of a column; the
  * shared tile, padded by one float per row, in the 48 KiB a block gets without opting in. What depends on
  * m and n stays in the check below. */
 static const reg_rule tile_rules[] = {

@@ -1,0 +1,1231 @@
+#include "runner/config/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <strings.h>
+#include <yaml.h>
+
+#include "runner/config/cfg_node.h"
+#include "runner/config/cfg_op.h"
+#include "runner/config/cfg_search.h"
+#include "runner/ops/decl.h"
+#include "runner/ops/dispatch.h"
+#include "runner/ops/registry_lookup.h"
+
+/* ---- value lists: 8 | [8, 16] | {pow2: [3, 5]} | {range: [start, stop, step]} ------------- */
+
+static void push_value(long **vals, int *n, long v)
+{
+    *vals = realloc(*vals, sizeof **vals * (size_t)(*n + 1));
+    if (!*vals) abort();
+    (*vals)[(*n)++] = v;
+}
+
+static int parse_values(cfgn_ctx *c, yaml_node_t *n, const char *field, long lo, long hi, long **vals,
+                        int *nvals)
+{
+    long v;
+    *vals = NULL;
+    *nvals = 0;
+    if (n->type == YAML_SCALAR_NODE) {
+        if (cfgn_int(c, n, field, lo, hi, &v)) return -1;
+        push_value(vals, nvals, v);
+        return 0;
+    }
+    if (n->type == YAML_SEQUENCE_NODE) {
+        if (n->data.sequence.items.top == n->data.sequence.items.start)
+            return cfgn_fail(c, n, field, "the list is empty");
+        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+            if (cfgn_int(c, cfgn_node(c, *it), field, lo, hi, &v)) goto fail;
+            push_value(vals, nvals, v);
+        }
+        return 0;
+    }
+    static const char *const forms[] = {"pow2", "range", NULL};
+    cfgn_pair pr[2];
+    int np;
+    if (cfgn_pairs(c, n, field, forms, pr, 2, &np)) return -1;
+    if (np != 1) return cfgn_fail(c, n, field, "expected one of {pow2: [lo, hi]} or {range: [start, stop, step]}");
+    yaml_node_t *seq = pr[0].value;
+    int is_pow2 = !strcmp(pr[0].key, "pow2");
+    int want = is_pow2 ? 2 : 3;
+    if (cfgn_expect(c, seq, YAML_SEQUENCE_NODE, field)) return -1;
+    long a[3];
+    int got = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+    if (got != want)
+        return cfgn_fail(c, seq, field, "%s takes %d numbers, got %d", pr[0].key, want, got);
+    for (int i = 0; i < want; i++) {
+        /* A range's step is checked below, with its own message. */
+        long ilo = is_pow2 ? 0 : i == 2 ? -(1L << 62) : lo, ihi = is_pow2 ? 62 : i == 2 ? (1L << 62) : hi;
+        if (cfgn_int(c, cfgn_node(c, seq->data.sequence.items.start[i]), field, ilo, ihi, &a[i])) return -1;
+    }
+    if (is_pow2) {
+        if (a[0] > a[1]) return cfgn_fail(c, seq, field, "pow2: lo %ld is above hi %ld", a[0], a[1]);
+        for (long e = a[0]; e <= a[1]; e++) {
+            long p = 1L << e;
+            if (p < lo || p > hi) {
+                cfgn_fail(c, seq, field, "2^%ld = %ld is out of range [%ld, %ld]", e, p, lo, hi);
+                goto fail;
+            }
+            push_value(vals, nvals, p);
+        }
+        return 0;
+    }
+    if (a[2] <= 0) return cfgn_fail(c, seq, field, "range: step must be positive, got %ld", a[2]);
+    if (a[0] > a[1]) return cfgn_fail(c, seq, field, "range: start %ld is above stop %ld", a[0], a[1]);
+    if ((a[1] - a[0]) / a[2] >= CFG_MAX_VALUES)
+        return cfgn_fail(c, seq, field, "range expands to more than %d values", CFG_MAX_VALUES);
+    for (long x = a[0]; x <= a[1]; x += a[2]) push_value(vals, nvals, x);
+    return 0;
+fail:
+    free(*vals);
+    *vals = NULL;
+    *nvals = 0;
+    return -1;
+}
+
+/* ---- sizes ----------------------------------------------------------------------------- */
+
+#define AXIS_MAX 2147483647L /* kernels take int sizes */
+
+typedef struct {
+    int axes[REG_MAX_AXES]; /* op axis indices this factor sets */
+    int naxes;
+    long *vals[REG_MAX_AXES]; /* per axis: values (zip) or one shared list (tied) */
+    int nvals;
+} size_factor;
+
+/* "mnk" ties the single-letter axes m, n and k; an exact axis name sets that axis. */
+static int axes_of_key(cfgn_ctx *c, yaml_node_t *kn, const char *key, const reg_op *op, int *axes,
+                       int *naxes, int *seen)
+{
+    int a = reg_find_axis(op, key);
+    *naxes = 0;
+    if (a >= 0) {
+        axes[(*naxes)++] = a;
+    } else {
+        for (const char *p = key; *p; p++) {
+            char one[2] = {*p, 0};
+            int b = reg_find_axis(op, one);
+            if (b < 0 || *naxes == REG_MAX_AXES) {
+                char list[128] = "";
+                for (int i = 0; i < op->naxes; i++)
+                    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", op->axes[i]);
+                return cfgn_fail(c, kn, "sizes", "'%s' is not an axis of %s (axes: %s; 'mnk' ties m, n and k)",
+                               key, op->name, list);
+            }
+            axes[(*naxes)++] = b;
+        }
+    }
+    for (int i = 0; i < *naxes; i++) {
+        if (seen[axes[i]]) return cfgn_fail(c, kn, "sizes", "axis '%s' is given twice", op->axes[axes[i]]);
+        seen[axes[i]] = 1;
+    }
+    return 0;
+}
+
+static void push_size(tl_experiment *x, const int64_t *dims)
+{
+    x->sizes = realloc(x->sizes, sizeof *x->sizes * (size_t)(x->nsizes + 1));
+    if (!x->sizes) abort();
+    memcpy(x->sizes[x->nsizes++].dims, dims, sizeof x->sizes[0].dims);
+}
+
+static void factors_free(size_factor *f, int nf)
+{
+    for (int i = 0; i < nf; i++)
+        for (int j = 0; j < REG_MAX_AXES; j++) free(f[i].vals[j]);
+}
+
+static int parse_zip(cfgn_ctx *c, yaml_node_t *n, const reg_op *op, int *seen, size_factor *f)
+{
+    cfgn_pair pr[REG_MAX_AXES];
+    int np;
+    if (cfgn_pairs(c, n, "sizes.zip", NULL, pr, REG_MAX_AXES, &np)) return -1;
+    if (np == 0) return cfgn_fail(c, n, "sizes.zip", "zip needs at least one axis");
+    f->naxes = 0;
+    for (int i = 0; i < np; i++) {
+        yaml_node_t *kn = NULL;
+        for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+            if (cfgn_node(c, p->value) == pr[i].value) kn = cfgn_node(c, p->key);
+        int axes[REG_MAX_AXES], na;
+        if (axes_of_key(c, kn, pr[i].key, op, axes, &na, seen)) return -1;
+        int nv;
+        char field[64];
+        snprintf(field, sizeof field, "sizes.zip.%s", pr[i].key);
+        if (parse_values(c, pr[i].value, field, 1, AXIS_MAX, &f->vals[f->naxes], &nv)) return -1;
+        if (i > 0 && nv != f->nvals)
+            return cfgn_fail(c, pr[i].value, field, "zip needs lists of one length: %d here, %d before", nv,
+                           f->nvals);
+        f->nvals = nv;
+        for (int j = 0; j < na; j++) {
+            f->axes[f->naxes] = axes[j];
+            if (j > 0) {
+                f->vals[f->naxes] = tl_xmalloc(sizeof(long) * (size_t)nv);
+                memcpy(f->vals[f->naxes], f->vals[f->naxes - j], sizeof(long) * (size_t)nv);
+            }
+            f->naxes++;
+        }
+    }
+    return 0;
+}
+
+/* A sizes mapping: the product of its factors (an axis, tied axes, or a zip). */
+static int parse_sizes_mapping(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    const reg_op *op = x->op;
+    cfgn_pair pr[REG_MAX_AXES + 1];
+    int np, seen[REG_MAX_AXES] = {0};
+    size_factor f[REG_MAX_AXES + 1];
+    memset(f, 0, sizeof f);
+    int nf = 0, rc = -1;
+    if (cfgn_pairs(c, n, "sizes", NULL, pr, REG_MAX_AXES + 1, &np)) return -1;
+    yaml_node_pair_t *p = n->data.mapping.pairs.start;
+    for (int i = 0; i < np; i++, p++) {
+        size_factor *fi = &f[nf++];
+        if (!strcmp(pr[i].key, "zip")) {
+            if (parse_zip(c, pr[i].value, op, seen, fi)) goto out;
+            continue;
+        }
+        int na;
+        if (axes_of_key(c, cfgn_node(c, p->key), pr[i].key, op, fi->axes, &na, seen)) goto out;
+        char field[64];
+        snprintf(field, sizeof field, "sizes.%s", pr[i].key);
+        if (parse_values(c, pr[i].value, field, 1, AXIS_MAX, &fi->vals[0], &fi->nvals)) goto out;
+        for (int j = 1; j < na; j++) {
+            fi->vals[j] = tl_xmalloc(sizeof(long) * (size_t)fi->nvals);
+            memcpy(fi->vals[j], fi->vals[0], sizeof(long) * (size_t)fi->nvals);
+        }
+        fi->naxes = na;
+    }
+    for (int a = 0; a < op->naxes; a++)
+        if (!seen[a]) {
+            cfgn_fail(c, n, "sizes", "axis '%s' is not given", op->axes[a]);
+            goto out;
+        }
+    /* Product over factors, the last factor varying fastest. */
+    int idx[REG_MAX_AXES + 1] = {0};
+    for (;;) {
+        int64_t dims[REG_MAX_AXES] = {0};
+        for (int i = 0; i < nf; i++)
+            for (int j = 0; j < f[i].naxes; j++) dims[f[i].axes[j]] = f[i].vals[j][idx[i]];
+        if (x->nsizes >= CFG_MAX_CASES) {
+            cfgn_fail(c, n, "sizes", "expands to more than %d sizes", CFG_MAX_CASES);
+            goto out;
+        }
+        push_size(x, dims);
+        int i = nf - 1;
+        while (i >= 0 && ++idx[i] == f[i].nvals) idx[i--] = 0;
+        if (i < 0) break;
+    }
+    rc = 0;
+out:
+    factors_free(f, nf);
+    return rc;
+}
+
+static int parse_sizes(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    if (n->type == YAML_MAPPING_NODE) return parse_sizes_mapping(c, n, x);
+    if (n->type != YAML_SEQUENCE_NODE)
+        return cfgn_fail(c, n, "sizes", "expected a mapping of axes or a list of them, got %s", cfgn_kind_name(n));
+    if (n->data.sequence.items.top == n->data.sequence.items.start)
+        return cfgn_fail(c, n, "sizes", "the list is empty");
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *item = cfgn_node(c, *it);
+        if (item->type != YAML_MAPPING_NODE)
+            return cfgn_fail(c, item, "sizes", "each list item must be a mapping of axes, like {m: 64, n: 64, k: 64}");
+        if (parse_sizes_mapping(c, item, x)) return -1;
+    }
+    return 0;
+}
+
+/* ---- variants -------------------------------------------------------------------------- */
+
+static int parse_measure(cfgn_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m);
+
+/* `counters:` at the top (field "counters") or in a variant: a set or metric name, or a list of them. */
+static int parse_counters(cfgn_ctx *c, yaml_node_t *n, const char *field, ctr_list *l)
+{
+    ctr_list_free(l);
+    l->text = tl_xstrdup("");
+    yaml_node_item_t one = 0, *items = &one, *top = &one + 1;
+    if (n->type == YAML_SEQUENCE_NODE) {
+        items = n->data.sequence.items.start;
+        top = n->data.sequence.items.top;
+    } else if (n->type != YAML_SCALAR_NODE) {
+        return cfgn_fail(c, n, field, "expected a metric or set name, or a list of them, like [memory, "
+                                    "dram__bytes_read.sum], got %s", cfgn_kind_name(n));
+    }
+    for (yaml_node_item_t *it = items; it < top; it++) {
+        yaml_node_t *item = it == &one ? n : cfgn_node(c, *it);
+        if (item->type != YAML_SCALAR_NODE)
+            return cfgn_fail(c, item, field, "each item must be a metric or set name, got %s", cfgn_kind_name(item));
+        tl_err why;
+        if (ctr_list_add(l, cfgn_scalar(item), (int)item->start_mark.line + 1, (int)item->start_mark.column + 1, &why))
+            return cfgn_fail(c, item, field, "%s", why.msg);
+    }
+    return 0;
+}
+
+static int parse_params(cfgn_ctx *c, yaml_node_t *n, const char *field, cfg_variant *cv)
+{
+    const reg_variant *v = cv->v;
+    cfgn_pair pr[REG_MAX_PARAMS];
+    int np;
+    if (n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.top - n->data.mapping.pairs.start > REG_MAX_PARAMS)
+        return cfgn_fail(c, n, field, "too many params");
+    if (cfgn_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
+    yaml_node_pair_t *p = n->data.mapping.pairs.start;
+    for (int i = 0; i < np; i++, p++) {
+        int k = reg_find_param(v, pr[i].key);
+        if (k < 0) {
+            char list[256] = "";
+            for (int j = 0; j < v->nparams; j++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", v->params[j].name);
+            return cfgn_fail(c, cfgn_node(c, p->key), field, "variant '%s' has no param '%s' (its params: %s)", v->name,
+                           pr[i].key, v->nparams ? list : "none");
+        }
+        char f2[128];
+        snprintf(f2, sizeof f2, "%s.%s", field, pr[i].key);
+        free(cv->values[k]);
+        if (parse_values(c, pr[i].value, f2, -(1L << 30), 1L << 30, &cv->values[k], &cv->nvalues[k])) return -1;
+    }
+    return 0;
+}
+
+/* A variant declared in the experiment file, with what config owns for it. */
+typedef struct cfg_owned {
+    reg_variant v;
+    reg_param params[REG_MAX_PARAMS];
+    char *pnames[REG_MAX_PARAMS];
+    decl_variant d;
+    char *name, *source, *entry, *summary;
+    char *entries[REG_MAX_KERNELS]; /* `kernels:`' entries */
+} cfg_owned;
+
+static void owned_free(cfg_owned *o)
+{
+    if (!o) return;
+    for (int k = 0; k < REG_MAX_PARAMS; k++) free(o->pnames[k]);
+    dlib_call_free(o->d.lib);
+    decl_free(&o->d);
+    free(o->name), free(o->source), free(o->entry), free(o->summary);
+    for (int k = 0; k < REG_MAX_KERNELS; k++) free(o->entries[k]);
+    free(o);
+}
+
+/* The keys both kinds of variant take. */
+static int parse_variant_common(cfgn_ctx *c, yaml_node_t *n, yaml_node_t *measure, yaml_node_t *counters,
+                                const char *field, cfg_variant *cv, tl_experiment *x)
+{
+    ctr_list_copy(&cv->counters, &x->counters);
+    if (counters) {
+        char f2[80];
+        snprintf(f2, sizeof f2, "%s.counters", field);
+        if (parse_counters(c, counters, f2, &cv->counters)) return -1;
+    }
+    if (measure) {
+        char f2[80];
+        snprintf(f2, sizeof f2, "%s.measure", field);
+        if (parse_measure(c, measure, f2, &cv->protocol)) return -1;
+    }
+    if (x->verify == CFG_VERIFY_EVERY && cv->protocol.batch > 1)
+        return cfgn_fail(c, measure ? measure : n, field,
+                       "verify: every checks each run, so it needs batch: 1 (a batch repeats runs on one output)");
+    return 0;
+}
+
+/* A dispatching variant's table: the registry's (kernels/), or `table:`, a file of the experiment's
+ * folder, or `table: tilelab:OP/NAME.table`, another of the tables this runner carries (kernels/OP/,
+ * e.g. one measured on another GPU). Read through the store, so the result file carries it; so are the
+ * rungs it names. */
+static int load_table(cfgn_ctx *c, yaml_node_t *node, const char *field, cfg_variant *cv, tl_experiment *x)
+{
+    char f2[80];
+    snprintf(f2, sizeof f2, "%s.table", field);
+    if (node && cfgn_expect(c, node, YAML_SCALAR_NODE, f2)) return -1;
+    const char *origin = node ? SRC_EXPERIMENT : SRC_TILELAB, *path = node ? cfgn_scalar(node) : cv->v->table;
+    if (node && !strncmp(path, TILELAB_TABLE_PREFIX, strlen(TILELAB_TABLE_PREFIX))) {
+        origin = SRC_TILELAB;
+        path += strlen(TILELAB_TABLE_PREFIX);
+        if (!reg_is_table_of(path, x->op->name)) {
+            char list[1024];
+            reg_list_tables(x->op->name, list, sizeof list);
+            return cfgn_fail(c, node, f2, "'%s' names no table this runner carries for op %s (%s)", cfgn_scalar(node),
+                           x->op->name, list);
+        }
+        if (!x->store.tilelab_preloaded && !reg_find_source(path)) { /* rerun: the file's copy */
+            char list[1024];
+            reg_list_tables(x->op->name, list, sizeof list);
+            return cfgn_fail(c, node, f2, "this runner carries no table kernels/%s (%s)", path, list);
+        }
+    }
+    if (src_resolve_table(&x->store, origin, path, &cv->src, c->e)) {
+        if (node)
+            tl_err_wrap(c->e, "%s:%lu:%lu: %s", c->path, (unsigned long)node->start_mark.line + 1,
+                        (unsigned long)node->start_mark.column + 1, f2);
+        return -1;
+    }
+    const src_file *f = &x->store.files[cv->src.files[0]];
+    char *name = src_display(&x->store, f);
+    cv->table = tl_xcalloc(1, sizeof *cv->table);
+    int rc = dsp_parse(x->op, name, f->text, f->len, cv->table, c->e);
+    free(name);
+    if (rc && node)
+        tl_err_wrap(c->e, "%s:%lu:%lu: %s", c->path, (unsigned long)node->start_mark.line + 1,
+                    (unsigned long)node->start_mark.column + 1, f2);
+    if (rc) {
+        free(cv->table);
+        cv->table = NULL;
+        return -1;
+    }
+    cv->run_src = tl_xcalloc((size_t)x->op->nvariants, sizeof *cv->run_src);
+    for (int i = 0; i < cv->table->n; i++) {
+        const reg_variant *v = cv->table->rows[i].v;
+        src_set *s = &cv->run_src[v - x->op->variants];
+        if (s->n == 0 && src_resolve(&x->store, SRC_TILELAB, v->source, s, c->e)) return -1;
+    }
+    return 0;
+}
+
+static int parse_registered(cfgn_ctx *c, yaml_node_t *name, yaml_node_t *params, yaml_node_t *table, yaml_node_t *trials,
+                            const char *field, cfg_variant *cv, tl_experiment *x)
+{
+    cv->v = reg_find_variant(x->op, cfgn_scalar(name));
+    if (!cv->v && x->dop)
+        return cfgn_fail(c, name, field, "'%s': op %s is declared in this file, so its variants are too: each needs "
+                                         "`source:`, `block:` and `grid:`", cfgn_scalar(name), x->op->name);
+    if (!cv->v) {
+        char list[1024] = "";
+        for (int i = 0; i < x->op->nvariants; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", x->op->variants[i].name);
+        return cfgn_fail(c, name, field, "op '%s' has no variant '%s' (variants: %s; a variant of your own needs "
+                                       "`source:`)", x->op->name, cfgn_scalar(name), list);
+    }
+    cv->origin = SRC_TILELAB;
+    for (int k = 0; k < cv->v->nparams; k++) {
+        cv->values[k] = tl_xmalloc(sizeof(long));
+        cv->values[k][0] = cv->v->params[k].def;
+        cv->nvalues[k] = 1;
+    }
+    if (params) {
+        char f2[80];
+        snprintf(f2, sizeof f2, "%s.params", field);
+        if (parse_params(c, params, f2, cv)) return -1;
+    }
+    if (table && !cv->v->table)
+        return cfgn_fail(c, table, field, "table: belongs to a dispatching variant; %s is not one", cv->v->name);
+    if (trials && !cv->v->table)
+        return cfgn_fail(c, trials, field, "trials: belongs to a dispatching variant; %s is not one", cv->v->name);
+    if (cv->v->table) {
+        long k = CFG_TRIALS;
+        char f2[80];
+        snprintf(f2, sizeof f2, "%s.trials", field);
+        if (trials && cfgn_int(c, trials, f2, 1, CFG_MAX_TRIALS, &k)) return -1;
+        cv->trials = (int)k;
+        return load_table(c, table, field, cv, x);
+    }
+    if (cv->v->kind == REG_NVRTC && src_resolve(&x->store, SRC_TILELAB, cv->v->source, &cv->src, c->e)) {
+        tl_err_wrap(c->e, "%s:%lu: %s", c->path, (unsigned long)name->start_mark.line + 1, field);
+        return -1;
+    }
+    return 0;
+}
+
+static int is_identifier(const char *s)
+{
+    if (!*s || isdigit((unsigned char)*s)) return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_') return 0;
+    return 1;
+}
+
+/* Names a param's #define would take from the kernel's own C++: the language's keywords, CUDA's built-in
+ * variables and the types every kernel may spell. */
+static const char *const cxx_names[] = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char",
+    "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue", "decltype", "default",
+    "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "return",
+    "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+    "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
+    "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "NULL", "threadIdx", "blockIdx", "blockDim", "gridDim",
+    "warpSize", "dim3", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+    "uint32_t", "uint64_t", "uintptr_t", "intptr_t", "half", "nv_bfloat16", "float2", "float4", "int2", "int4", NULL};
+
+/* A name a declared variant's param may not take: the runner's own macros, names its expressions
+ * already give a meaning, C++'s and CUDA's own, and a declared op's buffers and scalars (its signature's names). */
+static const char *reserved_param(const reg_op *op, const char *name)
+{
+    if (!strncmp(name, "TL_", 3) || !strncmp(name, "__", 2)) return "TL_ and __ names are the runner's and the compiler's";
+    for (int i = 0; cxx_names[i]; i++)
+        if (!strcmp(name, cxx_names[i])) return "C++ or CUDA gives that name a meaning of its own";
+    for (int b = 0; op->decl && b < op->decl->nbuffers; b++)
+        if (!strcmp(name, op->decl->buffers[b].name)) return "a buffer of the op has that name";
+    for (int k = 0; op->decl && k < op->decl->nscalars; k++)
+        if (!strcmp(name, op->decl->scalars[k].name)) return "a scalar of the op has that name";
+    for (int o = 0; o < op->noperands; o++) {
+        char col[32];
+        snprintf(col, sizeof col, "%s_COL", op->operands[o]);
+        if (!strcasecmp(name, col)) return "the runner defines <OPERAND>_COL from the layout";
+    }
+    if (reg_find_axis(op, name) >= 0) return "an axis of the op has that name";
+    for (int i = 0; i < EXPR_NDEVICE; i++)
+        if (!strcmp(name, expr_device_names[i])) return "a device fact has that name";
+    if (!strcmp(name, "ceil_div") || !strcmp(name, "min") || !strcmp(name, "max")) return "a function has that name";
+    return NULL;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(((const cfgn_pair *)a)->key, ((const cfgn_pair *)b)->key);
+}
+
+/* A declared variant's params: every one is a macro, swept over its values; sorted by name, so that
+ * the case's text (and id) does not depend on the order they are written in. */
+static int parse_declared_params(cfgn_ctx *c, yaml_node_t *n, const char *field, cfg_owned *o, cfg_variant *cv,
+                                 const reg_op *op)
+{
+    cfgn_pair pr[REG_MAX_PARAMS];
+    int np;
+    if (n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.top - n->data.mapping.pairs.start > REG_MAX_PARAMS)
+        return cfgn_fail(c, n, field, "more than %d params", REG_MAX_PARAMS);
+    if (cfgn_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
+    qsort(pr, (size_t)np, sizeof *pr, by_key);
+    for (int k = 0; k < np; k++) {
+        char f2[128];
+        const char *why = reserved_param(op, pr[k].key);
+        snprintf(f2, sizeof f2, "%s.%s", field, pr[k].key);
+        if (!is_identifier(pr[k].key) || strlen(pr[k].key) > 64)
+            return cfgn_fail(c, pr[k].value, field, "'%s' is not a macro name (letters, digits and _, not first a digit)",
+                           pr[k].key);
+        if (why) return cfgn_fail(c, pr[k].value, field, "'%s' cannot be a param: %s", pr[k].key, why);
+        if (parse_values(c, pr[k].value, f2, -(1L << 62), 1L << 62, &cv->values[k], &cv->nvalues[k])) return -1;
+        o->pnames[k] = tl_xstrdup(pr[k].key);
+        o->params[k] = (reg_param){o->pnames[k], cv->values[k][0], "declared in the experiment file"};
+    }
+    o->v.params = o->params;
+    o->v.nparams = np;
+    return 0;
+}
+
+typedef struct {
+    yaml_node_t *name, *params, *source, *entry, *block, *grid, *smem, *requires, *kernels, *workspace;
+} decl_nodes;
+
+/* One kernel's launch: block and grid (1 to 3 expressions each), smem (bytes, optional). */
+static int parse_kernel_launch(cfgn_ctx *c, yaml_node_t *at, yaml_node_t *block, yaml_node_t *grid, yaml_node_t *smem,
+                               const char *field, const expr_scope *scope, decl_kernel *k)
+{
+    char f2[96];
+    if (!block || !grid)
+        return cfgn_fail(c, at, field, "%s needs `block:` and `grid:` (expressions of its params, the op's axes and "
+                                       "sms, smem_optin, warp)", strstr(field, ".kernels[") ? "a kernel" :
+                                                                   "a variant with `source:`");
+    snprintf(f2, sizeof f2, "%s.block", field);
+    if (cfgn_expr_list(c, block, f2, 1, 3, scope, k->block, &k->nblock)) return -1;
+    snprintf(f2, sizeof f2, "%s.grid", field);
+    if (cfgn_expr_list(c, grid, f2, 1, 3, scope, k->grid, &k->ngrid)) return -1;
+    snprintf(f2, sizeof f2, "%s.smem", field);
+    if (smem && cfgn_expr(c, smem, f2, scope, &k->smem)) return -1;
+    k->has_smem = smem != NULL;
+    return 0;
+}
+
+/* `kernels:`, the kernels one run launches in order, each {entry, block, grid, smem}. */
+static int parse_kernels(cfgn_ctx *c, yaml_node_t *n, const char *field, const expr_scope *scope, cfg_owned *o)
+{
+    static const char *const keys[] = {"entry", "block", "grid", "smem", NULL};
+    char f[80], f2[96];
+    snprintf(f, sizeof f, "%s.kernels", field);
+    if (cfgn_expect(c, n, YAML_SEQUENCE_NODE, f)) return -1;
+    int nk = cfgn_count(n);
+    if (nk < 1 || nk > REG_MAX_KERNELS) return cfgn_fail(c, n, f, "expected 1 to %d kernels, got %d", REG_MAX_KERNELS, nk);
+    for (int k = 0; k < nk; k++) {
+        yaml_node_t *kn = cfgn_item(c, n, k);
+        cfgn_pair pr[4];
+        int np;
+        snprintf(f2, sizeof f2, "%s[%d]", f, k);
+        if (cfgn_pairs(c, kn, f2, keys, pr, 4, &np)) return -1;
+        yaml_node_t *entry = cfgn_find(pr, np, "entry");
+        if (!entry) return cfgn_fail(c, kn, f2, "a kernel needs `entry:` (its extern \"C\" name)");
+        char f3[112];
+        snprintf(f3, sizeof f3, "%s.entry", f2);
+        if (cfgn_expect(c, entry, YAML_SCALAR_NODE, f3)) return -1;
+        if (!is_identifier(cfgn_scalar(entry))) return cfgn_fail(c, entry, f3, "'%s' is not a kernel name", cfgn_scalar(entry));
+        for (int j = 0; j < k; j++)
+            if (!strcmp(o->entries[j], cfgn_scalar(entry)))
+                return cfgn_fail(c, entry, f3, "'%s' is kernel %d already: a run launches each kernel once",
+                                 cfgn_scalar(entry), j);
+        o->entries[k] = tl_xstrdup(cfgn_scalar(entry));
+        o->d.kernels[k].entry = o->entries[k];
+        if (parse_kernel_launch(c, kn, cfgn_find(pr, np, "block"), cfgn_find(pr, np, "grid"), cfgn_find(pr, np, "smem"),
+                                f2, scope, &o->d.kernels[k]))
+            return -1;
+        o->d.nkernels = k + 1;
+    }
+    return 0;
+}
+
+static int parse_launch(cfgn_ctx *c, const decl_nodes *dn, const char *field, cfg_owned *o, const reg_op *op)
+{
+    expr_scope scope = {(const char *const *)o->pnames, o->v.nparams, op->axes, op->naxes};
+    char f2[80];
+    decl_variant *d = &o->d;
+    if (dn->kernels) {
+        yaml_node_t *one = dn->entry ? dn->entry : dn->block ? dn->block : dn->grid ? dn->grid : dn->smem;
+        if (one) return cfgn_fail(c, one, field, "with `kernels:`, each kernel has its own entry, block, grid and smem");
+        if (parse_kernels(c, dn->kernels, field, &scope, o)) return -1;
+        o->v.entry = o->entries[0];
+    } else {
+        d->kernels[0].entry = o->entry;
+        d->nkernels = 1;
+        if (parse_kernel_launch(c, dn->name, dn->block, dn->grid, dn->smem, field, &scope, &d->kernels[0])) return -1;
+    }
+    snprintf(f2, sizeof f2, "%s.workspace", field);
+    if (dn->workspace && cfgn_expr(c, dn->workspace, f2, &scope, &d->workspace)) return -1;
+    d->has_workspace = dn->workspace != NULL;
+    if (dn->requires) {
+        int k = dn->requires->type == YAML_SEQUENCE_NODE
+                    ? (int)(dn->requires->data.sequence.items.top - dn->requires->data.sequence.items.start) : 1;
+        d->requires = tl_xcalloc((size_t)k + 1, sizeof *d->requires);
+        snprintf(f2, sizeof f2, "%s.requires", field);
+        if (cfgn_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, d->requires, &d->nrequires)) return -1;
+    }
+    return 0;
+}
+
+/* name, source and entry of a declared variant. */
+static int parse_declared_names(cfgn_ctx *c, const decl_nodes *dn, const char *field, int index, cfg_owned *o,
+                                tl_experiment *x)
+{
+    const char *name = cfgn_scalar(dn->name);
+    if (!is_identifier(name) || strlen(name) > 64)
+        return cfgn_fail(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
+    if (reg_find_variant(x->op, name))
+        return cfgn_fail(c, dn->name, field, "'%s' is a registered variant of %s: a variant with `source:` needs a name "
+                                           "of its own", name, x->op->name);
+    for (int i = 0; i < index; i++)
+        if (x->variants[i].own && !strcmp(x->variants[i].v->name, name))
+            return cfgn_fail(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
+    char f2[80];
+    snprintf(f2, sizeof f2, "%s.source", field);
+    if (cfgn_expect(c, dn->source, YAML_SCALAR_NODE, f2)) return -1;
+    snprintf(f2, sizeof f2, "%s.entry", field);
+    if (dn->entry && cfgn_expect(c, dn->entry, YAML_SCALAR_NODE, f2)) return -1;
+    const char *entry = dn->entry ? cfgn_scalar(dn->entry) : name;
+    if (!is_identifier(entry))
+        return cfgn_fail(c, dn->entry ? dn->entry : dn->name, f2, "'%s' is not a kernel name", entry);
+    o->name = tl_xstrdup(name);
+    o->source = tl_xstrdup(cfgn_scalar(dn->source));
+    o->entry = tl_xstrdup(entry);
+    o->summary = tl_xasprintf("declared in %s: %s, %s", x->path, o->source, entry);
+    o->v = (reg_variant){.name = o->name, .summary = o->summary, .kind = REG_NVRTC, .source = o->source,
+                         .entry = o->entry, .constraints = "its requires", .decl = &o->d};
+    o->d = (decl_variant){.path = x->path, .op = x->op, .v = &o->v};
+    return 0;
+}
+
+static int parse_declared(cfgn_ctx *c, const decl_nodes *dn, const char *field, int index, cfg_variant *cv,
+                          tl_experiment *x)
+{
+    cfg_owned *o = tl_xcalloc(1, sizeof *o);
+    cv->own = o;
+    cv->origin = SRC_EXPERIMENT;
+    if (parse_declared_names(c, dn, field, index, o, x)) return -1;
+    cv->v = &o->v;
+    char f2[80];
+    snprintf(f2, sizeof f2, "%s.params", field);
+    if (dn->params && parse_declared_params(c, dn->params, f2, o, cv, x->op)) return -1;
+    if (parse_launch(c, dn, field, o, x->op)) return -1;
+    if (src_resolve(&x->store, SRC_EXPERIMENT, o->source, &cv->src, c->e)) {
+        tl_err_wrap(c->e, "%s:%lu:%lu: %s.source", c->path, (unsigned long)dn->source->start_mark.line + 1,
+                    (unsigned long)dn->source->start_mark.column + 1, field);
+        return -1;
+    }
+    return 0;
+}
+
+/* A library call as a variant of a declared op (runner/ops/dlib.h): `library:` and `args:`, nothing of a kernel's. */
+static int parse_library(cfgn_ctx *c, const decl_nodes *dn, yaml_node_t *library, yaml_node_t *args, const char *field,
+                         int index, cfg_variant *cv, tl_experiment *x)
+{
+    yaml_node_t *at = library ? library : args;
+    if (!x->dop)
+        return cfgn_fail(c, at, field, "library: belongs to a variant of an op declared in the file; op %s's own "
+                                       "library variants are listed by `runner list %s`", x->op->name, x->op->name);
+    yaml_node_t *other = dn->source ? dn->source : dn->entry ? dn->entry : dn->block ? dn->block : dn->grid ? dn->grid
+                         : dn->smem ? dn->smem : dn->kernels ? dn->kernels : dn->workspace ? dn->workspace : dn->params;
+    if (other) return cfgn_fail(c, other, field, "a library variant takes `library:` and `args:`, not a kernel's keys");
+    if (!library) return cfgn_fail(c, args, field, "args: belongs to a library variant (`library: cub.inclusive_sum`)");
+    const char *name = cfgn_scalar(dn->name);
+    if (!is_identifier(name) || strlen(name) > 64)
+        return cfgn_fail(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
+    for (int i = 0; i < index; i++)
+        if (!strcmp(x->variants[i].v->name, name))
+            return cfgn_fail(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
+    cfg_owned *o = tl_xcalloc(1, sizeof *o);
+    cv->own = o;
+    cv->origin = SRC_EXPERIMENT;
+    if (cfgop_library(c, library, args, field, x->dop, &o->d.lib)) return -1;
+    o->name = tl_xstrdup(name);
+    o->summary = tl_xstrdup(o->d.lib->fn->doc);
+    o->v = (reg_variant){.name = o->name, .summary = o->summary, .kind = REG_LIBRARY, .run = dlib_run,
+                         .constraints = "its args' counts", .decl = &o->d};
+    o->d.path = x->path, o->d.op = x->op, o->d.v = &o->v;
+    if (dn->requires) {
+        expr_scope scope = {NULL, 0, x->op->axes, x->op->naxes};
+        int k = dn->requires->type == YAML_SEQUENCE_NODE ? cfgn_count(dn->requires) : 1;
+        char f2[80];
+        o->d.requires = tl_xcalloc((size_t)k + 1, sizeof *o->d.requires);
+        snprintf(f2, sizeof f2, "%s.requires", field);
+        if (cfgn_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, o->d.requires, &o->d.nrequires)) return -1;
+    }
+    cv->v = &o->v;
+    return 0;
+}
+
+static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
+{
+    static const char *const keys[] = {"name", "params", "measure", "counters", "source", "entry", "block", "grid",
+                                        "smem", "requires", "table", "trials", "kernels", "workspace", "library",
+                                        "args", NULL};
+    char field[64];
+    snprintf(field, sizeof field, "variants[%d]", index);
+    cfg_variant *cv = &x->variants[index];
+    cv->line = (int)n->start_mark.line + 1, cv->col = (int)n->start_mark.column + 1;
+    cv->protocol = x->protocol;
+    decl_nodes dn = {.name = n};
+    yaml_node_t *measure = NULL, *counters = NULL, *table = NULL, *trials = NULL, *library = NULL, *args = NULL;
+    if (n->type == YAML_MAPPING_NODE) {
+        cfgn_pair pr[16];
+        int np;
+        if (cfgn_pairs(c, n, field, keys, pr, 16, &np)) return -1;
+        yaml_node_t **slot[] = {&dn.name, &dn.params, &measure, &counters, &dn.source, &dn.entry, &dn.block, &dn.grid,
+                                &dn.smem, &dn.requires, &table, &trials, &dn.kernels, &dn.workspace, &library, &args};
+        dn.name = NULL;
+        for (int i = 0; i < np; i++)
+            for (int k = 0; keys[k]; k++)
+                if (!strcmp(pr[i].key, keys[k])) *slot[k] = pr[i].value;
+        if (!dn.name) return cfgn_fail(c, n, field, "'name' is required");
+    }
+    if (dn.name->type != YAML_SCALAR_NODE)
+        return cfgn_fail(c, dn.name, field, "expected a variant name or {name: ..., params: {...}}, got %s",
+                       cfgn_kind_name(dn.name));
+    if (library || args) {
+        if (parse_library(c, &dn, library, args, field, index, cv, x)) return -1;
+    } else if (!dn.source) {
+        yaml_node_t *only = dn.entry ? dn.entry : dn.block ? dn.block : dn.grid ? dn.grid : dn.smem ? dn.smem
+                            : dn.requires ? dn.requires : dn.kernels ? dn.kernels : dn.workspace;
+        if (only)
+            return cfgn_fail(c, only, field, "entry, block, grid, smem, requires, kernels and workspace belong to a variant "
+                                             "with `source:`");
+        if (parse_registered(c, dn.name, dn.params, table, trials, field, cv, x)) return -1;
+    } else if (table || trials) {
+        return cfgn_fail(c, table ? table : trials, field, "%s: belongs to a dispatching variant (e.g. tuned), not one "
+                       "with `source:`", table ? "table" : "trials");
+    } else if (parse_declared(c, &dn, field, index, cv, x)) {
+        return -1;
+    }
+    return parse_variant_common(c, n, measure, counters, field, cv, x);
+}
+
+static int parse_variants(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    if (cfgn_expect(c, n, YAML_SEQUENCE_NODE, "variants")) return -1;
+    int count = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (count == 0) return cfgn_fail(c, n, "variants", "the list is empty");
+    x->variants = tl_xcalloc((size_t)count, sizeof *x->variants);
+    x->nvariants = count;
+    for (int i = 0; i < count; i++)
+        if (parse_variant(c, cfgn_node(c, n->data.sequence.items.start[i]), i, x)) return -1;
+    return 0;
+}
+
+/* ---- the small sections ---------------------------------------------------------------- */
+
+static int parse_layout(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    static const char *const names[] = {"row", "col"};
+    cfgn_pair pr[REG_MAX_OPERANDS];
+    int np;
+    if (cfgn_pairs(c, n, "layout", NULL, pr, REG_MAX_OPERANDS, &np)) return -1;
+    yaml_node_pair_t *p = n->data.mapping.pairs.start;
+    for (int i = 0; i < np; i++, p++) {
+        int o = -1;
+        for (int j = 0; j < x->op->noperands; j++)
+            if (!strcmp(x->op->operands[j], pr[i].key)) o = j;
+        if (o < 0) return cfgn_fail(c, cfgn_node(c, p->key), "layout", "op '%s' has no operand '%s'", x->op->name, pr[i].key);
+        char field[64];
+        snprintf(field, sizeof field, "layout.%s", pr[i].key);
+        yaml_node_t *v = pr[i].value;
+        x->nlayouts[o] = 0;
+        if (v->type == YAML_SEQUENCE_NODE) {
+            int cnt = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
+            if (cnt < 1 || cnt > 2) return cfgn_fail(c, v, field, "expected row, col or [row, col]");
+            for (int k = 0; k < cnt; k++) {
+                int which;
+                if (cfgn_choice(c, cfgn_node(c, v->data.sequence.items.start[k]), field, names, 2, &which)) return -1;
+                x->layouts[o][x->nlayouts[o]++] = which;
+            }
+        } else {
+            int which;
+            if (cfgn_choice(c, v, field, names, 2, &which)) return -1;
+            x->layouts[o][x->nlayouts[o]++] = which;
+        }
+    }
+    return 0;
+}
+
+/* dtype: one of the op's, or a list of them (a sweep axis). */
+static int parse_dtypes(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    const reg_op *op = x->op;
+    if (n->type != YAML_SEQUENCE_NODE) return cfgn_choice(c, n, "dtype", op->dtypes, op->ndtypes, &x->dtypes[0]);
+    int cnt = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (cnt < 1 || cnt > op->ndtypes) return cfgn_fail(c, n, "dtype", "expected 1 to %d of the op's dtypes", op->ndtypes);
+    x->ndtypes = 0;
+    for (int k = 0; k < cnt; k++) {
+        yaml_node_t *item = cfgn_node(c, n->data.sequence.items.start[k]);
+        int which;
+        if (cfgn_choice(c, item, "dtype", op->dtypes, op->ndtypes, &which)) return -1;
+        for (int j = 0; j < x->ndtypes; j++)
+            if (x->dtypes[j] == which) return cfgn_fail(c, item, "dtype", "'%s' is listed twice", op->dtypes[which]);
+        x->dtypes[x->ndtypes++] = which;
+    }
+    return 0;
+}
+
+/* Every variant takes at least one of the dtypes swept (a case is planned for each it takes). */
+static int check_variant_dtypes(cfgn_ctx *c, tl_experiment *x)
+{
+    const reg_op *op = x->op;
+    for (int i = 0; i < x->nvariants; i++) {
+        const reg_variant *v = x->variants[i].v;
+        int any = 0;
+        for (int j = 0; j < x->ndtypes; j++) any |= reg_variant_takes(v, x->dtypes[j]);
+        if (any) continue;
+        char takes[64] = "", swept[64] = "";
+        for (int d = 0; d < op->ndtypes; d++)
+            if (reg_variant_takes(v, d)) snprintf(takes + strlen(takes), sizeof takes - strlen(takes), "%s%s", takes[0] ? ", " : "", op->dtypes[d]);
+        for (int j = 0; j < x->ndtypes; j++)
+            snprintf(swept + strlen(swept), sizeof swept - strlen(swept), "%s%s", j ? ", " : "", op->dtypes[x->dtypes[j]]);
+        tl_err_set(c->e, "%s:%d: variants: %s takes dtype %s, not %s (runner list %s shows each variant's)", c->path,
+                   x->variants[i].line, v->name, takes, swept, op->name);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_args(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    cfgn_pair pr[REG_MAX_ARGS];
+    int np;
+    if (cfgn_pairs(c, n, "args", NULL, pr, REG_MAX_ARGS, &np)) return -1;
+    yaml_node_pair_t *p = n->data.mapping.pairs.start;
+    for (int i = 0; i < np; i++, p++) {
+        int a = -1;
+        for (int j = 0; j < x->op->nargs; j++)
+            if (!strcmp(x->op->args[j].name, pr[i].key)) a = j;
+        if (a < 0) return cfgn_fail(c, cfgn_node(c, p->key), "args", "op '%s' has no arg '%s'", x->op->name, pr[i].key);
+        char field[64];
+        snprintf(field, sizeof field, "args.%s", pr[i].key);
+        if (cfgn_double(c, pr[i].value, field, -1e30, 1e30, &x->args[a])) return -1;
+    }
+    return 0;
+}
+
+static int parse_tolerance(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    static const char *const keys[] = {"rtol", "atol", NULL};
+    cfgn_pair pr[2];
+    int np;
+    if (cfgn_pairs(c, n, "tolerance", keys, pr, 2, &np)) return -1;
+    for (int i = 0; i < np; i++) {
+        double *dst = !strcmp(pr[i].key, "rtol") ? &x->tol.rtol : &x->tol.atol;
+        char field[32];
+        snprintf(field, sizeof field, "tolerance.%s", pr[i].key);
+        if (cfgn_double(c, pr[i].value, field, 0, 1, dst)) return -1;
+    }
+    return 0;
+}
+
+const char *const cfg_verify_names[] = {"off", "once", "every"};
+
+/* `measure:` at the top (prefix "measure") or in a variant (prefix "variants[i].measure"). */
+static int parse_measure(cfgn_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m)
+{
+    static const char *const keys[] = {"warmup", "warmup_s", "min_reps", "max_reps", "max_noise", "max_time_s",
+                                       "l2_flush", "batch", "energy_s", NULL};
+    cfgn_pair pr[9];
+    int np;
+    long v;
+    if (cfgn_pairs(c, n, prefix, keys, pr, 9, &np)) return -1;
+    for (int i = 0; i < np; i++) {
+        const char *k = pr[i].key;
+        char field[96];
+        snprintf(field, sizeof field, "%s.%s", prefix, k);
+        int rc;
+        if (!strcmp(k, "warmup")) rc = cfgn_int(c, pr[i].value, field, 0, 100000, &v), m->warmup = (int)v;
+        else if (!strcmp(k, "warmup_s")) rc = cfgn_double(c, pr[i].value, field, 0, 3600, &m->warmup_s);
+        else if (!strcmp(k, "batch")) rc = cfgn_int(c, pr[i].value, field, 1, 100000, &v), m->batch = (int)v;
+        else if (!strcmp(k, "min_reps")) rc = cfgn_int(c, pr[i].value, field, 1, 1000000, &v), m->min_reps = (int)v;
+        else if (!strcmp(k, "max_reps")) rc = cfgn_int(c, pr[i].value, field, 1, 1000000, &v), m->max_reps = (int)v;
+        else if (!strcmp(k, "max_noise")) rc = cfgn_double(c, pr[i].value, field, 0, 1, &m->max_noise);
+        else if (!strcmp(k, "max_time_s")) rc = cfgn_double(c, pr[i].value, field, 0, 86400, &m->max_time_s);
+        else if (!strcmp(k, "energy_s")) rc = cfgn_double(c, pr[i].value, field, 0, 3600, &m->energy_s);
+        else rc = cfgn_bool(c, pr[i].value, field, &m->l2_flush);
+        if (rc) return -1;
+    }
+    if (m->min_reps > m->max_reps)
+        return cfgn_fail(c, n, prefix, "min_reps (%d) is above max_reps (%d)", m->min_reps, m->max_reps);
+    return 0;
+}
+
+static int parse_name(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    if (cfgn_string(c, n, "name", &x->name)) return -1;
+    if (!*x->name) return cfgn_fail(c, n, "name", "must not be empty");
+    for (const char *p = x->name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+              *p == '-'))
+            return cfgn_fail(c, n, "name", "'%s' may hold only letters, digits, '_' and '-' (it names the output file)",
+                           x->name);
+    if (strlen(x->name) > CFG_MAX_NAME) /* results/<name>-<utc>.h5.tmp within a file name's 255 bytes */
+        return cfgn_fail(c, n, "name", "%zu characters, more than the %d a name may have (it names the output file)",
+                         strlen(x->name), CFG_MAX_NAME);
+    return 0;
+}
+
+/* ---- `search:` against the variants (runner/config/cfg_search.c parses it) ----------------------------- */
+
+/* The points of variant entry cv's search before the rules: the product of its lists (1: nothing to search). */
+static long long search_points(const cfg_variant *cv)
+{
+    long long n = 1;
+    for (int k = 0; k < cv->v->nparams; k++)
+        if (cv->nvalues[k] > 1 && (n *= cv->nvalues[k]) > (1LL << 50)) return 1LL << 50;
+    return n;
+}
+
+/* Something to search, a budget of cases within a space, the objective's counter collected by every searched
+ * variant; `objective: energy` gives the searched variants energy runs (SRCH_ENERGY_S) where they have none. */
+static int check_search(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+{
+    const srch_spec *s = x->search;
+    long long largest = 1;
+    for (int v = 0; v < x->nvariants; v++) {
+        cfg_variant *cv = &x->variants[v];
+        long long points = search_points(cv);
+        if (points == 1) continue;
+        if (points > largest) largest = points;
+        if (s->objective == SRCH_ENERGY && !(cv->protocol.energy_s > 0)) cv->protocol.energy_s = SRCH_ENERGY_S;
+        int found = s->objective != SRCH_COUNTER;
+        for (int k = 0; k < cv->counters.n && !found; k++) found = !strcmp(cv->counters.names[k], s->counter);
+        if (!found) {
+            tl_err_set(c->e, "%s:%d:%d: search.objective: '%s' is not among the counters variant '%s' collects (%s): "
+                             "add it to `counters:`", c->path, s->objective_line, s->objective_col, s->counter,
+                       cv->v->name, cv->counters.n ? cv->counters.text : "none");
+            return -1;
+        }
+    }
+    if (largest == 1)
+        return cfgn_fail(c, n, "search", "nothing to search: no variant has a param with a list of values (a search "
+                                         "chooses among them)");
+    if (s->budget_kind == SRCH_CASES && s->budget > (double)largest) {
+        tl_err_set(c->e, "%s:%d:%d: search.budget.cases: %.0f is over the space (the largest search has %lld points "
+                         "before the rules); without `search:` the sweep measures every point",
+                   c->path, s->budget_line, s->budget_col, s->budget, largest);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the document ---------------------------------------------------------------------- */
+
+/* `op:` names a registered op, or declares one (a mapping: runner/config/cfg_op.h), whose buffers then say what the
+ * registered ops' dtype, layout, args, data, reference and tolerance keys say. */
+static int parse_op(cfgn_ctx *c, yaml_node_t *n, cfgn_pair *pr, int np, tl_experiment *x)
+{
+    if (n->type == YAML_MAPPING_NODE) {
+        static const char *const keys[] = {"dtype", "layout", "args", "data", "reference", "tolerance"};
+        for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+            yaml_node_t *k = cfgn_find(pr, np, keys[i]);
+            if (k) return cfgn_fail(c, k, keys[i], "belongs to a registered op; a declared op's buffers give their types "
+                                                   "and inits, and `op:` its reference and tolerance");
+        }
+        if (cfgop_parse(c, n, &x->dop)) return -1;
+        x->op = &x->dop->op;
+        return 0;
+    }
+    if (cfgn_expect(c, n, YAML_SCALAR_NODE, "op")) return -1;
+    if (!(x->op = reg_find_op(cfgn_scalar(n)))) {
+        char list[256] = "";
+        for (int i = 0; i < reg_nops; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", reg_ops[i]->name);
+        return cfgn_fail(c, n, "op", "unknown op '%s' (ops: %s; or declare one: `op: {name: ..., axes: [...], "
+                                     "buffers: {...}, ...}`)", cfgn_scalar(n), list);
+    }
+    return 0;
+}
+
+/* A declared op's reference is one of the experiment's variants. */
+static int check_reference(cfgn_ctx *c, tl_experiment *x)
+{
+    char list[1024] = "";
+    for (int v = 0; v < x->nvariants; v++) {
+        if (!strcmp(x->variants[v].v->name, x->dop->reference)) return 0;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", v ? ", " : "", x->variants[v].v->name);
+    }
+    tl_err_set(c->e, "%s:%d:%d: op.reference: '%s' is not a variant of this experiment (variants: %s)", c->path,
+               x->dop->reference_line, x->dop->reference_col, x->dop->reference, list);
+    return -1;
+}
+
+static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
+{
+    static const char *const keys[] = {"name", "description", "op", "seed", "dtype", "layout", "args", "sizes",
+                                       "variants", "reference", "tolerance", "measure", "counters", "data", "verify",
+                                       "case_timeout_s", "compile_timeout_s", "search", NULL};
+    cfgn_pair pr[20];
+    int np;
+    if (root->type != YAML_MAPPING_NODE)
+        return cfgn_fail(c, root, "experiment", "expected a mapping of fields (name, op, sizes, variants, ...), got %s",
+                       cfgn_kind_name(root));
+    if (cfgn_pairs(c, root, "experiment", keys, pr, 19, &np)) return -1;
+    static const char *const required[] = {"name", "op", "seed", "sizes", "variants"};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (!cfgn_find(pr, np, required[i]))
+            return cfgn_fail(c, root, required[i], "required field is missing");
+
+    yaml_node_t *n;
+    if (parse_name(c, cfgn_find(pr, np, "name"), x)) return -1;
+    if ((n = cfgn_find(pr, np, "description")) && cfgn_string(c, n, "description", &x->description)) return -1;
+    if (parse_op(c, cfgn_find(pr, np, "op"), pr, np, x)) return -1;
+    const reg_op *op = x->op;
+    long seed;
+    if (cfgn_int(c, cfgn_find(pr, np, "seed"), "seed", 0, 0x7fffffffffffffffL, &seed)) return -1;
+    x->seed = (uint64_t)seed;
+    x->dtypes[0] = 0, x->ndtypes = 1;
+    int which;
+    if ((n = cfgn_find(pr, np, "dtype")) && parse_dtypes(c, n, x)) return -1;
+    for (int o = 0; o < op->noperands; o++) x->layouts[o][0] = REG_ROW, x->nlayouts[o] = 1;
+    if ((n = cfgn_find(pr, np, "layout")) && parse_layout(c, n, x)) return -1;
+    for (int a = 0; a < op->nargs; a++) x->args[a] = op->args[a].def;
+    if ((n = cfgn_find(pr, np, "args")) && parse_args(c, n, x)) return -1;
+    if ((n = cfgn_find(pr, np, "data"))) {
+        if (cfgn_choice(c, n, "data", reg_dist_names, REG_NDISTS, &which)) return -1;
+        x->dist = (reg_dist)which;
+    }
+    x->verify = CFG_VERIFY_ONCE;
+    if ((n = cfgn_find(pr, np, "verify"))) {
+        if (cfgn_choice(c, n, "verify", cfg_verify_names, 3, &which)) return -1;
+        x->verify = (cfg_verify)which;
+    }
+    if ((n = cfgn_find(pr, np, "case_timeout_s")) && cfgn_double(c, n, "case_timeout_s", 1, 86400, &x->case_timeout_s))
+        return -1;
+    if ((n = cfgn_find(pr, np, "compile_timeout_s")) &&
+        cfgn_double(c, n, "compile_timeout_s", 1, 86400, &x->compile_timeout_s))
+        return -1;
+    if (parse_sizes(c, cfgn_find(pr, np, "sizes"), x)) return -1;
+    x->protocol = measure_defaults;
+    if ((n = cfgn_find(pr, np, "measure")) && parse_measure(c, n, "measure", &x->protocol)) return -1;
+    if ((n = cfgn_find(pr, np, "counters")) && parse_counters(c, n, "counters", &x->counters)) return -1;
+    if (parse_variants(c, cfgn_find(pr, np, "variants"), x)) return -1;
+    if (check_variant_dtypes(c, x)) return -1;
+    if ((n = cfgn_find(pr, np, "search")) && (cfgsearch_parse(c, n, x->seed, &x->search) || check_search(c, n, x)))
+        return -1;
+    x->reference = op->references[0];
+    if (x->dop && check_reference(c, x)) return -1;
+    if ((n = cfgn_find(pr, np, "reference"))) {
+        if (cfgn_choice(c, n, "reference", op->references, op->nreferences, &which)) return -1;
+        x->reference = op->references[which];
+    }
+    /* Integer inputs give exact results: checked exactly unless the file says otherwise. */
+    x->tol = config_tolerance(x, &(reg_spec){.dtype = x->dtypes[0]});
+    if ((n = cfgn_find(pr, np, "tolerance"))) {
+        if (parse_tolerance(c, n, x)) return -1;
+        x->tol_given = 1;
+    }
+    return 0;
+}
+
+reg_tolerance config_tolerance(const tl_experiment *x, const reg_spec *s)
+{
+    if (x->tol_given) return x->tol;
+    if (x->dist == REG_INT) return x->op->tol_exact;
+    return x->op->dtype_tol ? x->op->dtype_tol[s->dtype] : x->op->tol;
+}
+
+/* An experiment nests a few levels (op: buffers: x: init: normal: mean); libyaml's scanner takes time quadratic in
+ * the depth, so a crafted file nested 100,000 deep would take minutes to be refused. The events are read once
+ * first, and the first collection past the limit stops it at its place; so does a value with a NUL character
+ * ("t\u0000x"), which every C string after this would cut short. */
+static int check_events(const char *path, const char *text, size_t len, tl_err *e)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    int depth = 0, rc = 0, done = 0;
+    if (!yaml_parser_initialize(&p)) {
+        tl_err_set(e, "%s: libyaml could not initialise its parser", path);
+        return -1;
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    while (!done && !rc) {
+        if (!yaml_parser_parse(&p, &ev)) break; /* the load below reports the syntax error */
+        if (ev.type == YAML_SCALAR_EVENT && strlen((const char *)ev.data.scalar.value) != ev.data.scalar.length) {
+            tl_err_set(e, "%s:%lu:%lu: experiment: a value holds a NUL character (\\0), which no name or text may hold",
+                       path, (unsigned long)ev.start_mark.line + 1, (unsigned long)ev.start_mark.column + 1);
+            rc = -1;
+        } else if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+            if (++depth > CFG_MAX_DEPTH) {
+                tl_err_set(e, "%s:%lu:%lu: experiment: nested more than %d deep: an experiment nests a few levels",
+                           path, (unsigned long)ev.start_mark.line + 1, (unsigned long)ev.start_mark.column + 1,
+                           CFG_MAX_DEPTH);
+                rc = -1;
+            }
+        } else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        done = ev.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
+int config_parse_with(const char *path, const char *text, size_t len, src_store *store, tl_experiment *x, tl_err *e)
+{
+    yaml_parser_t parser;
+    cfgn_ctx c = {.path = path, .e = e};
+    int rc = -1, have_doc = 0;
+    memset(x, 0, sizeof *x);
+    x->store = *store;
+    memset(store, 0, sizeof *store); /* x owns it now */
+    x->path = tl_xstrdup(path);
+    c.path = x->path; /* a declared op keeps it for its messages */
+    c.store = &x->store;
+    x->yaml = tl_xmalloc(len + 1);
+    memcpy(x->yaml, text, len);
+    x->yaml[len] = '\0';
+    x->yaml_len = len;
+    tl_sha256_hex(text, len, x->sha256);
+
+    if (len > CFG_MAX_BYTES) {
+        tl_err_set(e, "%s:1:1: experiment: %zu bytes, more than the %d MiB an experiment file may take (data belong "
+                   "in data files beside it)", path, len, CFG_MAX_BYTES >> 20);
+        config_free(x);
+        return -1;
+    }
+    if (check_events(path, text, len, e)) {
+        config_free(x);
+        return -1;
+    }
+    if (!yaml_parser_initialize(&parser)) {
+        tl_err_set(e, "%s: libyaml could not initialise its parser", path);
+        config_free(x);
+        return -1;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &c.doc)) {
+        unsigned long line = (unsigned long)parser.problem_mark.line + 1, col = (unsigned long)parser.problem_mark.column + 1;
+        if (parser.error == YAML_READER_ERROR) { /* bad UTF-8: libyaml gives the byte's offset, not a mark */
+            line = 1, col = 1;
+            for (size_t i = 0; i < parser.problem_offset && i < len; i++) {
+                if (text[i] == '\n') line++, col = 1;
+                else if (((unsigned char)text[i] & 0xc0) != 0x80) col++;
+            }
+        }
+        tl_err_set(e, "%s:%lu:%lu: YAML syntax: %s%s%s", path, line, col, parser.problem ? parser.problem : "invalid YAML",
+                   parser.context ? " " : "", parser.context ? parser.context : "");
+        goto out;
+    }
+    have_doc = 1;
+    yaml_node_t *root = yaml_document_get_root_node(&c.doc);
+    if (!root) {
+        tl_err_set(e, "%s:1:1: experiment: the file is empty", path);
+        goto out;
+    }
+    rc = parse_root(&c, root, x);
+out:
+    if (have_doc) yaml_document_delete(&c.doc);
+    yaml_parser_delete(&parser);
+    if (rc) config_free(x); /* nothing half-made is handed back */
+    return rc;
+}
+
+int config_parse(const char *path, const char *text, size_t len, tl_experiment *x, tl_err *e)
+{
+    src_store store;
+    src_store_init(&store, path);
+    return config_parse_with(path, text, len, &store, x, e);
+}
+
+int config_load(const char *path, tl_experiment *x, tl_err *e)
+{
+    size_t len;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > CFG_MAX_BYTES) { /* not read to be refused */
+        tl_err_set(e, "%s:1:1: experiment: %lld bytes, more than the %d MiB an experiment file may take (data belong "
+                   "in data files beside it)", path, (long long)st.st_size, CFG_MAX_BYTES >> 20);
+        memset(x, 0, sizeof *x);
+        return -1;
+    }
+    char *text = tl_read_file(path, &len, e);
+    if (!text) {
+        memset(x, 0, sizeof *x);
+        return -1;
+    }
+    if (memchr(text, '\0', len)) {
+        tl_err_set(e, "%s: not a text file (it holds a NUL byte)", path);
+        free(text);
+        memset(x, 0, sizeof *x);
+        return -1;
+    }
+    int rc = config_parse(path, text, len, x, e);
+    free(text);
+    return rc;
+}
+
+void config_free(tl_experiment *x)
+{
+    free(x->path);
+    free(x->yaml);
+    free(x->name);
+    free(x->description);
+    free(x->sizes);
+    for (int i = 0; i < x->nvariants; i++) {
+        for (int k = 0; k < REG_MAX_PARAMS; k++) free(x->variants[i].values[k]);
+        src_set_free(&x->variants[i].src);
+        if (x->variants[i].table) {
+            for (int k = 0; k < x->op->nvariants; k++) src_set_free(&x->variants[i].run_src[k]);
+            dsp_free(x->variants[i].table);
+        }
+        free(x->variants[i].table);
+        free(x->variants[i].run_src);
+        ctr_list_free(&x->variants[i].counters);
+        owned_free(x->variants[i].own);
+    }
+    free(x->variants);
+    ctr_list_free(&x->counters);
+    src_store_free(&x->store);
+    dop_free(x->dop);
+    if (x->search) srch_spec_free(x->search), free(x->search);
+    memset(x, 0, sizeof *x);
+}
+
+int config_check_counters(ctr_session *s, const tl_experiment *x, tl_err *e)
+{
+    if (ctr_check(s, &x->counters, x->path, e)) return -1;
+    for (int v = 0; v < x->nvariants; v++)
+        if (ctr_check(s, &x->variants[v].counters, x->path, e)) return -1;
+    return 0;
+}

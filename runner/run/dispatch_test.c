@@ -1,0 +1,912 @@
+/* dispatch: tables parse with errors at TABLE:LINE; a problem gets the nearest row of its dtype and
+ * layouts whose rung takes it; `tuned` cases run what the table picked, and the pick is part of the
+ * case's identity; `table:` reads a file of the experiment's folder only, or one the runner carries
+ * (`tilelab:sgemm/tuned_h200.table`); a run on a GPU other than its table's says so. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runner/jit/compile.h"
+#include "runner/ops/dispatch.h"
+#include "runner/ops/registry_lookup.h"
+#include "runner/plan/plan.h"
+#include "runner/run/report.h"
+#include "runner/testing/testutil.h"
+
+static const reg_op *sgemm(void)
+{
+    return reg_find_op("sgemm");
+}
+
+static int check_parse_errors(void)
+{
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"m=64,n=64,k=64 a=row,b=row f32 hopper -\n", "t.table: the table does not say its op (a line `op sgemm`)"},
+        {"op copy\n", "t.table:1: a table of op 'copy', not of sgemm"},
+        {"op sgemm\n", "t.table: the table has no rows"},
+        {"op sgemm\n# c\n\nm=64,n=64 a=row,b=row f32 hopper -\n", "t.table:4: sizes: an axis of the op is missing"},
+        {"op sgemm\nm=64,n=64,k=64,q=3 a=row,b=row f32 hopper -\n", "t.table:2: sizes: an axis the op does not have"},
+        {"op sgemm\nm=0,n=64,k=64 a=row,b=row f32 hopper -\n", "t.table:2: sizes: a size is 1 .. 2^40"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=diag f32 hopper -\n", "t.table:2: layouts: a layout is row or col"},
+        {"op sgemm\nm=64,n=64,k=64 a=row f32 hopper -\n", "t.table:2: layouts: an operand's layout is missing"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f64 hopper -\n", "t.table:2: dtype 'f64' is not one of the op's"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 cublas -\n", "t.table:2: 'cublas' is not a compiled variant of op sgemm"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 tuned -\n", "t.table:2: 'tuned' is not a compiled variant"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 mma_sync -\n", "t.table:2: variant mma_sync does not take dtype f32"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper BX=3\n", "t.table:2: params: BX is not a param of hopper"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper BM=x\n", "t.table:2: params: a param value is an integer"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 smem_tile BLOCKSIZE=33\n",
+         "t.table:2: the row's rung does not take its own problem: BLOCKSIZE"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32\n", "t.table:2: a row is: sizes layouts dtype variant params"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper - rel=0.9\n",
+         "t.table:2: rel: '0.9' is not a number from 1 to 1e6"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper - rel=fast\n", "t.table:2: rel: 'fast' is not a number"},
+        {"op sgemm\nsms many\n", "t.table:2: sms: 'many' is not a count of SMs"},
+        {"op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper BM=128 rel=1\n"
+         "m=64,n=64,k=64 a=row,b=col f32 hopper BM=128 rel=1\n"
+         "m=64,n=64,k=64 a=row,b=row f32 warptile - rel=1.2\n"
+         "m=64,n=64,k=64 a=row,b=row f32 hopper BN=256,BM=128 rel=1.1\n",
+         "t.table:5: the same rung and params for the same problem as line 2"},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++, n++) {
+        dsp_table t;
+        tl_err e;
+        int rc = dsp_parse(sgemm(), "t.table", bad[i].text, strlen(bad[i].text), &t, &e);
+        CHECK(rc == -1 && strstr(e.msg, bad[i].want), "table %zu: got '%s', want '%s'", i, rc ? e.msg : "(parsed)",
+              bad[i].want);
+        if (rc == 0) dsp_free(&t);
+    }
+    return n;
+}
+
+static const char *TABLE =
+    "op sgemm\n"
+    "device Test GPU\n"
+    "measured today\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 hopper BM=128,BN=128,WN=32,WNITER=2,STAGES=3  # 0.9 x cublas\n"
+    "m=1024,n=1024,k=1024 a=row,b=row f32 smem_tile BLOCKSIZE=16\n"
+    "m=1000,n=1000,k=777 a=row,b=row f32 double_buffer -\n"
+    "m=64,n=64,k=64 a=row,b=row f32 smem_tile BLOCKSIZE=1\n"
+    "m=4096,n=4096,k=4096 a=col,b=row f32 warptile -\n"
+    "m=4096,n=4096,k=4096 a=row,b=row tf32 mma_sync -\n";
+
+static int pick(const dsp_table *t, long m, long n, long k, int acol, int bcol, int dtype, char *why)
+{
+    reg_spec s = {.dims = {m, n, k}, .layouts = {acol, bcol}, .dtype = dtype};
+    return dsp_pick(t, sgemm(), &s, why, 256);
+}
+
+/* Parses a table that must parse; 0 when it did (else the failure is counted). */
+static int parse_ok(const char *text, dsp_table *t)
+{
+    tl_err e;
+    if (dsp_parse(sgemm(), "t.table", text, strlen(text), t, &e) == 0) return 0;
+    CHECK(0, "parse: %s", e.msg);
+    return -1;
+}
+
+static int check_pick(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(TABLE, &t)) return 1;
+    CHECK(t.n == 6 && !strcmp(t.device, "Test GPU") && !strcmp(t.measured, "today"), "header: %d rows, '%s', '%s'",
+          t.n, t.device, t.measured);
+    const dsp_row *h = &t.rows[0];
+    CHECK(h->params[reg_find_param(h->v, "BN")] == 128 && h->params[reg_find_param(h->v, "BK")] == 16 &&
+              h->params[reg_find_param(h->v, "STAGES")] == 3 && h->line == 4 && strstr(h->text, "hopper BM=128"),
+          "row 0: BN %ld BK %ld line %d '%s'", h->params[1], h->params[2], h->line, h->text);
+    /* The nearest row of the problem's dtype and layouts. */
+    CHECK(pick(&t, 3000, 3000, 3000, 0, 0, 0, why) == 0, "3000^3 row/row: %s", why);
+    CHECK(pick(&t, 8192, 8192, 8192, 0, 0, 0, why) == 0, "8192^3");
+    CHECK(pick(&t, 1100, 1100, 1100, 0, 0, 0, why) == 1, "1100^3");
+    /* k not a multiple of 4 prefers the row measured on such a k, though 1024^3 is as near by size. */
+    CHECK(pick(&t, 1000, 1000, 775, 0, 0, 0, why) == 2, "1000 x 1000 x 775");
+    CHECK(pick(&t, 1000, 1000, 776, 0, 0, 0, why) == 1, "1000 x 1000 x 776");
+    /* The nearest row's rung does not take it (m / 1 > 65535 blocks): the next one does. */
+    CHECK(pick(&t, 70000, 64, 64, 0, 0, 0, why) == 1, "70000 x 64 x 64: %d", pick(&t, 70000, 64, 64, 0, 0, 0, why));
+    CHECK(pick(&t, 64, 64, 64, 0, 0, 0, why) == 3, "64^3");
+    /* Other layouts: their row; none measured: the nearest of any layouts. */
+    CHECK(pick(&t, 4000, 4000, 4000, 1, 0, 0, why) == 4, "col/row");
+    int r = pick(&t, 4096, 4096, 4096, 1, 1, 0, why);
+    CHECK(r == 0 || r == 4, "col/col: row %d", r);
+    CHECK(pick(&t, 4096, 4096, 4096, 0, 0, 1, why) == 5, "tf32");
+    CHECK(pick(&t, 4096, 4096, 4096, 0, 0, 2, why) == -1 && strstr(why, "the table t.table has no row of dtype bf16"),
+          "bf16: %s", why);
+    dsp_free(&t);
+    return 12;
+}
+
+/* Several candidates a problem, with rel: the pick is the one that did best over the near problems,
+ * not the winner of the nearest alone. */
+static const char *CONSENSUS =
+    "op sgemm\n"
+    "m=1024,n=1024,k=4096 a=row,b=row f32 hopper SPLITK=4 rel=1  # winner on a small C\n"
+    "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1.06\n"
+    "m=1024,n=1024,k=4096 a=row,b=row f32 cute_pipeline - rel=1.5\n"
+    "m=8192,n=8192,k=4096 a=row,b=row f32 cute_pipeline - rel=1  # winner on a large C\n"
+    "m=8192,n=8192,k=4096 a=row,b=row f32 warptile - rel=1.04\n"
+    "m=8192,n=8192,k=4096 a=row,b=row f32 hopper SPLITK=4 rel=1.9\n"
+    "m=40000,n=40000,k=64 a=row,b=row f32 naive - rel=1\n";
+
+static int check_consensus(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(CONSENSUS, &t)) return 1;
+    CHECK(t.rows[1].rel == 1.06 && t.rows[0].rel == 1 && t.rows[1].prob == 0 && t.rows[4].prob == 3 &&
+              t.rows[4].cand == 1 && t.rows[5].cand == 0,
+          "rel and grouping: %g, prob %d cand %d", t.rows[1].rel, t.rows[4].prob, t.rows[4].cand);
+    /* Half way (in log size) between the two: warptile, within 6% of both winners, though neither's. */
+    CHECK(pick(&t, 2896, 2896, 4096, 0, 0, 0, why) == 1, "half way: row %d (warptile's row at the nearer problem)",
+          pick(&t, 2896, 2896, 4096, 0, 0, 0, why));
+    CHECK(pick(&t, 2900, 2900, 4096, 0, 0, 0, why) == 4, "half way, a little nearer the large C: row %d",
+          pick(&t, 2900, 2900, 4096, 0, 0, 0, why));
+
+    /* Near one of them, the other farther than DSP_NEAR: that one's winner. */
+    CHECK(pick(&t, 1100, 1100, 4096, 0, 0, 0, why) == 0, "near the small C: %d", pick(&t, 1100, 1100, 4096, 0, 0, 0, why));
+    CHECK(pick(&t, 7000, 7000, 4096, 0, 0, 0, why) == 3, "near the large C: %d", pick(&t, 7000, 7000, 4096, 0, 0, 0, why));
+    /* Near naive's problem alone: naive, the only candidate measured there; the others score
+     * DSP_REL_ABSENT. */
+    CHECK(pick(&t, 30000, 30000, 64, 0, 0, 0, why) == 6, "near naive's problem: %d", pick(&t, 30000, 30000, 64, 0, 0, 0, why));
+    dsp_free(&t);
+    /* A measured problem is decided by its own rows, however its neighbours voted. */
+    static const char *EXACT = "op sgemm\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1.04\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 warptile - rel=1\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 cute_pipeline - rel=1.3\n";
+    if (parse_ok(EXACT, &t)) return 1;
+    CHECK(pick(&t, 1024, 1024, 4096, 0, 0, 0, why) == 0, "measured: %d", pick(&t, 1024, 1024, 4096, 0, 0, 0, why));
+    /* Each problem predicted from the other: 1024^2 gets warptile (the fastest at 1200^2; 1.04 at
+     * 1024^2), 1200^2 gets cute_pipeline (1.3 there). */
+    dsp_check *lo = NULL;
+    int nlo = dsp_leave_one_out(&t, sgemm(), 1, &lo);
+    CHECK(nlo == 2 && lo[0].prob == 0 && lo[0].pick == 2 && lo[0].rel == 1.04 && lo[1].prob == 2 && lo[1].pick == 0 &&
+              lo[1].rel == 1.3,
+          "leave one out: %d problems, pick %d rel %g, pick %d rel %g", nlo, lo[0].pick, lo[0].rel, lo[1].pick, lo[1].rel);
+    free(lo);
+    /* Trying two candidates each: both problems get their fastest (rel 1), the pick unchanged. */
+    nlo = dsp_leave_one_out(&t, sgemm(), 2, &lo);
+    CHECK(nlo == 2 && lo[0].pick == 2 && lo[0].tried == 2 && lo[0].rel == 1 && lo[1].pick == 0 && lo[1].tried == 2 &&
+              lo[1].rel == 1,
+          "leave one out, two tried: pick %d (%d tried) rel %g, pick %d (%d tried) rel %g", lo[0].pick, lo[0].tried,
+          lo[0].rel, lo[1].pick, lo[1].tried, lo[1].rel);
+    free(lo);
+    CHECK(pick(&t, 1020, 1020, 4096, 0, 0, 0, why) == 1, "beside it, the neighbours' vote: %d",
+          pick(&t, 1020, 1020, 4096, 0, 0, 0, why));
+    dsp_free(&t);
+    return 9;
+}
+
+/* With trials (k >= 4), half the places go to the nearest measured problems' own fastest: naive, far
+ * the fastest at the nearest problem and too slow for a row at the two others as near, ranks last by the
+ * neighbours' vote but is tried; the first pick, and fewer than 4 trials, stay the vote's. */
+static const char *WINNERS =
+    "op sgemm\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 naive - rel=1\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 hopper - rel=1.3\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 warptile - rel=1.31\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 cute_pipeline - rel=1.32\n"
+    "m=4096,n=4096,k=4096 a=row,b=row f32 packed - rel=1.33\n"
+    "m=3840,n=3840,k=4096 a=row,b=row f32 hopper - rel=1\n"
+    "m=3840,n=3840,k=4096 a=row,b=row f32 warptile - rel=1.01\n"
+    "m=3840,n=3840,k=4096 a=row,b=row f32 cute_pipeline - rel=1.02\n"
+    "m=3840,n=3840,k=4096 a=row,b=row f32 packed - rel=1.03\n"
+    "m=4160,n=4160,k=4096 a=row,b=row f32 hopper - rel=1\n"
+    "m=4160,n=4160,k=4096 a=row,b=row f32 warptile - rel=1.01\n"
+    "m=4160,n=4160,k=4096 a=row,b=row f32 cute_pipeline - rel=1.02\n"
+    "m=4160,n=4160,k=4096 a=row,b=row f32 packed - rel=1.03\n";
+
+static int check_winners(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(WINNERS, &t)) return 1;
+    reg_spec s = {.dims = {4000, 4000, 4096}, .layouts = {0, 0}, .dtype = 0};
+    int rows[8], got[9] = {0};
+    const char *names[9] = {0};
+    for (int k = 1; k <= 8; k++) {
+        int n = dsp_rank(&t, sgemm(), &s, k, rows, why, sizeof why);
+        got[k] = 0;
+        for (int i = 0; i < n; i++) got[k] |= !strcmp(t.rows[rows[i]].v->name, "naive");
+        names[k] = n > 0 ? t.rows[rows[0]].v->name : "(none)";
+        if (k == 4) CHECK(n == 4 && rows[2] == 0, "k 4: %d ranked, the third row %d (naive's: 0)", n, n > 2 ? rows[2] : -1);
+    }
+    CHECK(!strcmp(names[1], "hopper") && !got[1] && !got[2] && !got[3], "the vote: %s first; naive tried at 1 - 3: %d %d %d",
+          names[1], got[1], got[2], got[3]);
+    CHECK(got[4] && got[8] && !strcmp(names[4], "hopper"), "naive tried at 4 and 8: %d %d; first %s", got[4], got[8],
+          names[4]);
+    dsp_free(&t);
+    return 3;
+}
+
+/* A table's picks on another table's problems (runner table-check --against): each held-out problem gets
+ * what the table picks for it, and that candidate's rel in the held-out table; 0 where the held-out
+ * table has no row of it. */
+static int check_against(void)
+{
+    static const char *TABLE = "op sgemm\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1.04\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 warptile - rel=1\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 cute_pipeline - rel=1.3\n";
+    static const char *HELD = "op sgemm\n"
+                              "m=1100,n=1100,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
+                              "m=1100,n=1100,k=4096 a=row,b=row f32 warptile - rel=1.07\n"
+                              "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1\n";
+    dsp_table t, h;
+    if (parse_ok(TABLE, &t)) return 1;
+    if (parse_ok(HELD, &h)) {
+        dsp_free(&t);
+        return 1;
+    }
+    dsp_check *c = NULL;
+    int n = dsp_against(&t, sgemm(), &h, 1, &c);
+    /* 1100^2: warptile (within 4% at both neighbours, where cute_pipeline lost 30% at one), 1.07 there
+     * though cute_pipeline was the fastest; 1024^2, measured by the table: its fastest, cute_pipeline,
+     * which the held-out table has no row of. */
+    CHECK(n == 2 && c[0].prob == 0 && c[0].pick >= 0 && !strcmp(t.rows[c[0].pick].v->name, "warptile") &&
+              c[0].rel == 1.07 && c[1].prob == 2 && c[1].pick == 0 && c[1].rel == 0,
+          "against: %d problems; pick %d (%s) rel %g; pick %d rel %g", n, c[0].pick,
+          c[0].pick >= 0 ? t.rows[c[0].pick].v->name : "-", c[0].rel, n > 1 ? c[1].pick : -9, n > 1 ? c[1].rel : -9.0);
+    free(c);
+    /* Two tried (trials: 2): 1100^2 finds cute_pipeline, its fastest, though the pick is still warptile;
+     * three asked for, two candidates there are. */
+    n = dsp_against(&t, sgemm(), &h, 3, &c);
+    CHECK(n == 2 && c[0].tried == 2 && !strcmp(t.rows[c[0].pick].v->name, "warptile") && c[0].rel == 1,
+          "against, trials 3: %d problems; %d tried, rel %g", n, n ? c[0].tried : -1, n ? c[0].rel : -1.0);
+    free(c);
+    dsp_free(&t), dsp_free(&h);
+    return 2;
+}
+
+/* dsp_rank: the candidates by score, best first, the first dsp_pick's; k caps them, no candidate twice. */
+static int check_rank(void)
+{
+    static const char *TABLE = "op sgemm\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1.04\n"
+                               "m=1024,n=1024,k=4096 a=row,b=row f32 hopper - rel=1.2\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 warptile - rel=1\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 cute_pipeline - rel=1.3\n"
+                               "m=1200,n=1200,k=4096 a=row,b=row f32 hopper - rel=1.1\n";
+    dsp_table t;
+    if (parse_ok(TABLE, &t)) return 1;
+    reg_spec s = {.dims = {1100, 1100, 4096}, .layouts = {REG_ROW, REG_ROW}};
+    int rows[8] = {0}, n;
+    char why[256];
+    /* At 1100^2, between the two: warptile (1.04 and 1), then the two that lost 10 - 30% at one of them. */
+    n = dsp_rank(&t, sgemm(), &s, 8, rows, why, sizeof why);
+    CHECK(n == 3 && rows[0] == dsp_pick(&t, sgemm(), &s, why, sizeof why) && !strcmp(t.rows[rows[0]].v->name, "warptile"),
+          "rank: %d, first %s", n, n > 0 ? t.rows[rows[0]].v->name : "-");
+    int seen = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) seen += t.rows[rows[i]].cand == t.rows[rows[j]].cand;
+    CHECK(seen == 0, "rank: a candidate twice");
+    CHECK(dsp_rank(&t, sgemm(), &s, 2, rows, why, sizeof why) == 2 && !strcmp(t.rows[rows[0]].v->name, "warptile"),
+          "rank capped at 2");
+    s.dtype = 2; /* bf16: no row of it */
+    CHECK(dsp_rank(&t, sgemm(), &s, 4, rows, why, sizeof why) == -1 && strstr(why, "no row of dtype"),
+          "rank without rows: %s", why);
+    dsp_free(&t);
+    return 4;
+}
+
+/* A near problem a candidate's rung refuses (skinny's small side over its SMAX) is left out of that
+ * candidate's mean, where one it ran too slowly for a row of counts DSP_REL_ABSENT: at m = 24, SMAX 24
+ * (the fastest at m = 20, refused at m = 32) beats SMAX 32 (1.1 and 1). */
+static const char *REFUSED = "op sgemm\n"
+                             "m=20,n=16384,k=2048 a=row,b=row f32 skinny SIDE=0,SMAX=24,SPT=6 rel=1\n"
+                             "m=20,n=16384,k=2048 a=row,b=row f32 skinny SIDE=0,SMAX=32,SPT=8 rel=1.1\n"
+                             "m=32,n=16384,k=2048 a=row,b=row f32 skinny SIDE=0,SMAX=32,SPT=8 rel=1\n"
+                             "m=4,n=16384,k=2048 a=row,b=row f32 skinny SIDE=0,SMAX=32,SPT=8 rel=1\n";
+
+static int check_refused(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(REFUSED, &t)) return 1;
+    CHECK(pick(&t, 24, 16384, 2048, 0, 0, 0, why) == 0, "m = 24: row %d", pick(&t, 24, 16384, 2048, 0, 0, 0, why));
+    /* Near m = 20 and m = 4, where SMAX 24 ran but has no row: absent there, so SMAX 32 (1.1, 1). */
+    CHECK(pick(&t, 8, 16384, 2048, 0, 0, 0, why) == 1 || pick(&t, 8, 16384, 2048, 0, 0, 0, why) == 3,
+          "m = 8: row %d", pick(&t, 8, 16384, 2048, 0, 0, 0, why));
+    dsp_free(&t);
+    return 2;
+}
+
+/* The op's overhead model carries a time from one problem to another: on 64 SMs, 128 x 128 tiles
+ * give each SM one block at 1024 x 1024, and at 1152 x 1024 (72 tiles) 8 SMs a second while the rest
+ * wait; 64 x 128 tiles (2 blocks an SM at 1024, 144 = 3 on some at 1152) lose less. */
+#define T128 "hopper BM=128,BN=128,BK=16,WM=64,WN=32,WNITER=2,TM=8,TN=4,STAGES=3,MINB=2"
+#define T64 "hopper BM=64,BN=128,BK=16,WM=32,WN=64,WNITER=2,TM=8,TN=4,STAGES=3,MINB=2"
+static const char *WAVES = "op sgemm\nsms 64\n"
+                           "m=1024,n=1024,k=4096 a=row,b=row f32 " T128 " rel=1\n"
+                           "m=1024,n=1024,k=4096 a=row,b=row f32 " T64 " rel=1.1  # two blocks an SM\n";
+
+static int check_waves(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(WAVES, &t)) return 1;
+    CHECK(t.sms == 64 && t.rows[1].rel == 1.1, "sms %d", t.sms);
+    CHECK(pick(&t, 1024, 1024, 4096, 0, 0, 0, why) == 0, "where it was measured: the fastest there");
+    /* 72 tiles: 2 rounds for 1.125 of work (x 1.78); 144: 3 rounds for 2.25 (x 1.33): 1.78 > 1.1 x 1.33. */
+    CHECK(pick(&t, 1152, 1024, 4096, 0, 0, 0, why) == 1, "1152 x 1024: row %d", pick(&t, 1152, 1024, 4096, 0, 0, 0, why));
+    /* 1040 x 1024: the same blocks, and 128 x 128 tiles cover 1152 rows for 1040 (x 1.11), 64 x 128 1088. */
+    CHECK(pick(&t, 1040, 1024, 4096, 0, 0, 0, why) == 1, "1040 x 1024 with sms");
+    /* Without the SM count only the padding counts: 1152 is 9 tiles of 128 and 18 of 64, no waste. */
+    t.sms = 0;
+    CHECK(pick(&t, 1152, 1024, 4096, 0, 0, 0, why) == 0, "1152 x 1024 without the SM count: row %d",
+          pick(&t, 1152, 1024, 4096, 0, 0, 0, why));
+    dsp_free(&t);
+    return 5;
+}
+
+/* A near problem without a row of a candidate whose shape would cost that candidate far more than the
+ * problem asked about (over DSP_ABSENT_WASTE times: 128-row tiles at m = 48, 2.7 rows padded for one)
+ * is left out of its mean rather than counted DSP_REL_ABSENT: at 128 x 16384 x 4096 the 128 x 128 tile,
+ * fastest at 128 x 8192 x 4096 and absent at 48 x 16384 x 4096, beats the 64 x 128 one, slower at m = 128
+ * and within reach at m = 48 (its overhead there 1.33). */
+#define W128 "hopper BM=128,BN=128,BK=16,WM=64,WN=32,WNITER=2,TM=8,TN=4,STAGES=3,MINB=2"
+#define W64 "hopper BM=64,BN=128,BK=16,WM=32,WN=64,WNITER=2,TM=8,TN=4,STAGES=3,MINB=2"
+static const char *WASTE = "op sgemm\n"
+                           "m=128,n=8192,k=4096 a=row,b=row f32 " W128 " rel=1\n"
+                           "m=128,n=8192,k=4096 a=row,b=row f32 " W64 " rel=1.2\n"
+                           "m=48,n=16384,k=4096 a=row,b=row f32 warptile - rel=1\n"
+                           "m=48,n=16384,k=4096 a=row,b=row f32 " W64 " rel=1.3\n";
+
+static int check_absent_waste(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(WASTE, &t)) return 1;
+    CHECK(pick(&t, 128, 16384, 4096, 0, 0, 0, why) == 0, "128 x 16384 x 4096: row %d", pick(&t, 128, 16384, 4096, 0, 0, 0, why));
+    /* Near m = 48 the 128-row tile's waste is the problem's own: the rule does not apply, 64 x 128 wins. */
+    CHECK(pick(&t, 40, 16384, 4096, 0, 0, 0, why) != 0, "40 x 16384 x 4096: row %d", pick(&t, 40, 16384, 4096, 0, 0, 0, why));
+    /* Two candidates ranked: both, the 128 x 128 first. */
+    reg_spec s = {.dims = {128, 16384, 4096}};
+    int rows[4], got = dsp_rank(&t, sgemm(), &s, 4, rows, why, sizeof why);
+    CHECK(got == 3 && rows[0] == 0 && rows[1] == 1, "ranked %d: %d %d", got, rows[0], rows[1]);
+    dsp_free(&t);
+    return 3;
+}
+
+/* sgemm's model counts packed's pack: measured at 9216 x 128 x 6144 (A column-major, read in place) packed
+ * was the fastest; at 9000 x 128 x 6000 it must copy A (55 M floats for 14 GFLOP, x 1.32), and hopper,
+ * 5% slower where both were measured, wins; at 9152 x 128 x 6144 (143 tiles of 64: in place) packed
+ * again. */
+#define PACKED "packed BM=64,BN=64,BK=16,WM=32,WN=32,WNITER=1,TM=8,TN=4,STAGES=3,MINB=4,SPLITK=4,XPF=1"
+#define HOPPER "hopper BM=64,BN=64,BK=32,WM=32,WN=32,WNITER=1,TM=8,TN=4,STAGES=3,MINB=4,SPLITK=4,ODD=1,KMAJ=1"
+static const char *PACK = "op sgemm\n"
+                          "m=9216,n=128,k=6144 a=col,b=col f32 " PACKED " rel=1\n"
+                          "m=9216,n=128,k=6144 a=col,b=col f32 " HOPPER " rel=1.05\n";
+
+static int check_pack(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(PACK, &t)) return 1;
+    CHECK(pick(&t, 9216, 128, 6144, 1, 1, 0, why) == 0, "measured: packed");
+    CHECK(pick(&t, 9000, 128, 6000, 1, 1, 0, why) == 1, "9000 x 128 x 6000 copies A: row %d",
+          pick(&t, 9000, 128, 6000, 1, 1, 0, why));
+    CHECK(pick(&t, 9152, 128, 6144, 1, 1, 0, why) == 0, "9152 x 128 x 6144 reads A in place: row %d",
+          pick(&t, 9152, 128, 6144, 1, 1, 0, why));
+    /* A row-major is always copied (the pack makes it column-major): hopper. */
+    CHECK(pick(&t, 9152, 128, 6144, 0, 1, 0, why) == 1, "A row-major: row %d", pick(&t, 9152, 128, 6144, 0, 1, 0, why));
+    dsp_free(&t);
+    return 4;
+}
+
+/* sgemm's second switch: hopper's ODD on where K leaves a partial k tile (ODD 0 would run its checked loop
+ * in every block), else as picked. */
+#define ODD0 "hopper BM=64,BN=64,BK=32,WM=32,WN=32,WNITER=1,TM=8,TN=4,STAGES=3,MINB=4,SPLITK=4,ODD=0,KMAJ=1"
+#define ODD1 "hopper BM=64,BN=64,BK=32,WM=32,WN=32,WNITER=1,TM=8,TN=4,STAGES=3,MINB=4,SPLITK=4,ODD=1,KMAJ=1"
+static const char *ODDS = "op sgemm\n"
+                          "m=9216,n=128,k=6144 a=row,b=row f32 " ODD0 " rel=1\n"
+                          "m=9216,n=128,k=6144 a=row,b=row f32 " ODD1 " rel=1.06\n";
+
+static int check_odd(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(ODDS, &t)) return 1;
+    CHECK(pick(&t, 9216, 128, 6144, 0, 0, 0, why) == 0, "measured: ODD 0");
+    CHECK(pick(&t, 9000, 128, 6000, 0, 0, 0, why) == 1, "K = 6000, BK 32: ODD 1, row %d", pick(&t, 9000, 128, 6000, 0, 0, 0, why));
+    CHECK(pick(&t, 9000, 128, 6144, 0, 0, 0, why) == 0, "K = 6144: as picked, row %d", pick(&t, 9000, 128, 6144, 0, 0, 0, why));
+    dsp_free(&t);
+    return 3;
+}
+
+/* sgemm's third switch: tf32x3's AIN off where a row-major A's rows are not 16-byte aligned (K % 4 != 0: AIN
+ * would copy A into k-major stages, AIN 0 into the m-major ones), else as picked; with SWAP the A is B^T. */
+#define X3 "tf32x3 BM=128,BN=128,STAGES=4,GROUP_M=8,PROMOTE=4"
+static const char *AINS = "op sgemm\n"
+                          "m=4096,n=4096,k=4096 a=row,b=row f32 " X3 ",AIN=1 rel=1\n"
+                          "m=4096,n=4096,k=4096 a=row,b=row f32 " X3 " rel=1.1\n"
+                          "m=4096,n=4096,k=4096 a=col,b=row f32 " X3 ",AIN=1 rel=1\n"
+                          "m=4096,n=4096,k=4096 a=col,b=row f32 " X3 " rel=1.1\n"
+                          "m=4096,n=4096,k=4096 a=row,b=row f32 " X3 ",AIN=1,SWAP=1 rel=1.2\n";
+
+static int check_ain(void)
+{
+    dsp_table t;
+    char why[256];
+    if (parse_ok(AINS, &t)) return 1;
+    CHECK(pick(&t, 4096, 4096, 4096, 0, 0, 0, why) == 0, "measured: AIN 1");
+    CHECK(pick(&t, 4000, 4000, 4002, 0, 0, 0, why) == 1, "row-major A, K = 4002: AIN 0, row %d",
+          pick(&t, 4000, 4000, 4002, 0, 0, 0, why));
+    CHECK(pick(&t, 4000, 4000, 4000, 0, 0, 0, why) == 0, "row-major A, K = 4000: as picked, row %d",
+          pick(&t, 4000, 4000, 4000, 0, 0, 0, why));
+    /* A column-major with M % 4 != 0: AIN copies it into the same m-major stages as AIN 0, as picked. */
+    CHECK(pick(&t, 4001, 4000, 4002, 1, 0, 0, why) == 2, "column-major A, M = 4001: as picked, row %d",
+          pick(&t, 4001, 4000, 4002, 1, 0, 0, why));
+    dsp_free(&t);
+    return 4;
+}
+
+/* sgemm's switch: where the pick has a twin with SK on (or off), SK runs where it cuts the last wave of a
+ * problem of under two waves and not elsewhere, whichever of the two was faster where they were measured;
+ * a measured problem keeps what was measured. */
+static int check_switch(void)
+{
+    static const char *const tables[] = {
+        "op sgemm\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 packed BM=128,BN=64,WM=64,WN=32,WNITER=2,STAGES=3,MINB=2 rel=1\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 packed BM=128,BN=64,WM=64,WN=32,WNITER=2,STAGES=3,MINB=2,SK=396 rel=1.02\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 hopper - rel=1.3\n",
+        "op sgemm\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 packed BM=128,BN=64,WM=64,WN=32,WNITER=2,STAGES=3,MINB=2 rel=1.02\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 packed BM=128,BN=64,WM=64,WN=32,WNITER=2,STAGES=3,MINB=2,SK=396 rel=1\n"
+        "m=2048,n=2048,k=2048 a=col,b=row f32 hopper - rel=1.3\n",
+    };
+    int n = 0;
+    for (int i = 0; i < 2; i++) {
+        dsp_table t;
+        char why[256];
+        if (parse_ok(tables[i], &t)) return 1;
+        /* 2048^3: 512 tiles of 128 x 64, 116 past the wave of 396, cut in 3: but measured. */
+        CHECK(pick(&t, 2048, 2048, 2048, 1, 0, 0, why) == i, "table %d, 2048^3: row %d", i, pick(&t, 2048, 2048, 2048, 1, 0, 0, why));
+        /* 2047 x 2049: 16 x 33 tiles, 132 past the wave: cut in 3, SK. */
+        CHECK(pick(&t, 2047, 2049, 2048, 1, 0, 0, why) == 1, "table %d, 2047 x 2049: row %d", i, pick(&t, 2047, 2049, 2048, 1, 0, 0, why));
+        /* 4096 x 16384: 8192 tiles, 272 past the waves: one slice a tile, nothing cut; no SK. */
+        CHECK(pick(&t, 4096, 16384, 4096, 1, 0, 0, why) == 0, "table %d, 4096 x 16384: row %d", i,
+              pick(&t, 4096, 16384, 4096, 1, 0, 0, why));
+        /* 4096^3: 2048 tiles, 68 past five waves, cut in 5; but five waves and more: no SK. */
+        CHECK(pick(&t, 4096, 4096, 4096, 1, 0, 0, why) == 0, "table %d, 4096^3: row %d", i, pick(&t, 4096, 4096, 4096, 1, 0, 0, why));
+        /* 1000 x 600: 80 tiles, under a wave: 4 slices each, SK. */
+        CHECK(pick(&t, 1000, 600, 2048, 1, 0, 0, why) == 1, "table %d, 1000 x 600: row %d", i, pick(&t, 1000, 600, 2048, 1, 0, 0, why));
+        n += 5;
+        dsp_free(&t);
+    }
+    return n;
+}
+
+static char *write_folder(const char *table_text)
+{
+    char *dir = tl_xasprintf("%s/dispatch_XXXXXX", getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp");
+    if (!mkdtemp(dir)) abort();
+    char *path = tl_xasprintf("%s/my.table", dir);
+    FILE *f = fopen(path, "w");
+    fputs(table_text, f);
+    fclose(f);
+    free(path);
+    return dir;
+}
+
+static int load_in(const char *dir, const char *yaml, tl_experiment *x, tl_plan *p, tl_err *e)
+{
+    char *path = tl_xasprintf("%s/t.yaml", dir);
+    FILE *f = fopen(path, "w");
+    fputs(yaml, f);
+    fclose(f);
+    plan_limits lim = {0};
+    int rc = config_load(path, x, e);
+    if (rc == 0 && plan_expand(x, &lim, p, e)) {
+        config_free(x);
+        rc = -1;
+    }
+    free(path);
+    return rc;
+}
+
+/* load_in, or a failed check with its error and dir freed: 0 when x and p were made. */
+static int load_or_fail(char *dir, const char *yaml, tl_experiment *x, tl_plan *p)
+{
+    tl_err e;
+    if (load_in(dir, yaml, x, p, &e) == 0) return 0;
+    CHECK(0, "%s", e.msg);
+    free(dir);
+    return -1;
+}
+
+/* `tuned` with a table of the experiment's folder: each case runs the pick, says so, and is another
+ * case when the pick changes; a problem no rung takes is skipped with the reason. */
+static int check_tuned_cases(void)
+{
+    char *dir = write_folder(TABLE);
+    static const char *yaml = "name: t\nop: sgemm\nseed: 1\nlayout: {a: row, b: row}\ndtype: [f32, bf16]\n"
+                              "sizes: [{mnk: [3000, 1100]}]\n"
+                              "variants: [{name: tuned, table: my.table}, {name: smem_tile, params: {BLOCKSIZE: 16}}]\n";
+    tl_experiment x;
+    tl_plan p;
+    tl_err e;
+    if (load_or_fail(dir, yaml, &x, &p)) return 1;
+    CHECK(p.ncases == 6, "ncases %d", p.ncases);
+    const tl_case *big = &p.cases[0], *small = &p.cases[3], *plain = &p.cases[4], *bf16 = &p.cases[2];
+    CHECK(!strcmp(big->variant->name, "tuned") && !strcmp(big->run->name, "hopper") && !big->skipped &&
+              big->run_params[reg_find_param(big->run, "STAGES")] == 3 && big->run_src->n > 0 &&
+              strstr(big->dispatch, "hopper BM=128,BN=128,WN=32,WNITER=2,STAGES=3 (") && strstr(big->dispatch, "my.table:4)"),
+          "3000^3: runs %s, '%s'", big->run->name, big->dispatch ? big->dispatch : "");
+    CHECK(big->launch[0].block[0] > 0 && big->nlaunch == 1, "the pick's launch");
+    CHECK(!strcmp(small->run->name, "smem_tile") && strstr(small->canonical, ";runs=smem_tile;run_params=BLOCKSIZE=16"),
+          "1100^3: %s", small->canonical);
+    /* The same kernel as the plain smem_tile case, another case, the same problem. */
+    CHECK(strcmp(small->id, plain->id), "tuned and smem_tile share an id");
+    char *k1 = plan_problem_key(small), *k2 = plan_problem_key(plain);
+    CHECK(!strcmp(k1, k2), "problem keys differ: %s / %s", k1, k2);
+    free(k1), free(k2);
+    CHECK(bf16->skipped && strstr(bf16->reason, "has no row of dtype bf16") && !bf16->dispatch, "bf16: %s",
+          bf16->reason ? bf16->reason : "(not skipped)");
+    /* The table is carried: it is a used file of the experiment. */
+    const src_file *f = src_store_find(&x.store, SRC_EXPERIMENT, "my.table");
+    CHECK(f && f->used, "my.table not in the store");
+    char id[17];
+    memcpy(id, big->id, sizeof id);
+    plan_free(&p);
+    config_free(&x);
+    /* Another table that picks another rung for 3000^3: another case id. */
+    char *path = tl_xasprintf("%s/my.table", dir);
+    FILE *t = fopen(path, "w");
+    fputs("op sgemm\nm=4096,n=4096,k=4096 a=row,b=row f32 warptile -\n", t);
+    fclose(t);
+    if (load_in(dir, yaml, &x, &p, &e) == 0) {
+        CHECK(!strcmp(p.cases[0].run->name, "warptile") && strcmp(p.cases[0].id, id), "another pick, same id");
+        plan_free(&p);
+        config_free(&x);
+    } else {
+        CHECK(0, "%s", e.msg);
+    }
+    free(path);
+    free(dir);
+    return 8;
+}
+
+/* `trials: K`: a case tries the K candidates its table ranks first (dsp_rank), the pick first. The
+ * candidates are cases of their own with the case's id; the canonical text names them (another trial set,
+ * another case); compiling ahead takes every candidate's kernel; the cost model counts their runs. */
+static int check_trials(void)
+{
+    char *dir = write_folder("op sgemm\n"
+                             "m=1024,n=1024,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
+                             "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1.04\n"
+                             "m=1024,n=1024,k=4096 a=row,b=row f32 hopper BM=64,BN=64,WN=32,WNITER=1,MINB=2 rel=1.2\n"
+                             "m=1200,n=1200,k=4096 a=row,b=row f32 warptile - rel=1\n"
+                             "m=1200,n=1200,k=4096 a=row,b=row f32 cute_pipeline - rel=1.3\n");
+    static const char *yaml = "name: t\nop: sgemm\nseed: 1\nlayout: {a: row, b: row}\nsizes: [{mnk: 1100}]\n"
+                              "variants: [{name: tuned, table: my.table, trials: 2}, {name: tuned, table: my.table, "
+                              "trials: 1}, {name: tuned, table: my.table, trials: 16}]\n";
+    tl_experiment x;
+    tl_plan p;
+    tl_err e;
+    if (load_or_fail(dir, yaml, &x, &p)) return 1;
+    int n = 11;
+    CHECK(p.ncases == 3, "ncases %d", p.ncases);
+    const tl_case *two = &p.cases[0], *one = &p.cases[1], *all = &p.cases[2];
+    /* trials 16: the three candidates, and hopper's EDGE twin (its 64 x 64 tiles leave a warp's 32 columns
+     * and more empty at 1100 = 18 x 64 - 52; warptile and cute_pipeline have none). */
+    CHECK(two->ntrials == 2 && one->ntrials == 0 && !one->trial && all->ntrials == 4, "trials %d, %d, %d",
+          two->ntrials, one->ntrials, all->ntrials);
+    if (two->ntrials == 2 && all->ntrials == 4) {
+        const tl_case *h = &all->trial[2], *w = &all->trial[3];
+        int edge = reg_find_param(h->run, "EDGE");
+        CHECK(!strcmp(h->run->name, "hopper") && w->run == h->run && edge >= 0 && h->run_params[edge] == 0 &&
+                  w->run_params[edge] == 1 && w->run_params[0] == h->run_params[0] && w->nlaunch == 1 &&
+                  strstr(w->dispatch, ",EDGE=1 (") &&
+                  strstr(w->dispatch, "my.table:4 with EDGE=1)") && strstr(all->canonical, "EDGE=1"),
+              "the twin: %s", w->dispatch);
+        const tl_case *t0 = &two->trial[0], *t1 = &two->trial[1];
+        /* The pick first, as the case itself has it; the other its own rung, launch and dispatch. */
+        CHECK(t0->run == two->run && !memcmp(t0->run_params, two->run_params, sizeof t0->run_params) &&
+                  !strcmp(t0->dispatch, two->dispatch) && !strcmp(two->run->name, "warptile"),
+              "trial 0: %s, the case %s", t0->dispatch, two->dispatch);
+        CHECK(t1->run != t0->run && t1->nlaunch == 1 && t1->launch[0].block[0] > 0 && !t1->skipped &&
+                  t1->dispatch && strcmp(t1->dispatch, t0->dispatch),
+              "trial 1: %s", t1->dispatch ? t1->dispatch : "(none)");
+        CHECK(!strcmp(t0->id, two->id) && !strcmp(t1->id, two->id) && t1->canonical == two->canonical &&
+                  t1->cv == two->cv && !strcmp(t1->sizes_text, two->sizes_text),
+              "the trials share the case's identity");
+        /* Identity: the trials are named, so trials 1, 2 and 16 make three cases of one problem. */
+        CHECK(strstr(two->canonical, ";trials=2;tries=") && strstr(all->canonical, ";trials=4;tries=") &&
+                  !strstr(one->canonical, ";trials="),
+              "canonical: %s", two->canonical);
+        CHECK(strcmp(two->id, one->id) && strcmp(two->id, all->id) && strcmp(one->id, all->id), "ids");
+        char *k1 = plan_problem_key(two), *k2 = plan_problem_key(one);
+        CHECK(!strcmp(k1, k2), "one problem: %s / %s", k1, k2);
+        free(k1), free(k2);
+        /* Compiling ahead: the four candidates once each. */
+        compile_list l = {0};
+        compile_collect(&x, &p, NULL, 0, &l);
+        int seen = 0;
+        for (int i = 0; i < l.n; i++)
+            for (int k = 0; k < all->ntrials; k++)
+                seen += l.items[i].c->run == all->trial[k].run &&
+                        !memcmp(l.items[i].c->run_params, all->trial[k].run_params, sizeof all->trial[k].run_params);
+        CHECK(l.n == 4 && seen == 4, "compile list %d kernels, %d of the candidates", l.n, seen);
+        compile_list_free(&l);
+        CHECK(plan_cost(two) > plan_cost(one) && plan_cost(all) > plan_cost(two), "cost %g, %g, %g", plan_cost(one),
+              plan_cost(two), plan_cost(all));
+    }
+    plan_free(&p);
+    config_free(&x);
+    /* trials: where it does not belong, or out of range. */
+    static const struct {
+        const char *variant, *want;
+    } bad[] = {
+        {"{name: tuned, table: my.table, trials: 0}", "variants[0].trials: 0 is out of range [1, 16]"},
+        {"{name: tuned, table: my.table, trials: 17}", "variants[0].trials: 17 is out of range [1, 16]"},
+        {"{name: tuned, table: my.table, trials: two}", "variants[0].trials: expected an integer"},
+        {"{name: hopper, trials: 2}", "trials: belongs to a dispatching variant; hopper is not one"},
+        {"{name: mine, source: k.cu, trials: 2}", "trials: belongs to a dispatching variant (e.g. tuned)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++, n++) {
+        char *y = tl_xasprintf("name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 64}\nvariants: [%s]\n", bad[i].variant);
+        int rc = load_in(dir, y, &x, &p, &e);
+        CHECK(rc == -1 && strstr(e.msg, bad[i].want), "%s: got '%s', want '%s'", bad[i].variant, rc ? e.msg : "(loaded)",
+              bad[i].want);
+        if (rc == 0) plan_free(&p), config_free(&x);
+        free(y);
+    }
+    free(dir);
+    return n;
+}
+
+/* The op's trial twins (sgemm: EDGE 1 beside a hopper or packed candidate whose tiles leave whole warps past
+ * C's edge): only where the tiles do, only with trials (trials 1 runs the pick alone), and a pick with no
+ * other candidate still gets its twin. */
+static int check_twins(void)
+{
+    char *dir = write_folder("op sgemm\n"
+                             "m=1024,n=1024,k=4096 a=row,b=row f32 hopper BM=64,BN=64,WM=32,WN=32,WNITER=1,MINB=2\n");
+    static const char *yaml = "name: t\nop: sgemm\nseed: 1\nlayout: {a: row, b: row}\n"
+                              "sizes: [{mnk: 1024}, {m: 1100, n: 1024, k: 4096}, {m: 1024, n: 1090, k: 4096}, "
+                              "{m: 1050, n: 1050, k: 4096}]\n"
+                              "variants: [{name: tuned, table: my.table, trials: 4}]\n";
+    tl_experiment x;
+    tl_plan p;
+    tl_err e;
+    if (load_or_fail(dir, yaml, &x, &p)) return 1;
+    /* 1024: none past; 1100: 1152 - 1100 = 52 rows past, >= WM 32; 1090: 62 columns past; 1050: 38 both ways. */
+    int want[4] = {0, 2, 2, 2}, n = 1;
+    CHECK(p.ncases == 4, "ncases %d", p.ncases);
+    for (int i = 0; i < p.ncases && i < 4; i++, n++) {
+        const tl_case *c = &p.cases[i];
+        CHECK(c->ntrials == want[i] && (!want[i] || strstr(c->trial[1].dispatch, "EDGE=1")), "%s: %d candidates",
+              c->sizes_text, c->ntrials);
+    }
+    plan_free(&p);
+    config_free(&x);
+    /* trials 1: the pick alone. */
+    if (load_in(dir, "name: t\nop: sgemm\nseed: 1\nlayout: {a: row, b: row}\nsizes: {m: 1100, n: 1024, k: 4096}\n"
+                     "variants: [{name: tuned, table: my.table, trials: 1}]\n", &x, &p, &e) == 0) {
+        CHECK(p.ncases == 1 && p.cases[0].ntrials == 0, "trials 1: %d candidates", p.cases[0].ntrials);
+        plan_free(&p);
+        config_free(&x);
+    } else {
+        CHECK(0, "%s", e.msg);
+    }
+    free(dir);
+    return n + 1;
+}
+
+/* Kernels of two experiments compiled together (runner compile A.yaml B.yaml): the same rung and params
+ * built for beta 0 and for beta != 0 (TL_BETA_NONZERO) are two kernels, not one. */
+static int check_collect_args(void)
+{
+    char *dir = write_folder("op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper -\n");
+    const char *yaml[2] = {"name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 64}\nvariants: [smem_tile]\n",
+                           "name: t\nop: sgemm\nseed: 1\nargs: {beta: -1.25}\nsizes: {mnk: 64}\nvariants: [smem_tile]\n"};
+    tl_experiment x[2];
+    tl_plan p[2];
+    tl_err e;
+    int loaded = 0, n = 1;
+    for (int i = 0; i < 2; i++, loaded++)
+        if (load_in(dir, yaml[i], &x[i], &p[i], &e)) break;
+    CHECK(loaded == 2, "%s", loaded == 2 ? "" : e.msg);
+    if (loaded == 2) {
+        compile_list l = {0};
+        compile_collect(&x[0], &p[0], NULL, 0, &l);
+        compile_collect(&x[1], &p[1], NULL, 0, &l);
+        compile_collect(&x[0], &p[0], NULL, 0, &l); /* again: nothing new */
+        n++;
+        CHECK(l.n == 2 && l.items[0].x == &x[0] && l.items[1].x == &x[1], "%d kernels for beta 0 and beta -1.25", l.n);
+        compile_list_free(&l);
+    }
+    for (int i = 0; i < loaded; i++) plan_free(&p[i]), config_free(&x[i]);
+    free(dir);
+    return n;
+}
+
+static int check_config_errors(void)
+{
+    char *dir = write_folder("op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper BX=1\n");
+    static const struct {
+        const char *variants, *want;
+    } bad[] = {
+        {"[{name: tuned, table: my.table}]", "t.yaml:5:33: variants[0].table: "},
+        {"[{name: tuned, table: my.table}]", "my.table:2: params: BX is not a param of hopper"},
+        {"[{name: tuned, table: ../x.table}]", "it leaves the experiment's folder"},
+        {"[{name: tuned, table: none.table}]", "none.table"},
+        {"[{name: hopper, table: my.table}]", "table: belongs to a dispatching variant; hopper is not one"},
+        {"[{name: tuned, table: [a]}]", "variants[0].table"},
+        /* A table the runner carries, by name: only its op's .table files, and the error lists them. */
+        {"[{name: tuned, table: \"tilelab:sgemm/none.table\"}]",
+         "t.yaml:5:33: variants[0].table: this runner carries no table kernels/sgemm/none.table (tilelab:sgemm/tuned_h100.table"},
+        {"[{name: tuned, table: tilelab:sgemm/10_warptile.cu}]",
+         "variants[0].table: 'tilelab:sgemm/10_warptile.cu' names no table this runner carries for op sgemm ("},
+        {"[{name: tuned, table: tilelab:reduce/x.table}]", "names no table this runner carries for op sgemm"},
+        {"[{name: tuned, table: \"tilelab:sgemm/../sgemm/tuned_h100.table\"}]", "this runner carries no table"},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++, n++) {
+        char *yaml = tl_xasprintf("name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 64}\nvariants: %s\n", bad[i].variants);
+        tl_experiment x;
+        tl_plan p;
+        tl_err e;
+        int rc = load_in(dir, yaml, &x, &p, &e);
+        CHECK(rc == -1 && strstr(e.msg, bad[i].want), "%s: got '%s', want '%s'", bad[i].variants,
+              rc ? e.msg : "(loaded)", bad[i].want);
+        if (rc == 0) plan_free(&p), config_free(&x);
+        free(yaml);
+    }
+    free(dir);
+    return n;
+}
+
+/* yaml parsed and planned into x and p, or a failed check: 0 when they were made. */
+static int parse_or_fail(const char *yaml, tl_experiment *x, tl_plan *p)
+{
+    tl_err e;
+    plan_limits lim = {0};
+    if (config_parse("t.yaml", yaml, strlen(yaml), x, &e) == 0 && plan_expand(x, &lim, p, &e) == 0) return 0;
+    CHECK(0, "%s", e.msg);
+    return -1;
+}
+
+/* The registry's own table (kernels/sgemm/tuned_h100.table) parses, and `tuned` without `table:`
+ * uses it. */
+static int check_default_table(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\nvariants: [tuned]\n";
+    tl_experiment x;
+    tl_plan p;
+    if (parse_or_fail(yaml, &x, &p)) return 1;
+    CHECK(!p.cases[0].skipped && p.cases[0].run != p.cases[0].variant &&
+              strstr(p.cases[0].dispatch, "(kernels/sgemm/tuned_h100.table:"),
+          "4096^3: %s", p.cases[0].dispatch ? p.cases[0].dispatch : p.cases[0].reason);
+    CHECK(x.variants[0].table && x.variants[0].table->n >= 48 && strstr(x.variants[0].table->device, "H100"),
+          "the table: %d rows, device '%s'", x.variants[0].table ? x.variants[0].table->n : 0,
+          x.variants[0].table ? x.variants[0].table->device : "");
+    plan_free(&p);
+    config_free(&x);
+    return 2;
+}
+
+/* The tables the runner carries (kernels/OP/ *.table): each parses for its op, names its device in its
+ * header (dsp_header_device reads the same as the parse), and `table: tilelab:OP/NAME.table` runs it. */
+static int check_carried_tables(void)
+{
+    int n = 0, tables = 0;
+    for (int i = 0; i < reg_nsources; i++) {
+        const reg_source *r = &reg_sources[i];
+        size_t len = strlen(r->path);
+        if (len < 6 || strcmp(r->path + len - 6, ".table")) continue;
+        tables++;
+        char op[32], device[256];
+        snprintf(op, sizeof op, "%.*s", (int)strcspn(r->path, "/"), r->path);
+        dsp_table t;
+        tl_err e;
+        int rc = dsp_parse(reg_find_op(op), r->path, r->text, r->len, &t, &e);
+        CHECK(rc == 0, "%s: %s", r->path, e.msg);
+        n++;
+        if (rc) continue;
+        CHECK(dsp_header_device(r->text, r->len, device, sizeof device) && t.device[0] && !strcmp(device, t.device),
+              "%s: header device '%s', parsed '%s'", r->path, device, t.device);
+        n++;
+        char *yaml = tl_xasprintf("name: t\nop: %s\nseed: 1\nsizes: {mnk: 4096}\n"
+                                  "variants: [{name: tuned, table: \"tilelab:%s\"}]\n", op, r->path);
+        tl_experiment x;
+        tl_plan p;
+        plan_limits lim = {0};
+        char *where = tl_xasprintf("(kernels/%s:", r->path);
+        if (config_parse("t.yaml", yaml, strlen(yaml), &x, &e) || plan_expand(&x, &lim, &p, &e)) {
+            CHECK(0, "%s: %s", r->path, e.msg);
+        } else {
+            CHECK(!p.cases[0].skipped && strstr(p.cases[0].dispatch, where) && !strcmp(x.variants[0].table->device, device),
+                  "%s: 4096^3 ran '%s'", r->path, p.cases[0].dispatch ? p.cases[0].dispatch : p.cases[0].reason);
+            plan_free(&p);
+            config_free(&x);
+        }
+        n++;
+        free(where), free(yaml);
+        dsp_free(&t);
+    }
+    CHECK(tables >= 2, "the runner carries %d tables (tuned_h100, tuned_h200)", tables);
+    char device[64];
+    static const char *late = "op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper -\ndevice X\n";
+    CHECK(!dsp_header_device(late, strlen(late), device, sizeof device), "a device line after the rows: '%s'", device);
+    static const char *cut = "# c\nop sgemm\n  device   NVIDIA H200 with a long name\r\nsms 132\n";
+    CHECK(dsp_header_device(cut, strlen(cut), device, 12) && !strcmp(device, "NVIDIA H200"), "cut to fit: '%s'", device);
+    return n + 3;
+}
+
+/* A run on a GPU other than its table's says so at its start and names the table the runner carries for
+ * that GPU; on the table's own GPU, or on the host, nothing. */
+static int check_table_device_note(void)
+{
+    static const char *yaml = "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\nvariants: [tuned, cublas]\n";
+    tl_experiment x;
+    tl_plan p;
+    if (parse_or_fail(yaml, &x, &p)) return 1;
+    static const struct {
+        int have_gpu;
+        const char *gpu, *want;
+    } runs[] = {
+        {1, "NVIDIA H200", "tilelab: note: tuned's table kernels/sgemm/tuned_h100.table was measured on NVIDIA H100 80GB "
+                           "HBM3, this GPU is NVIDIA H200; this runner carries one measured on it: {name: tuned, table: "
+                           "tilelab:sgemm/tuned_h200.table}\n"},
+        {1, "NVIDIA B200", "this GPU is NVIDIA B200; for picks measured here, run the op's tuning experiment"},
+        {1, "NVIDIA H100 80GB HBM3", NULL},
+        {0, "", NULL},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++, n++) {
+        env_info env;
+        memset(&env, 0, sizeof env);
+        env.have_gpu = runs[i].have_gpu;
+        snprintf(env.gpu_name, sizeof env.gpu_name, "%s", runs[i].gpu);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        report_header(f, &x, &p, &env, "out.h5");
+        fclose(f);
+        CHECK(runs[i].want ? strstr(buf, runs[i].want) != NULL : strstr(buf, "note") == NULL, "on '%s':\n%s",
+              runs[i].gpu, buf);
+        free(buf);
+    }
+    plan_free(&p);
+    config_free(&x);
+    return n;
+}
+
+int main(void)
+{
+    int total = 0;
+    total += check_parse_errors();
+    total += check_pick();
+    total += check_consensus();
+    total += check_winners();
+    total += check_against();
+    total += check_rank();
+    total += check_refused();
+    total += check_waves();
+    total += check_absent_waste();
+    total += check_pack();
+    total += check_odd();
+    total += check_ain();
+    total += check_switch();
+    total += check_tuned_cases();
+    total += check_trials();
+    total += check_twins();
+    total += check_collect_args();
+    total += check_config_errors();
+    total += check_default_table();
+    total += check_carried_tables();
+    total += check_table_device_note();
+    return TEST_REPORT(total);
+}

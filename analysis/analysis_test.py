@@ -79,6 +79,21 @@ class Analysis(unittest.TestCase):
             self.assertAlmostEqual(r["median_ms"], runner_median[r["case_id"]], places=12)
             self.assertAlmostEqual(r["gflops"], r["flop"] / (np.median(s) * 1e-3) / 1e9, places=6)
 
+    def test_the_baseline_is_the_one_the_file_names(self):
+        from tilelab_analysis import add_metrics
+        df = load(self.real)
+        self.assertEqual(set(df["baseline"]), {"cublas"})  # sgemm's first library variant (schema 1.16)
+        # An op the analysis has never heard of is measured against the baseline its file names.
+        df["op"] = "op_of_tomorrow"
+        df["baseline"] = "host_naive"
+        m = add_metrics(df)
+        for _, r in m.iterrows():
+            base = m[(m["sizes"] == r["sizes"]) & (m["variant"] == "host_naive")]["median_ms"].iloc[0]
+            self.assertAlmostEqual(r["pct_ref"], 100.0 * base / r["median_ms"], places=9)
+        # Without it (a file older than 1.16) a registered op's library is the baseline, as it was.
+        df = df.drop(columns=["baseline"]).assign(op="sgemm")
+        self.assertTrue(add_metrics(df)["pct_ref"].isna().all())  # no cublas case in this file
+
     def test_load_gives_each_files_meta_from_the_same_read(self):
         # Each file is checked and read once, in a child (large tuning files take minutes): the parent
         # opens no file itself.

@@ -52,7 +52,7 @@ class Counters(unittest.TestCase):
 
     def test_layout(self):
         with h5py.File(self.sgemm, "r") as f:
-            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.15")
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.16")
             for g in f["cases"].values():
                 self.assertEqual(text(g.attrs["counters_status"]), "ok")
                 self.assertEqual(int(g.attrs["counters_kernels"]), 1)

@@ -50,7 +50,7 @@ class HostSmoke(unittest.TestCase):
             raw = f.read()
         with h5py.File(self.path, "r") as f:
             a = {k: text(v) for k, v in f.attrs.items()}
-        self.assertEqual(a["schema"], "tilelab/1.15")
+        self.assertEqual(a["schema"], "tilelab/1.16")
         self.assertEqual(a["experiment"], "host_smoke")
         self.assertEqual(a["config_yaml"], raw.decode())
         self.assertEqual(a["config_sha256"], hashlib.sha256(raw).hexdigest())
@@ -116,6 +116,7 @@ class HostSmoke(unittest.TestCase):
                 for key in ("protocol", "tolerance", "reference", "verify", "data", "layouts", "dtype", "kind"):
                     self.assertTrue(a[key], key)
                 self.assertEqual(a["reference"], "host")
+                self.assertEqual(a["baseline"], "cublas")  # the op's first library variant (schema 1.16)
                 self.assertGreaterEqual(int(a["warmup_runs"]), 1)
                 self.assertAlmostEqual(float(a["timed_s"]), float(t.sum()) * 1e-3, places=12)
                 self.assertEqual(a["regs"], -1)  # not a compiled kernel
@@ -376,13 +377,23 @@ class BadInput(unittest.TestCase):
         p = run(exp, "-o", out)
         self.assertEqual(p.returncode, 0, p.stderr)
         with h5py.File(out, "r") as f:
-            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.15")
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.16")
             for g in f["cases"].values():
                 self.assertEqual(text(g.attrs["status"]), "ok")
                 self.assertEqual(text(g.attrs["counters_status"]), "unavailable")
                 self.assertIn("host target", text(g.attrs["counters_reason"]))
                 self.assertNotIn("counters", g)
                 self.assertGreater(len(g["time_ms"]), 0)
+
+    def test_list_help_names_the_ops_and_sets_of_the_tables(self):
+        ops = [l.split(":")[0] for l in run("list").stdout.splitlines() if l and l[0].isalpha()]
+        sets = [l.strip() for l in run("list", "counters").stdout.splitlines()
+                if l.startswith("  ") and not l.startswith("    ")]
+        self.assertEqual(len(ops), 4)
+        p = run("list", "--help")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("\nops: %s\n" % ", ".join(ops), p.stdout)
+        self.assertIn("\ncounter sets: %s\n" % ", ".join(sets), p.stdout)
 
     def test_list_counters(self):
         p = run("list", "counters")

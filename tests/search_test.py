@@ -269,7 +269,7 @@ class Search(unittest.TestCase):
         for args, want in [(("--budget", "0"), "--budget '0'"), (("--budget", "150%"), "--budget '150%'"),
                            (("--strategy", "annealing"), "--strategy 'annealing'"),
                            (("--objective", "speed"), "--objective 'speed'"), (("--seeds", "0"), "--seeds takes"),
-                           (("--better", "higher"), "--better higher is for a counter"), (("--frobnicate",), "unknown option"),
+                           (("--better", "higher"), "--better higher is for a counter"), (("--frobnicate",), "unknown or incomplete option '--frobnicate'"),
                            (("--seed", "18446744073709551616"), "--seed takes a number 0 .. 18446744073709551615"),
                            (("--seed", "-1"), "--seed takes a number"),
                            (("--budget", "100000"), "--budget 100000 cases is over the space"),

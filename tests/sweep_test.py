@@ -169,7 +169,7 @@ class Sweep(unittest.TestCase):
                 for c in cases(s):
                     self.assertEqual(f["cases"][c].attrs["session"], k)
             self.assertEqual(text(f.attrs["merged_from"]).split("\n"), self.shards)
-            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.15")
+            self.assertEqual(text(f.attrs["schema"]), "tilelab/1.16")
 
     def test_merge_refuses_different_experiments_unless_forced(self):
         other_yaml = os.path.join(self.tmp, "other.yaml")
@@ -343,9 +343,10 @@ class Sweep(unittest.TestCase):
         self.assertNotIn("--gres=gpu:2", p.stdout)
 
     def test_submit_refuses_bad_values(self):
-        for args, msg in ((["--shards", "0"], "submit EXPERIMENT.yaml --shards N"),
-                          (["--shards", "2", "--gpus-per-task", "0"], "--gpus-per-task takes a number of GPUs"),
-                          (["--shards", "2", "--gpus-per-task", "2x"], "--gpus-per-task takes a number of GPUs"),
+        for args, msg in ((["--shards", "0"], "--shards takes N, a whole number 1 .. 100000, not '0'"),
+                          ([], "submit EXPERIMENT.yaml --shards N"),
+                          (["--shards", "2", "--gpus-per-task", "0"], "--gpus-per-task takes G, a whole number 1 .. 64"),
+                          (["--shards", "2", "--gpus-per-task", "2x"], "--gpus-per-task takes G, a whole number"),
                           (["--shards", "2", "--partition", "gpu\n#SBATCH --x"], "letters, digits"),
                           (["--shards", "2", "--time", "1 h"], "letters, digits")):
             p = run("submit", self.yaml, *args, "--dry-run")

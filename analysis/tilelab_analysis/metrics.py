@@ -10,22 +10,30 @@ from .counters import add_derived
 # 0.1% of the median, so that identical samples do not make every small difference an outlier.
 OUTLIER_K = 3.0
 
-# The library variant each op is measured against (the first library variant of its registry).
+# For files older than schema 1.16, which do not say: the library variant each op shipped then was measured
+# against (its registry's first library variant), and the ops judged by bandwidth (older than 1.12). A file of
+# 1.16 names its cases' baseline, and of 1.12 their rate: no op is listed here for them.
 REFERENCE = {"sgemm": "cublas", "reduce": "cub", "copy": "memcpy", "transpose": "cublas_geam"}
 BANDWIDTH_OPS = {"reduce", "copy", "transpose"}
 
 
-def reference_variant(op, reference=None):
-    """The variant op's cases are measured against: a registered op's library; a declared op's reference
-    variant (the case's `reference`)."""
-    return REFERENCE.get(op, reference)
+def _text(v):
+    return v if isinstance(v, str) and v else None
+
+
+def reference_variant(op, reference=None, baseline=None):
+    """The variant op's cases are measured against: the case's `baseline` as the file says (schema 1.16); in an
+    older file a registered op's library (REFERENCE), a declared op's reference variant (the case's
+    `reference`)."""
+    return _text(baseline) or REFERENCE.get(op, reference)
 
 
 def reference_of(df, op):
-    """reference_variant for op's rows of df (a declared op's: its cases' `reference`)."""
+    """reference_variant for op's rows of df."""
     rows = df[df["op"] == op]
-    ref = rows["reference"].iloc[0] if "reference" in rows and len(rows) else None
-    return reference_variant(op, ref)
+    if not len(rows):
+        return reference_variant(op)
+    return reference_variant(op, rows.iloc[0].get("reference"), rows.iloc[0].get("baseline"))
 
 
 def rate_name(op, written=None):
@@ -88,8 +96,10 @@ def add_metrics(df, envs):
     keys = _match_key(df)
     ref_time = {}
     refs = df["reference"] if "reference" in df else [None] * len(df)
-    for k, variant, op, med, status, ref in zip(keys, df["variant"], df["op"], df["median_ms"], df["status"], refs):
-        if variant == reference_variant(op, ref) and status == "ok":
+    bases = df["baseline"] if "baseline" in df else [None] * len(df)
+    for k, variant, op, med, status, ref, base in zip(keys, df["variant"], df["op"], df["median_ms"], df["status"],
+                                                      refs, bases):
+        if variant == reference_variant(op, ref, base) and status == "ok":
             ref_time[k] = med
     df["pct_ref"] = [100.0 * ref_time[k] / m if k in ref_time and m > 0 else np.nan
                      for k, m in zip(keys, df["median_ms"])]

@@ -1,8 +1,8 @@
 """The result file's schema, for the readers: made from runner/store/schema.c by runner/store/schema_doc_test.c
 (`bazel run //runner/store:schema_doc_test -- --write`); edit the table there, not this file."""
 
-MINOR = 15
-VERSION = "tilelab/1.15"
+MINOR = 16
+VERSION = "tilelab/1.16"
 STATUSES = ("ok", "verify_failed", "skipped", "error", "timeout")
 
 # (group, name, type, unit, since, presence, check, lo, hi, what, reader's default)
@@ -108,6 +108,7 @@ FIELDS = (
     ("case", "reason", "string", "", 0, "always", "", None, None, None, None),
     ("case", "reference", "string", "", 0, "always", "", None, None, None, None),
     ("case", "rate_name", "string", "", 12, "always", "", None, None, None, None),
+    ("case", "baseline", "string", "", 16, "sometimes", "", None, None, None, None),
     ("case", "tolerance", "string", "", 0, "always", "", None, None, None, None),
     ("case", "max_abs_err", "float64", "", 0, "always", "", None, None, None, None),
     ("case", "max_rel_err", "float64", "", 0, "always", "", None, None, None, None),

@@ -10,24 +10,33 @@ static const char help[] =
     "The kernel cache holds code the runner runs as if it had compiled it, so it is used only when\n"
     "its folder belongs to this user (or root) and nobody else can write it or the folders above it\n"
     "(as ssh trusts its key folder). Each entry holds its key, its length and the SHA-256 of its\n"
-    "bytes, checked on every load: a damaged entry is compiled again, never run.\n"
-    "\n"
-    "  runner cache           where the cache is, whether it is used, how many entries\n"
-    "  runner cache --verify  checks every entry and names the damaged ones (exit 1 when there are)\n"
-    "  runner cache --clear   removes every entry\n";
+    "bytes, checked on every load: a damaged entry is compiled again, never run. Without an option:\n"
+    "where the cache is, whether it is used, how many entries.\n";
+
+typedef struct {
+    int verify, clear;
+} cache_opts;
+
+static const cmd_option table[] = {
+    CMD_FLAG("--verify", cache_opts, verify, "checks every entry and names the damaged ones (exit 1 when there are)"),
+    CMD_FLAG("--clear", cache_opts, clear, "removes every entry"),
+    CMD_END,
+};
+static const cmd_option *const options[] = {table, NULL};
 
 static int cache_main(int argc, char **argv, const cmd_line *line)
 {
     (void)line;
-    int verify = 0, clear = 0, entries = 0, damaged = 0, removed = 0, rc = TL_EXIT_OK;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--verify")) verify = 1;
-        else if (!strcmp(argv[i], "--clear")) clear = 1;
-        else {
-            fprintf(stderr, "runner cache: usage: cache [--verify | --clear]\n");
-            return TL_EXIT_BAD_INPUT;
-        }
+    int entries = 0, damaged = 0, removed = 0, rc = TL_EXIT_OK;
+    cache_opts o = {0};
+    const char *words[1];
+    int nw;
+    if (cmd_parse("cache", options, argc, argv, &o, words, 0, &nw)) return TL_EXIT_BAD_INPUT;
+    if (o.verify && o.clear) {
+        fprintf(stderr, "runner cache: --verify or --clear, not both\n");
+        return TL_EXIT_BAD_INPUT;
     }
+    int verify = o.verify, clear = o.clear;
     char why[512], *name = cache_dir_name(), *dir = cache_dir(why, sizeof why);
     tl_err e;
     if (!name) {
@@ -55,5 +64,6 @@ const cmd_def cmd_cache = {
     .synopsis = "cache [--verify | --clear]",
     .summary = "the compiled-kernel cache: where it is, whether it is used; verify or clear it",
     .help = help,
+    .options = options,
     .main = cache_main,
 };

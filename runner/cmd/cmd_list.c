@@ -13,9 +13,19 @@ static const char help[] =
     "must take, then each variant with its params, their defaults and its constraints.\n"
     "\n"
     "  runner list           every op\n"
-    "  runner list OP        one op (sgemm, reduce, copy, transpose)\n"
-    "  runner list counters  the counter sets (memory, smem, occupancy, roofline): their metrics\n"
-    "                        and what each means\n";
+    "  runner list OP        one op (the ops below)\n"
+    "  runner list counters  the counter sets (below): their metrics and what each means\n";
+
+/* The ops and the counter sets, from their tables: an op or a set added there is listed here. */
+static void help_table(FILE *f)
+{
+    fprintf(f, "\nops:");
+    for (int i = 0; i < reg_nops; i++) fprintf(f, "%s %s", i ? "," : "", reg_ops[i]->name);
+    fprintf(f, "\ncounter sets:");
+    for (int i = 0, n = 0; i < ctr_nsets; i++)
+        if (i == 0 || strcmp(ctr_sets[i].set, ctr_sets[i - 1].set)) fprintf(f, "%s %s", n++ ? "," : "", ctr_sets[i].set);
+    fprintf(f, "\n");
+}
 
 static void list_counters(FILE *f)
 {
@@ -57,5 +67,6 @@ const cmd_def cmd_list = {
     .synopsis = "list [OP | counters]",
     .summary = "the ops, the kernel signature of each, their variants, params, defaults and constraints",
     .help = help,
+    .help_table = help_table,
     .main = list_main,
 };

@@ -14,15 +14,11 @@ static const char help[] =
     "file carries (/sources: the experiment's own and the runner's), so another tilelab build, or a\n"
     "node with only the bundle, runs the same kernels; where this runner's own kernel files differ\n"
     "from the file's, it says so in one line. A file a search made (`search:`) is measured again at the\n"
-    "points its search evaluated, and its baselines: no new search.\n"
-    "\n"
-    CMD_RUN_OPTIONS_HELP
-    "  --local-sources       compile this runner's own kernels instead of those the file carries\n"
-    "  --data DIR            the folder of the data files the file names but does not carry (over\n"
-    "                        64 MiB: `runner extract` lists them), at their paths; each is checked\n"
-    "                        against the SHA-256 the file holds\n"
-    "\n"
-    "exit codes: as run's; 2 also for a file that is not a consistent tilelab result file.\n";
+    "points its search evaluated, and its baselines: no new search.\n";
+
+static const char notes[] = "exit codes: as run's; 2 also for a file that is not a consistent tilelab result file.\n";
+
+static const cmd_option *const options[] = {cmd_run_table, NULL};
 
 /* The runner's own kernel files that x compiles from the result file but this runner has otherwise
  * (changed or gone), comma-separated; their count. */
@@ -92,12 +88,7 @@ static int rerun_main(int argc, char **argv, const cmd_line *line)
     tl_experiment x = {0};
     h5in_source src;
     tl_err e;
-    if (cmd_run_options(argc, argv, &o)) return TL_EXIT_BAD_INPUT;
-    if (o.devices || o.worker_cases || o.sanitize || o.sanitize_child) {
-        fprintf(stderr, "runner rerun: %s belongs to run (`runner extract` writes the file's experiment out)\n",
-                o.devices || o.worker_cases ? "--devices" : "--sanitize");
-        return TL_EXIT_BAD_INPUT;
-    }
+    if (cmd_run_options("rerun", argc, argv, &o)) return TL_EXIT_BAD_INPUT;
     char *h5 = tl_user_path(o.yaml);
     int rc = TL_EXIT_BAD_INPUT;
     hid_t f = h5in_open(h5, &e);
@@ -130,5 +121,7 @@ const cmd_def cmd_rerun = {
     .synopsis = "rerun RESULT.h5 [-o FILE] [--local-sources] [--data DIR] [run's options]",
     .summary = "run the experiment a result file carries again, on this machine, into a new file",
     .help = help,
+    .options = options,
+    .notes = notes,
     .main = rerun_main,
 };

@@ -18,19 +18,9 @@ static const char help[] =
     "it proposes what that search did (the same seed and outcomes give the same proposals). A point the\n"
     "file lacks counts as one the device could not run. Prints, per search (problem and variant entry)\n"
     "and strategy, the best found over the file's optimum (1: the optimum), median and worst over the\n"
-    "seeds.\n"
-    "\n"
-    "options:\n"
-    "  --strategy S          a strategy below, or all (default: the file's `search:`)\n"
-    "  --budget B            N or cases:N, F% or fraction:F, Ns or seconds:S (the cases' wall time as\n"
-    "                        the file recorded it); a search (default: the file's `search:`)\n"
-    "  --objective O         time, energy or a counter the file holds (default: the file's, else time)\n"
-    "  --better higher       for a counter where higher is better\n"
-    "  --seed N              the first seed (default: the file's search seed, else the experiment's)\n"
-    "  --seeds K             seeds N .. N + K - 1, each a search of its own (default 1)\n"
-    "  --trace FILE.csv      every evaluation: strategy, seed, search, step, case_id, params, objective,\n"
-    "                        best so far, optimum, proposer\n"
-    "\n"
+    "seeds.\n";
+
+static const char notes[] =
     "exit codes: 0 replayed; 2 bad input (a file that is not a consistent tilelab result file, an\n"
     "option, nothing to search).\n";
 
@@ -55,44 +45,52 @@ static int bad(const char *fmt, const char *arg)
     return -1;
 }
 
+static int set_better(void *opts, const char *v)
+{
+    if (strcmp(v, "higher") && strcmp(v, "lower")) return bad("--better takes higher or lower, not '%s'", v);
+    ((replay_opts *)opts)->better_higher = !strcmp(v, "higher");
+    return 1;
+}
+
+static int set_seed(void *opts, const char *v)
+{
+    replay_opts *o = opts;
+    char *end;
+    errno = 0;
+    o->seed = strtoull(v, &end, 10);
+    if (*end || end == v || !isdigit((unsigned char)*v) || errno == ERANGE)
+        return bad("--seed takes a number 0 .. 18446744073709551615, not '%s'", v);
+    o->have_seed = 1;
+    return 1;
+}
+
+static const cmd_option table[] = {
+    CMD_STR("--strategy", "S", replay_opts, strategy, "a strategy below, or all (default: the file's `search:`)"),
+    CMD_STR("--budget", "B", replay_opts, budget,
+            "N or cases:N, F% or fraction:F, Ns or seconds:S (the cases' wall time as\n"
+            "the file recorded it); a search (default: the file's `search:`)"),
+    CMD_STR("--objective", "O", replay_opts, objective,
+            "time, energy or a counter the file holds (default: the file's, else time)"),
+    CMD_FN("--better", "higher", set_better, "for a counter where higher is better"),
+    CMD_FN("--seed", "N", set_seed, "the first seed (default: the file's search seed, else the experiment's)"),
+    CMD_INT("--seeds", "K", replay_opts, seeds, 1, 10000, "seeds N .. N + K - 1, each a search of its own (default 1)"),
+    CMD_STR("--trace", "FILE.csv", replay_opts, trace,
+            "every evaluation: strategy, seed, search, step, case_id, params, objective,\n"
+            "best so far, optimum, proposer"),
+    CMD_END,
+};
+static const cmd_option *const options[] = {table, NULL};
+
 static int parse_args(int argc, char **argv, replay_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->seeds = 1;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = !strcmp(a, "--strategy") || !strcmp(a, "--budget") || !strcmp(a, "--objective") ||
-                    !strcmp(a, "--better") || !strcmp(a, "--seed") || !strcmp(a, "--seeds") || !strcmp(a, "--trace");
-        if (takes && !v) return bad("%s needs a value", a);
-        char *end;
-        if (!strcmp(a, "--strategy")) o->strategy = v;
-        else if (!strcmp(a, "--budget")) o->budget = v;
-        else if (!strcmp(a, "--objective")) o->objective = v;
-        else if (!strcmp(a, "--trace")) o->trace = v;
-        else if (!strcmp(a, "--better")) {
-            if (strcmp(v, "higher") && strcmp(v, "lower")) return bad("--better takes higher or lower, not '%s'", v);
-            o->better_higher = !strcmp(v, "higher");
-        } else if (!strcmp(a, "--seed")) {
-            errno = 0;
-            o->seed = strtoull(v, &end, 10);
-            if (*end || end == v || !isdigit((unsigned char)*v) || errno == ERANGE)
-                return bad("--seed takes a number 0 .. 18446744073709551615, not '%s'", v);
-            o->have_seed = 1;
-        } else if (!strcmp(a, "--seeds")) {
-            long k = strtol(v, &end, 10);
-            if (*end || k < 1 || k > 10000) return bad("--seeds takes 1 .. 10000, not '%s'", v);
-            o->seeds = (int)k;
-        } else if (a[0] == '-') {
-            return bad("unknown option '%s'", a);
-        } else if (!o->h5) {
-            o->h5 = a;
-            continue;
-        } else {
-            return bad("one result file, not also '%s'", a);
-        }
-        i++;
-    }
-    if (!o->h5) return bad("%s", "which result file?");
+    const char *words[2];
+    int nw;
+    if (cmd_parse("search-replay", options, argc, argv, o, words, 2, &nw)) return -1;
+    if (nw == 2) return bad("one result file, not also '%s'", words[1]);
+    if (nw == 0) return bad("%s", "which result file?");
+    o->h5 = words[0];
     return 0;
 }
 
@@ -350,6 +348,8 @@ const cmd_def cmd_search_replay = {
     .synopsis = "search-replay RESULT.h5 [--strategy S|all] [--budget B] [--seeds K] [--trace FILE.csv]",
     .summary = "run a search strategy against the measured cases of a result file, without a GPU",
     .help = help,
+    .options = options,
+    .notes = notes,
     .help_table = strategies_help,
     .main = replay_main,
 };

@@ -17,19 +17,7 @@ static const char help[] =
     "Prints the job ids and where the result will be. A task with a failed case exits 1, so Slurm\n"
     "cancels the merge; `sh OUT.sweep/submit.sh` resubmits, every shard resuming its file. The runner\n"
     "path in the scripts must be reachable from the compute nodes (the portable bundle on a shared\n"
-    "file system, or --runner).\n"
-    "\n"
-    "options:\n"
-    "  --shards N            tasks of the array, 1 .. 100000 (required)\n"
-    "  --partition P, --gres G, --time T, --account A\n"
-    "                        the #SBATCH lines of the array (letters, digits and _.,:=/+- only)\n"
-    "  --max-parallel K      at most K tasks of the array at once\n"
-    "  --gpus-per-task G     each task asks for G GPUs (gres gpu:G unless --gres) and runs its shard on\n"
-    "                        all of them (run --devices all)\n"
-    "  -o, --output OUT.h5   the merged file (default: RESULTS_DIR/<name>-<utc>.h5)\n"
-    "  --results-dir DIR     folder for the default name (default: results)\n"
-    "  --runner PATH         the runner the scripts call (default: this one)\n"
-    "  --dry-run             print the scripts, submit nothing\n";
+    "file system, or --runner).\n";
 
 /* An absolute version of a user path (relative to where the user stands). */
 static char *absolute(const char *path)
@@ -55,46 +43,39 @@ typedef struct {
     const char *yaml, *output, *results_dir, *runner;
 } submit_args;
 
+static const cmd_option table[] = {
+    CMD_INT("--shards", "N", submit_args, so.shards, 1, 100000, "tasks of the array, 1 .. 100000 (required)"),
+    CMD_STR("--partition", "P", submit_args, so.partition, "the array's #SBATCH --partition"),
+    CMD_STR("--gres", "G", submit_args, so.gres, "the array's #SBATCH --gres"),
+    CMD_STR("--time", "T", submit_args, so.time, "the array's #SBATCH --time"),
+    CMD_STR("--account", "A", submit_args, so.account,
+            "the array's #SBATCH --account (these four: letters, digits and _.,:=/+- only)"),
+    CMD_INT("--max-parallel", "K", submit_args, so.max_parallel, 0, 100000,
+            "at most K tasks of the array at once (0: no limit)"),
+    CMD_INT("--gpus-per-task", "G", submit_args, so.gpus_per_task, 1, DEV_MAX,
+            "each task asks for G GPUs (gres gpu:G unless --gres) and runs its shard on\n"
+            "all of them (run --devices all)"),
+    CMD_STR("-o, --output", "OUT.h5", submit_args, output, "the merged file (default: RESULTS_DIR/<name>-<utc>.h5)"),
+    CMD_STR("--results-dir", "DIR", submit_args, results_dir, "folder for the default name (default: results)"),
+    CMD_STR("--runner", "PATH", submit_args, runner, "the runner the scripts call (default: this one)"),
+    CMD_FLAG("--dry-run", submit_args, so.dry_run, "print the scripts, submit nothing"),
+    CMD_END,
+};
+static const cmd_option *const options[] = {table, NULL};
+
 /* -1 after saying what is wrong. */
 static int parse_args(int argc, char **argv, submit_args *sa)
 {
     submit_opts *so = &sa->so;
     sa->results_dir = "results";
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--dry-run")) so->dry_run = 1;
-        else if (a[0] != '-') {
-            if (sa->yaml) {
-                fprintf(stderr, "runner submit: one experiment per sweep (got '%s' and '%s')\n", sa->yaml, a);
-                return -1;
-            }
-            sa->yaml = a;
-        } else if (!v) {
-            fprintf(stderr, "runner submit: unknown or incomplete option '%s' (see runner submit --help)\n", a);
-            return -1;
-        } else if (!strcmp(a, "--shards")) so->shards = atoi(argv[++i]);
-        else if (!strcmp(a, "--max-parallel")) so->max_parallel = atoi(argv[++i]);
-        else if (!strcmp(a, "--gpus-per-task")) {
-            char tail;
-            if (sscanf(argv[++i], "%d%c", &so->gpus_per_task, &tail) != 1 || so->gpus_per_task < 1 ||
-                so->gpus_per_task > DEV_MAX) {
-                fprintf(stderr, "runner submit: --gpus-per-task takes a number of GPUs 1 .. %d, not '%s'\n", DEV_MAX,
-                        argv[i]);
-                return -1;
-            }
-        }
-        else if (!strcmp(a, "--partition")) so->partition = argv[++i];
-        else if (!strcmp(a, "--gres")) so->gres = argv[++i];
-        else if (!strcmp(a, "--time")) so->time = argv[++i];
-        else if (!strcmp(a, "--account")) so->account = argv[++i];
-        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) sa->output = argv[++i];
-        else if (!strcmp(a, "--results-dir")) sa->results_dir = argv[++i];
-        else if (!strcmp(a, "--runner")) sa->runner = argv[++i];
-        else {
-            fprintf(stderr, "runner submit: unknown option '%s' (see runner submit --help)\n", a);
-            return -1;
-        }
+    const char *words[2];
+    int nw;
+    if (cmd_parse("submit", options, argc, argv, sa, words, 2, &nw)) return -1;
+    if (nw == 2) {
+        fprintf(stderr, "runner submit: one experiment per sweep (got '%s' and '%s')\n", words[0], words[1]);
+        return -1;
     }
+    sa->yaml = nw ? words[0] : NULL;
     if (!sa->yaml || so->shards < 1 || so->shards > 100000 || so->max_parallel < 0) {
         fprintf(stderr, "runner submit: usage: submit EXPERIMENT.yaml --shards N (1..100000) [--max-parallel K] ...\n");
         return -1;
@@ -181,5 +162,6 @@ const cmd_def cmd_submit = {
                 "                     [--max-parallel K] [--gpus-per-task G] [-o OUT.h5] [--runner PATH] [--dry-run]",
     .summary = "a Slurm job array, a shard a task each resuming its own file, and a merge job after it",
     .help = help,
+    .options = options,
     .main = submit_main,
 };

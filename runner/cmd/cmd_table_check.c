@@ -11,15 +11,25 @@
 static const char help[] =
     "How well a dispatch table (e.g. kernels/sgemm/tuned_h100.table) predicts itself: each measured\n"
     "problem picked from the others, as if it had not been measured, and how that pick did there\n"
-    "against the fastest; the geometric mean over the problems. No GPU.\n"
-    "\n"
-    "options:\n"
-    "  --against HELD        how its picks did on the problems of another table, measured on shapes\n"
-    "                        it was not tuned on (e.g. docs/results/heldout_h100.table, written by\n"
-    "                        tools/held_out.py and analysis/dispatch_table.py)\n"
-    "  --trials K            the best of the K candidates a problem tries (tuned's `trials: K`), as if\n"
-    "                        timed exactly (not the op's twins, e.g. sgemm's EDGE=1: no table measured\n"
-    "                        them)\n";
+    "against the fastest; the geometric mean over the problems. No GPU.\n";
+
+typedef struct {
+    const char *against;
+    int trials;
+} check_opts;
+
+static const cmd_option table[] = {
+    CMD_STR("--against", "HELD", check_opts, against,
+            "how its picks did on the problems of another table, measured on shapes\n"
+            "it was not tuned on (e.g. docs/results/heldout_h100.table, written by\n"
+            "tools/held_out.py and analysis/dispatch_table.py)"),
+    CMD_INT("--trials", "K", check_opts, trials, 1, CFG_MAX_TRIALS,
+            "the best of the K candidates a problem tries (tuned's `trials: K`), as if\n"
+            "timed exactly (not the op's twins, e.g. sgemm's EDGE=1: no table measured\n"
+            "them)"),
+    CMD_END,
+};
+static const cmd_option *const options[] = {table, NULL};
 
 /* Reads and parses a dispatch table named on the command line; 0, or -1 after saying why. */
 static int load_table(const char *arg, const reg_op *want, dsp_table *t, const reg_op **op)
@@ -101,28 +111,17 @@ static void print_checks(const char *table, const dsp_table *t, const char *agai
 static int table_check_main(int argc, char **argv, const cmd_line *line)
 {
     (void)line;
-    const char *table = NULL, *against = NULL;
-    int trials = 0, bad = 0;
-    for (int i = 0; i < argc && !bad; i++) {
-        if (!strcmp(argv[i], "--against") && i + 1 < argc && !against) against = argv[++i];
-        else if (!strcmp(argv[i], "--trials") && i + 1 < argc && !trials) {
-            char *end;
-            long k = strtol(argv[++i], &end, 10);
-            if (*end || end == argv[i] || k < 1 || k > CFG_MAX_TRIALS) {
-                fprintf(stderr, "runner table-check: --trials %s: a count of candidates, 1 .. %d\n", argv[i],
-                        CFG_MAX_TRIALS);
-                return TL_EXIT_BAD_INPUT;
-            }
-            trials = (int)k;
-        } else if (argv[i][0] != '-' && !table) table = argv[i];
-        else bad = 1;
-    }
-    if (!table || bad) {
+    check_opts o = {NULL, 1};
+    const char *words[2];
+    int nw;
+    if (cmd_parse("table-check", options, argc, argv, &o, words, 2, &nw)) return TL_EXIT_BAD_INPUT;
+    if (nw != 1) {
         fprintf(stderr, "runner table-check: usage: table-check TABLE [--against HELD_OUT_TABLE] [--trials K] (dispatch "
                         "tables, e.g. kernels/sgemm/tuned_h100.table)\n");
         return TL_EXIT_BAD_INPUT;
     }
-    if (!trials) trials = 1;
+    const char *table = words[0], *against = o.against;
+    int trials = o.trials;
     int rc = TL_EXIT_BAD_INPUT;
     dsp_table t = {0}, h = {0};
     dsp_check *c = NULL;
@@ -145,5 +144,6 @@ const cmd_def cmd_table_check = {
     .synopsis = "table-check TABLE [--against HELD_OUT_TABLE] [--trials K]",
     .summary = "how well a dispatch table predicts problems it did not measure (no GPU)",
     .help = help,
+    .options = options,
     .main = table_check_main,
 };

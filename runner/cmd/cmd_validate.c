@@ -15,19 +15,9 @@
 static const char help[] =
     "Checks each experiment file (every key, type and value, named by file:line:column), expands its\n"
     "plan and prints the case counts, the skipped cases with their reasons, and what the experiment's\n"
-    "own kernels compile from. Runs nothing and needs no GPU.\n"
-    "\n"
-    "options:\n"
-    "  --compile             also compile every kernel with NVRTC (no GPU needed), into the kernel\n"
-    "                        cache; a kernel that does not compile is an error\n"
-    "  --arch sm_NN          the architecture --compile compiles for (default sm_90)\n"
-    "  -j N                  compiles at once, 1 .. 256 (default 1)\n"
-    "  --chip CHIP           check counter names against that chip's metric list (e.g. GH100; CUPTI's\n"
-    "                        host library, no GPU; `run` checks them against its GPU's)\n"
-    "  --picks               what a dispatching variant (sgemm's tuned) runs for each of its cases,\n"
-    "                        from its table (with trials, the other candidates it times)\n"
-    "\n"
-    "exit codes: 0 every file is valid (and compiles); 2 one is not.\n";
+    "own kernels compile from. Runs nothing and needs no GPU.\n";
+
+static const char notes[] = "exit codes: 0 every file is valid (and compiles); 2 one is not.\n";
 
 typedef struct {
     int compile;      /* validate: compile the kernels too */
@@ -38,36 +28,39 @@ typedef struct {
     int nfiles;
 } check_opts;
 
+static int set_arch(void *opts, const char *v)
+{
+    check_opts *o = opts;
+    char tail;
+    if (sscanf(v, "sm_%d%c", &o->arch, &tail) != 1 || o->arch < 50 || o->arch > 200) {
+        fprintf(stderr, "runner: --arch takes sm_NN, e.g. sm_90, not '%s'\n", v);
+        return -1;
+    }
+    return 1;
+}
+
+/* validate's and compile's options, one table. */
+const cmd_option cmd_check_table[] = {
+    CMD_FLAG("--compile", check_opts, compile,
+             "also compile every kernel with NVRTC (no GPU needed), into the kernel\n"
+             "cache; a kernel that does not compile is an error", .only = "validate"),
+    CMD_FN("--arch", "sm_NN", set_arch, "the architecture kernels compile for (default sm_90)"),
+    CMD_INT("-j", "N", check_opts, jobs, 1, 256, "compiles at once, each in a process of its own, 1 .. 256 (default 1)"),
+    CMD_STR("--chip", "CHIP", check_opts, chip,
+            "check counter names against that chip's metric list (e.g. GH100; CUPTI's\n"
+            "host library, no GPU; `run` checks them against its GPU's)", .only = "validate"),
+    CMD_FLAG("--picks", check_opts, picks,
+             "what a dispatching variant (sgemm's tuned) runs for each of its cases,\n"
+             "from its table (with trials, the other candidates it times)", .only = "validate"),
+    CMD_END,
+};
+static const cmd_option *const options[] = {cmd_check_table, NULL};
+
 /* Options shared by validate and compile; files are the other arguments. */
 static int parse_check_args(const char *cmd, int argc, char **argv, check_opts *o)
 {
     *o = (check_opts){.arch = 90, .jobs = 1, .files = tl_xcalloc((size_t)argc + 1, sizeof(char *))};
-    int validate = !strcmp(cmd, "validate");
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--compile") && validate) {
-            o->compile = 1;
-        } else if (!strcmp(argv[i], "--picks") && validate) {
-            o->picks = 1;
-        } else if (!strcmp(argv[i], "--chip") && i + 1 < argc && validate) {
-            o->chip = argv[++i];
-        } else if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
-            if (sscanf(argv[++i], "sm_%d", &o->arch) != 1 || o->arch < 50 || o->arch > 200) {
-                fprintf(stderr, "runner %s: --arch takes sm_NN, e.g. sm_90\n", cmd);
-                return -1;
-            }
-        } else if (!strcmp(argv[i], "-j") && i + 1 < argc) {
-            o->jobs = atoi(argv[++i]);
-            if (o->jobs < 1 || o->jobs > 256) {
-                fprintf(stderr, "runner %s: -j takes 1 .. 256\n", cmd);
-                return -1;
-            }
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "runner %s: unknown or incomplete option '%s' (see runner %s --help)\n", cmd, argv[i], cmd);
-            return -1;
-        } else {
-            o->files[o->nfiles++] = argv[i];
-        }
-    }
+    if (cmd_parse(cmd, options, argc, argv, o, (const char **)o->files, argc, &o->nfiles)) return -1;
     if (o->nfiles == 0) {
         fprintf(stderr, "runner %s: give one or more experiment files\n", cmd);
         return -1;
@@ -165,5 +158,7 @@ const cmd_def cmd_validate = {
     .synopsis = "validate EXPERIMENT.yaml... [--compile [--arch sm_90] [-j N]] [--chip CHIP] [--picks]",
     .summary = "check experiment files and print their case counts and skipped cases; runs nothing",
     .help = help,
+    .options = options,
+    .notes = notes,
     .main = validate_main,
 };

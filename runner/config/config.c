@@ -11,240 +11,14 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "runner/config/cfg_decl.h"
 #include "runner/config/cfg_node.h"
 #include "runner/config/cfg_op.h"
 #include "runner/config/cfg_search.h"
+#include "runner/config/cfg_values.h"
 #include "runner/ops/decl.h"
 #include "runner/ops/dispatch.h"
 #include "runner/ops/registry_lookup.h"
-
-/* ---- value lists: 8 | [8, 16] | {pow2: [3, 5]} | {range: [start, stop, step]} ------------- */
-
-static void push_value(long **vals, int *n, long v)
-{
-    *vals = realloc(*vals, sizeof **vals * (size_t)(*n + 1));
-    if (!*vals) abort();
-    (*vals)[(*n)++] = v;
-}
-
-static int parse_values(cfgn_ctx *c, yaml_node_t *n, const char *field, long lo, long hi, long **vals,
-                        int *nvals)
-{
-    long v;
-    *vals = NULL;
-    *nvals = 0;
-    if (n->type == YAML_SCALAR_NODE) {
-        if (cfgn_int(c, n, field, lo, hi, &v)) return -1;
-        push_value(vals, nvals, v);
-        return 0;
-    }
-    if (n->type == YAML_SEQUENCE_NODE) {
-        if (n->data.sequence.items.top == n->data.sequence.items.start)
-            return cfgn_fail(c, n, field, "the list is empty");
-        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-            if (cfgn_int(c, cfgn_node(c, *it), field, lo, hi, &v)) goto fail;
-            push_value(vals, nvals, v);
-        }
-        return 0;
-    }
-    static const char *const forms[] = {"pow2", "range", NULL};
-    cfgn_pair pr[2];
-    int np;
-    if (cfgn_pairs(c, n, field, forms, pr, 2, &np)) return -1;
-    if (np != 1) return cfgn_fail(c, n, field, "expected one of {pow2: [lo, hi]} or {range: [start, stop, step]}");
-    yaml_node_t *seq = pr[0].value;
-    int is_pow2 = !strcmp(pr[0].key, "pow2");
-    int want = is_pow2 ? 2 : 3;
-    if (cfgn_expect(c, seq, YAML_SEQUENCE_NODE, field)) return -1;
-    long a[3];
-    int got = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
-    if (got != want)
-        return cfgn_fail(c, seq, field, "%s takes %d numbers, got %d", pr[0].key, want, got);
-    for (int i = 0; i < want; i++) {
-        /* A range's step is checked below, with its own message. */
-        long ilo = is_pow2 ? 0 : i == 2 ? -(1L << 62) : lo, ihi = is_pow2 ? 62 : i == 2 ? (1L << 62) : hi;
-        if (cfgn_int(c, cfgn_node(c, seq->data.sequence.items.start[i]), field, ilo, ihi, &a[i])) return -1;
-    }
-    if (is_pow2) {
-        if (a[0] > a[1]) return cfgn_fail(c, seq, field, "pow2: lo %ld is above hi %ld", a[0], a[1]);
-        for (long e = a[0]; e <= a[1]; e++) {
-            long p = 1L << e;
-            if (p < lo || p > hi) {
-                cfgn_fail(c, seq, field, "2^%ld = %ld is out of range [%ld, %ld]", e, p, lo, hi);
-                goto fail;
-            }
-            push_value(vals, nvals, p);
-        }
-        return 0;
-    }
-    if (a[2] <= 0) return cfgn_fail(c, seq, field, "range: step must be positive, got %ld", a[2]);
-    if (a[0] > a[1]) return cfgn_fail(c, seq, field, "range: start %ld is above stop %ld", a[0], a[1]);
-    if ((a[1] - a[0]) / a[2] >= CFG_MAX_VALUES)
-        return cfgn_fail(c, seq, field, "range expands to more than %d values", CFG_MAX_VALUES);
-    for (long x = a[0]; x <= a[1]; x += a[2]) push_value(vals, nvals, x);
-    return 0;
-fail:
-    free(*vals);
-    *vals = NULL;
-    *nvals = 0;
-    return -1;
-}
-
-/* ---- sizes ----------------------------------------------------------------------------- */
-
-#define AXIS_MAX 2147483647L /* kernels take int sizes */
-
-typedef struct {
-    int axes[REG_MAX_AXES]; /* op axis indices this factor sets */
-    int naxes;
-    long *vals[REG_MAX_AXES]; /* per axis: values (zip) or one shared list (tied) */
-    int nvals;
-} size_factor;
-
-/* "mnk" ties the single-letter axes m, n and k; an exact axis name sets that axis. */
-static int axes_of_key(cfgn_ctx *c, yaml_node_t *kn, const char *key, const reg_op *op, int *axes,
-                       int *naxes, int *seen)
-{
-    int a = reg_find_axis(op, key);
-    *naxes = 0;
-    if (a >= 0) {
-        axes[(*naxes)++] = a;
-    } else {
-        for (const char *p = key; *p; p++) {
-            char one[2] = {*p, 0};
-            int b = reg_find_axis(op, one);
-            if (b < 0 || *naxes == REG_MAX_AXES) {
-                char list[128] = "";
-                for (int i = 0; i < op->naxes; i++)
-                    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", op->axes[i]);
-                return cfgn_fail(c, kn, "sizes", "'%s' is not an axis of %s (axes: %s; 'mnk' ties m, n and k)",
-                               key, op->name, list);
-            }
-            axes[(*naxes)++] = b;
-        }
-    }
-    for (int i = 0; i < *naxes; i++) {
-        if (seen[axes[i]]) return cfgn_fail(c, kn, "sizes", "axis '%s' is given twice", op->axes[axes[i]]);
-        seen[axes[i]] = 1;
-    }
-    return 0;
-}
-
-static void push_size(tl_experiment *x, const int64_t *dims)
-{
-    x->sizes = realloc(x->sizes, sizeof *x->sizes * (size_t)(x->nsizes + 1));
-    if (!x->sizes) abort();
-    memcpy(x->sizes[x->nsizes++].dims, dims, sizeof x->sizes[0].dims);
-}
-
-static void factors_free(size_factor *f, int nf)
-{
-    for (int i = 0; i < nf; i++)
-        for (int j = 0; j < REG_MAX_AXES; j++) free(f[i].vals[j]);
-}
-
-static int parse_zip(cfgn_ctx *c, yaml_node_t *n, const reg_op *op, int *seen, size_factor *f)
-{
-    cfgn_pair pr[REG_MAX_AXES];
-    int np;
-    if (cfgn_pairs(c, n, "sizes.zip", NULL, pr, REG_MAX_AXES, &np)) return -1;
-    if (np == 0) return cfgn_fail(c, n, "sizes.zip", "zip needs at least one axis");
-    f->naxes = 0;
-    for (int i = 0; i < np; i++) {
-        yaml_node_t *kn = NULL;
-        for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
-            if (cfgn_node(c, p->value) == pr[i].value) kn = cfgn_node(c, p->key);
-        int axes[REG_MAX_AXES], na;
-        if (axes_of_key(c, kn, pr[i].key, op, axes, &na, seen)) return -1;
-        int nv;
-        char field[64];
-        snprintf(field, sizeof field, "sizes.zip.%s", pr[i].key);
-        if (parse_values(c, pr[i].value, field, 1, AXIS_MAX, &f->vals[f->naxes], &nv)) return -1;
-        if (i > 0 && nv != f->nvals)
-            return cfgn_fail(c, pr[i].value, field, "zip needs lists of one length: %d here, %d before", nv,
-                           f->nvals);
-        f->nvals = nv;
-        for (int j = 0; j < na; j++) {
-            f->axes[f->naxes] = axes[j];
-            if (j > 0) {
-                f->vals[f->naxes] = tl_xmalloc(sizeof(long) * (size_t)nv);
-                memcpy(f->vals[f->naxes], f->vals[f->naxes - j], sizeof(long) * (size_t)nv);
-            }
-            f->naxes++;
-        }
-    }
-    return 0;
-}
-
-/* A sizes mapping: the product of its factors (an axis, tied axes, or a zip). */
-static int parse_sizes_mapping(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
-{
-    const reg_op *op = x->op;
-    cfgn_pair pr[REG_MAX_AXES + 1];
-    int np, seen[REG_MAX_AXES] = {0};
-    size_factor f[REG_MAX_AXES + 1];
-    memset(f, 0, sizeof f);
-    int nf = 0, rc = -1;
-    if (cfgn_pairs(c, n, "sizes", NULL, pr, REG_MAX_AXES + 1, &np)) return -1;
-    yaml_node_pair_t *p = n->data.mapping.pairs.start;
-    for (int i = 0; i < np; i++, p++) {
-        size_factor *fi = &f[nf++];
-        if (!strcmp(pr[i].key, "zip")) {
-            if (parse_zip(c, pr[i].value, op, seen, fi)) goto out;
-            continue;
-        }
-        int na;
-        if (axes_of_key(c, cfgn_node(c, p->key), pr[i].key, op, fi->axes, &na, seen)) goto out;
-        char field[64];
-        snprintf(field, sizeof field, "sizes.%s", pr[i].key);
-        if (parse_values(c, pr[i].value, field, 1, AXIS_MAX, &fi->vals[0], &fi->nvals)) goto out;
-        for (int j = 1; j < na; j++) {
-            fi->vals[j] = tl_xmalloc(sizeof(long) * (size_t)fi->nvals);
-            memcpy(fi->vals[j], fi->vals[0], sizeof(long) * (size_t)fi->nvals);
-        }
-        fi->naxes = na;
-    }
-    for (int a = 0; a < op->naxes; a++)
-        if (!seen[a]) {
-            cfgn_fail(c, n, "sizes", "axis '%s' is not given", op->axes[a]);
-            goto out;
-        }
-    /* Product over factors, the last factor varying fastest. */
-    int idx[REG_MAX_AXES + 1] = {0};
-    for (;;) {
-        int64_t dims[REG_MAX_AXES] = {0};
-        for (int i = 0; i < nf; i++)
-            for (int j = 0; j < f[i].naxes; j++) dims[f[i].axes[j]] = f[i].vals[j][idx[i]];
-        if (x->nsizes >= CFG_MAX_CASES) {
-            cfgn_fail(c, n, "sizes", "expands to more than %d sizes", CFG_MAX_CASES);
-            goto out;
-        }
-        push_size(x, dims);
-        int i = nf - 1;
-        while (i >= 0 && ++idx[i] == f[i].nvals) idx[i--] = 0;
-        if (i < 0) break;
-    }
-    rc = 0;
-out:
-    factors_free(f, nf);
-    return rc;
-}
-
-static int parse_sizes(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
-{
-    if (n->type == YAML_MAPPING_NODE) return parse_sizes_mapping(c, n, x);
-    if (n->type != YAML_SEQUENCE_NODE)
-        return cfgn_fail(c, n, "sizes", "expected a mapping of axes or a list of them, got %s", cfgn_kind_name(n));
-    if (n->data.sequence.items.top == n->data.sequence.items.start)
-        return cfgn_fail(c, n, "sizes", "the list is empty");
-    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-        yaml_node_t *item = cfgn_node(c, *it);
-        if (item->type != YAML_MAPPING_NODE)
-            return cfgn_fail(c, item, "sizes", "each list item must be a mapping of axes, like {m: 64, n: 64, k: 64}");
-        if (parse_sizes_mapping(c, item, x)) return -1;
-    }
-    return 0;
-}
 
 /* ---- variants -------------------------------------------------------------------------- */
 
@@ -295,30 +69,9 @@ static int parse_params(cfgn_ctx *c, yaml_node_t *n, const char *field, cfg_vari
         char f2[128];
         snprintf(f2, sizeof f2, "%s.%s", field, pr[i].key);
         free(cv->values[k]);
-        if (parse_values(c, pr[i].value, f2, -(1L << 30), 1L << 30, &cv->values[k], &cv->nvalues[k])) return -1;
+        if (cfg_values_parse(c, pr[i].value, f2, -(1L << 30), 1L << 30, &cv->values[k], &cv->nvalues[k])) return -1;
     }
     return 0;
-}
-
-/* A variant declared in the experiment file, with what config owns for it. */
-typedef struct cfg_owned {
-    reg_variant v;
-    reg_param params[REG_MAX_PARAMS];
-    char *pnames[REG_MAX_PARAMS];
-    decl_variant d;
-    char *name, *source, *entry, *summary;
-    char *entries[REG_MAX_KERNELS]; /* `kernels:`' entries */
-} cfg_owned;
-
-static void owned_free(cfg_owned *o)
-{
-    if (!o) return;
-    for (int k = 0; k < REG_MAX_PARAMS; k++) free(o->pnames[k]);
-    dlib_call_free(o->d.lib);
-    decl_free(&o->d);
-    free(o->name), free(o->source), free(o->entry), free(o->summary);
-    for (int k = 0; k < REG_MAX_KERNELS; k++) free(o->entries[k]);
-    free(o);
 }
 
 /* The keys both kinds of variant take. */
@@ -439,260 +192,6 @@ static int parse_registered(cfgn_ctx *c, yaml_node_t *name, yaml_node_t *params,
     return 0;
 }
 
-static int is_identifier(const char *s)
-{
-    if (!*s || isdigit((unsigned char)*s)) return 0;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_') return 0;
-    return 1;
-}
-
-/* Names a param's #define would take from the kernel's own C++: the language's keywords, CUDA's built-in
- * variables and the types every kernel may spell. */
-static const char *const cxx_names[] = {
-    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char",
-    "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue", "decltype", "default",
-    "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "return",
-    "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
-    "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
-    "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "NULL", "threadIdx", "blockIdx", "blockDim", "gridDim",
-    "warpSize", "dim3", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-    "uint32_t", "uint64_t", "uintptr_t", "intptr_t", "half", "nv_bfloat16", "float2", "float4", "int2", "int4", NULL};
-
-/* A name a declared variant's param may not take: the runner's own macros, names its expressions
- * already give a meaning, C++'s and CUDA's own, and a declared op's buffers and scalars (its signature's names). */
-static const char *reserved_param(const reg_op *op, const char *name)
-{
-    if (!strncmp(name, "TL_", 3) || !strncmp(name, "__", 2)) return "TL_ and __ names are the runner's and the compiler's";
-    for (int i = 0; cxx_names[i]; i++)
-        if (!strcmp(name, cxx_names[i])) return "C++ or CUDA gives that name a meaning of its own";
-    for (int b = 0; op->decl && b < op->decl->nbuffers; b++)
-        if (!strcmp(name, op->decl->buffers[b].name)) return "a buffer of the op has that name";
-    for (int k = 0; op->decl && k < op->decl->nscalars; k++)
-        if (!strcmp(name, op->decl->scalars[k].name)) return "a scalar of the op has that name";
-    for (int o = 0; o < op->noperands; o++) {
-        char col[32];
-        snprintf(col, sizeof col, "%s_COL", op->operands[o]);
-        if (!strcasecmp(name, col)) return "the runner defines <OPERAND>_COL from the layout";
-    }
-    if (reg_find_axis(op, name) >= 0) return "an axis of the op has that name";
-    for (int i = 0; i < EXPR_NDEVICE; i++)
-        if (!strcmp(name, expr_device_names[i])) return "a device fact has that name";
-    if (!strcmp(name, "ceil_div") || !strcmp(name, "min") || !strcmp(name, "max")) return "a function has that name";
-    return NULL;
-}
-
-static int by_key(const void *a, const void *b)
-{
-    return strcmp(((const cfgn_pair *)a)->key, ((const cfgn_pair *)b)->key);
-}
-
-/* A declared variant's params: every one is a macro, swept over its values; sorted by name, so that
- * the case's text (and id) does not depend on the order they are written in. */
-static int parse_declared_params(cfgn_ctx *c, yaml_node_t *n, const char *field, cfg_owned *o, cfg_variant *cv,
-                                 const reg_op *op)
-{
-    cfgn_pair pr[REG_MAX_PARAMS];
-    int np;
-    if (n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.top - n->data.mapping.pairs.start > REG_MAX_PARAMS)
-        return cfgn_fail(c, n, field, "more than %d params", REG_MAX_PARAMS);
-    if (cfgn_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
-    qsort(pr, (size_t)np, sizeof *pr, by_key);
-    for (int k = 0; k < np; k++) {
-        char f2[128];
-        const char *why = reserved_param(op, pr[k].key);
-        snprintf(f2, sizeof f2, "%s.%s", field, pr[k].key);
-        if (!is_identifier(pr[k].key) || strlen(pr[k].key) > 64)
-            return cfgn_fail(c, pr[k].value, field, "'%s' is not a macro name (letters, digits and _, not first a digit)",
-                           pr[k].key);
-        if (why) return cfgn_fail(c, pr[k].value, field, "'%s' cannot be a param: %s", pr[k].key, why);
-        if (parse_values(c, pr[k].value, f2, -(1L << 62), 1L << 62, &cv->values[k], &cv->nvalues[k])) return -1;
-        o->pnames[k] = tl_xstrdup(pr[k].key);
-        o->params[k] = (reg_param){o->pnames[k], cv->values[k][0], "declared in the experiment file"};
-    }
-    o->v.params = o->params;
-    o->v.nparams = np;
-    return 0;
-}
-
-typedef struct {
-    yaml_node_t *name, *params, *source, *entry, *block, *grid, *smem, *requires, *kernels, *workspace;
-} decl_nodes;
-
-/* One kernel's launch: block and grid (1 to 3 expressions each), smem (bytes, optional). */
-static int parse_kernel_launch(cfgn_ctx *c, yaml_node_t *at, yaml_node_t *block, yaml_node_t *grid, yaml_node_t *smem,
-                               const char *field, const expr_scope *scope, decl_kernel *k)
-{
-    char f2[96];
-    if (!block || !grid)
-        return cfgn_fail(c, at, field, "%s needs `block:` and `grid:` (expressions of its params, the op's axes and "
-                                       "sms, smem_optin, warp)", strstr(field, ".kernels[") ? "a kernel" :
-                                                                   "a variant with `source:`");
-    snprintf(f2, sizeof f2, "%s.block", field);
-    if (cfgn_expr_list(c, block, f2, 1, 3, scope, k->block, &k->nblock)) return -1;
-    snprintf(f2, sizeof f2, "%s.grid", field);
-    if (cfgn_expr_list(c, grid, f2, 1, 3, scope, k->grid, &k->ngrid)) return -1;
-    snprintf(f2, sizeof f2, "%s.smem", field);
-    if (smem && cfgn_expr(c, smem, f2, scope, &k->smem)) return -1;
-    k->has_smem = smem != NULL;
-    return 0;
-}
-
-/* `kernels:`, the kernels one run launches in order, each {entry, block, grid, smem}. */
-static int parse_kernels(cfgn_ctx *c, yaml_node_t *n, const char *field, const expr_scope *scope, cfg_owned *o)
-{
-    static const char *const keys[] = {"entry", "block", "grid", "smem", NULL};
-    char f[80], f2[96];
-    snprintf(f, sizeof f, "%s.kernels", field);
-    if (cfgn_expect(c, n, YAML_SEQUENCE_NODE, f)) return -1;
-    int nk = cfgn_count(n);
-    if (nk < 1 || nk > REG_MAX_KERNELS) return cfgn_fail(c, n, f, "expected 1 to %d kernels, got %d", REG_MAX_KERNELS, nk);
-    for (int k = 0; k < nk; k++) {
-        yaml_node_t *kn = cfgn_item(c, n, k);
-        cfgn_pair pr[4];
-        int np;
-        snprintf(f2, sizeof f2, "%s[%d]", f, k);
-        if (cfgn_pairs(c, kn, f2, keys, pr, 4, &np)) return -1;
-        yaml_node_t *entry = cfgn_find(pr, np, "entry");
-        if (!entry) return cfgn_fail(c, kn, f2, "a kernel needs `entry:` (its extern \"C\" name)");
-        char f3[112];
-        snprintf(f3, sizeof f3, "%s.entry", f2);
-        if (cfgn_expect(c, entry, YAML_SCALAR_NODE, f3)) return -1;
-        if (!is_identifier(cfgn_scalar(entry))) return cfgn_fail(c, entry, f3, "'%s' is not a kernel name", cfgn_scalar(entry));
-        for (int j = 0; j < k; j++)
-            if (!strcmp(o->entries[j], cfgn_scalar(entry)))
-                return cfgn_fail(c, entry, f3, "'%s' is kernel %d already: a run launches each kernel once",
-                                 cfgn_scalar(entry), j);
-        o->entries[k] = tl_xstrdup(cfgn_scalar(entry));
-        o->d.kernels[k].entry = o->entries[k];
-        if (parse_kernel_launch(c, kn, cfgn_find(pr, np, "block"), cfgn_find(pr, np, "grid"), cfgn_find(pr, np, "smem"),
-                                f2, scope, &o->d.kernels[k]))
-            return -1;
-        o->d.nkernels = k + 1;
-    }
-    return 0;
-}
-
-static int parse_launch(cfgn_ctx *c, const decl_nodes *dn, const char *field, cfg_owned *o, const reg_op *op)
-{
-    expr_scope scope = {(const char *const *)o->pnames, o->v.nparams, op->axes, op->naxes};
-    char f2[80];
-    decl_variant *d = &o->d;
-    if (dn->kernels) {
-        yaml_node_t *one = dn->entry ? dn->entry : dn->block ? dn->block : dn->grid ? dn->grid : dn->smem;
-        if (one) return cfgn_fail(c, one, field, "with `kernels:`, each kernel has its own entry, block, grid and smem");
-        if (parse_kernels(c, dn->kernels, field, &scope, o)) return -1;
-        o->v.entry = o->entries[0];
-    } else {
-        d->kernels[0].entry = o->entry;
-        d->nkernels = 1;
-        if (parse_kernel_launch(c, dn->name, dn->block, dn->grid, dn->smem, field, &scope, &d->kernels[0])) return -1;
-    }
-    snprintf(f2, sizeof f2, "%s.workspace", field);
-    if (dn->workspace && cfgn_expr(c, dn->workspace, f2, &scope, &d->workspace)) return -1;
-    d->has_workspace = dn->workspace != NULL;
-    if (dn->requires) {
-        int k = dn->requires->type == YAML_SEQUENCE_NODE
-                    ? (int)(dn->requires->data.sequence.items.top - dn->requires->data.sequence.items.start) : 1;
-        d->requires = tl_xcalloc((size_t)k + 1, sizeof *d->requires);
-        snprintf(f2, sizeof f2, "%s.requires", field);
-        if (cfgn_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, d->requires, &d->nrequires)) return -1;
-    }
-    return 0;
-}
-
-/* name, source and entry of a declared variant. */
-static int parse_declared_names(cfgn_ctx *c, const decl_nodes *dn, const char *field, int index, cfg_owned *o,
-                                tl_experiment *x)
-{
-    const char *name = cfgn_scalar(dn->name);
-    if (!is_identifier(name) || strlen(name) > 64)
-        return cfgn_fail(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
-    if (reg_find_variant(x->op, name))
-        return cfgn_fail(c, dn->name, field, "'%s' is a registered variant of %s: a variant with `source:` needs a name "
-                                           "of its own", name, x->op->name);
-    for (int i = 0; i < index; i++)
-        if (x->variants[i].own && !strcmp(x->variants[i].v->name, name))
-            return cfgn_fail(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
-    char f2[80];
-    snprintf(f2, sizeof f2, "%s.source", field);
-    if (cfgn_expect(c, dn->source, YAML_SCALAR_NODE, f2)) return -1;
-    snprintf(f2, sizeof f2, "%s.entry", field);
-    if (dn->entry && cfgn_expect(c, dn->entry, YAML_SCALAR_NODE, f2)) return -1;
-    const char *entry = dn->entry ? cfgn_scalar(dn->entry) : name;
-    if (!is_identifier(entry))
-        return cfgn_fail(c, dn->entry ? dn->entry : dn->name, f2, "'%s' is not a kernel name", entry);
-    o->name = tl_xstrdup(name);
-    o->source = tl_xstrdup(cfgn_scalar(dn->source));
-    o->entry = tl_xstrdup(entry);
-    o->summary = tl_xasprintf("declared in %s: %s, %s", x->path, o->source, entry);
-    o->v = (reg_variant){.name = o->name, .summary = o->summary, .kind = REG_NVRTC, .source = o->source,
-                         .entry = o->entry, .constraints = "its requires", .decl = &o->d};
-    o->d = (decl_variant){.path = x->path, .op = x->op, .v = &o->v};
-    return 0;
-}
-
-static int parse_declared(cfgn_ctx *c, const decl_nodes *dn, const char *field, int index, cfg_variant *cv,
-                          tl_experiment *x)
-{
-    cfg_owned *o = tl_xcalloc(1, sizeof *o);
-    cv->own = o;
-    cv->origin = SRC_EXPERIMENT;
-    if (parse_declared_names(c, dn, field, index, o, x)) return -1;
-    cv->v = &o->v;
-    char f2[80];
-    snprintf(f2, sizeof f2, "%s.params", field);
-    if (dn->params && parse_declared_params(c, dn->params, f2, o, cv, x->op)) return -1;
-    if (parse_launch(c, dn, field, o, x->op)) return -1;
-    if (src_resolve(&x->store, SRC_EXPERIMENT, o->source, &cv->src, c->e)) {
-        tl_err_wrap(c->e, "%s:%lu:%lu: %s.source", c->path, (unsigned long)dn->source->start_mark.line + 1,
-                    (unsigned long)dn->source->start_mark.column + 1, field);
-        return -1;
-    }
-    return 0;
-}
-
-/* A library call as a variant of a declared op (runner/ops/dlib.h): `library:` and `args:`, nothing of a kernel's. */
-static int parse_library(cfgn_ctx *c, const decl_nodes *dn, yaml_node_t *library, yaml_node_t *args, const char *field,
-                         int index, cfg_variant *cv, tl_experiment *x)
-{
-    yaml_node_t *at = library ? library : args;
-    if (!x->dop)
-        return cfgn_fail(c, at, field, "library: belongs to a variant of an op declared in the file; op %s's own "
-                                       "library variants are listed by `runner list %s`", x->op->name, x->op->name);
-    yaml_node_t *other = dn->source ? dn->source : dn->entry ? dn->entry : dn->block ? dn->block : dn->grid ? dn->grid
-                         : dn->smem ? dn->smem : dn->kernels ? dn->kernels : dn->workspace ? dn->workspace : dn->params;
-    if (other) return cfgn_fail(c, other, field, "a library variant takes `library:` and `args:`, not a kernel's keys");
-    if (!library) return cfgn_fail(c, args, field, "args: belongs to a library variant (`library: cub.inclusive_sum`)");
-    const char *name = cfgn_scalar(dn->name);
-    if (!is_identifier(name) || strlen(name) > 64)
-        return cfgn_fail(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
-    for (int i = 0; i < index; i++)
-        if (!strcmp(x->variants[i].v->name, name))
-            return cfgn_fail(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
-    cfg_owned *o = tl_xcalloc(1, sizeof *o);
-    cv->own = o;
-    cv->origin = SRC_EXPERIMENT;
-    if (cfgop_library(c, library, args, field, x->dop, &o->d.lib)) return -1;
-    o->name = tl_xstrdup(name);
-    o->summary = tl_xstrdup(o->d.lib->fn->doc);
-    o->v = (reg_variant){.name = o->name, .summary = o->summary, .kind = REG_LIBRARY, .run = dlib_run,
-                         .constraints = "its args' counts", .decl = &o->d};
-    o->d.path = x->path, o->d.op = x->op, o->d.v = &o->v;
-    if (dn->requires) {
-        expr_scope scope = {NULL, 0, x->op->axes, x->op->naxes};
-        int k = dn->requires->type == YAML_SEQUENCE_NODE ? cfgn_count(dn->requires) : 1;
-        char f2[80];
-        o->d.requires = tl_xcalloc((size_t)k + 1, sizeof *o->d.requires);
-        snprintf(f2, sizeof f2, "%s.requires", field);
-        if (cfgn_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, o->d.requires, &o->d.nrequires)) return -1;
-    }
-    cv->v = &o->v;
-    return 0;
-}
-
 static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "params", "measure", "counters", "source", "entry", "block", "grid",
@@ -703,7 +202,7 @@ static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *
     cfg_variant *cv = &x->variants[index];
     cv->line = (int)n->start_mark.line + 1, cv->col = (int)n->start_mark.column + 1;
     cv->protocol = x->protocol;
-    decl_nodes dn = {.name = n};
+    cfg_decl_nodes dn = {.name = n};
     yaml_node_t *measure = NULL, *counters = NULL, *table = NULL, *trials = NULL, *library = NULL, *args = NULL;
     if (n->type == YAML_MAPPING_NODE) {
         cfgn_pair pr[16];
@@ -721,7 +220,7 @@ static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *
         return cfgn_fail(c, dn.name, field, "expected a variant name or {name: ..., params: {...}}, got %s",
                        cfgn_kind_name(dn.name));
     if (library || args) {
-        if (parse_library(c, &dn, library, args, field, index, cv, x)) return -1;
+        if (cfg_decl_library(c, &dn, library, args, field, index, cv, x)) return -1;
     } else if (!dn.source) {
         yaml_node_t *only = dn.entry ? dn.entry : dn.block ? dn.block : dn.grid ? dn.grid : dn.smem ? dn.smem
                             : dn.requires ? dn.requires : dn.kernels ? dn.kernels : dn.workspace;
@@ -732,7 +231,7 @@ static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *
     } else if (table || trials) {
         return cfgn_fail(c, table ? table : trials, field, "%s: belongs to a dispatching variant (e.g. tuned), not one "
                        "with `source:`", table ? "table" : "trials");
-    } else if (parse_declared(c, &dn, field, index, cv, x)) {
+    } else if (cfg_decl_source(c, &dn, field, index, cv, x)) {
         return -1;
     }
     return parse_variant_common(c, n, measure, counters, field, cv, x);
@@ -1035,7 +534,7 @@ static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
     if ((n = cfgn_find(pr, np, "compile_timeout_s")) &&
         cfgn_double(c, n, "compile_timeout_s", 1, 86400, &x->compile_timeout_s))
         return -1;
-    if (parse_sizes(c, cfgn_find(pr, np, "sizes"), x)) return -1;
+    if (cfg_values_sizes(c, cfgn_find(pr, np, "sizes"), x)) return -1;
     x->protocol = measure_defaults;
     if ((n = cfgn_find(pr, np, "measure")) && parse_measure(c, n, "measure", &x->protocol)) return -1;
     if ((n = cfgn_find(pr, np, "counters")) && parse_counters(c, n, "counters", &x->counters)) return -1;
@@ -1212,7 +711,7 @@ void config_free(tl_experiment *x)
         free(x->variants[i].table);
         free(x->variants[i].run_src);
         ctr_list_free(&x->variants[i].counters);
-        owned_free(x->variants[i].own);
+        cfg_decl_free(x->variants[i].own);
     }
     free(x->variants);
     ctr_list_free(&x->counters);

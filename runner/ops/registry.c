@@ -34,6 +34,14 @@ int reg_variant_takes(const reg_variant *v, int d)
     return v->dtypes ? (v->dtypes >> d) & 1u : d == 0;
 }
 
+const char *reg_baseline(const reg_op *op)
+{
+    if (op->decl) return op->nreferences ? op->references[0] : NULL;
+    for (int i = 0; i < op->nvariants; i++)
+        if (op->variants[i].kind == REG_LIBRARY) return op->variants[i].name;
+    return NULL;
+}
+
 const char *reg_kind_name(reg_kind k)
 {
     switch (k) {

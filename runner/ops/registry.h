@@ -278,6 +278,10 @@ int reg_geometry(const reg_op *op, const reg_variant *v, const long *params, con
 /* Rule r's `why` for params (of v): {NAME} replaced by the param's value. */
 void reg_rule_why(const reg_variant *v, const reg_rule *r, const long *params, char *why, size_t n);
 
+/* The variant op's cases are compared with, by name: a declared op's reference variant (references[0]), else
+ * op's first library variant; NULL when it has none. */
+const char *reg_baseline(const reg_op *op);
+
 const char *reg_kind_name(reg_kind k);
 /* "host" for REG_HOST variants, "cuda" for the rest. */
 const char *reg_target_name(reg_kind k);

@@ -22,13 +22,7 @@
 #include "runner/exec/env.h"
 #include "runner/exec/result.h"
 #include "runner/store/h5util.h"
-
-/* What one run of the runner says about itself: one /sessions/<k> group per run into the file. */
-typedef struct {
-    const char *argv_text; /* the command line */
-    const char *shard;     /* "i/N", or "" */
-    const char *rerun_of;  /* the file `rerun` read, or NULL */
-} h5out_session;
+#include "runner/store/h5write.h"
 
 /* The cases a file already holds (for --resume). */
 typedef struct {
@@ -119,8 +113,5 @@ void h5out_existing_free(h5out_existing *h);
 /* The cases of a result file, its sessions and totals (any tilelab/1.x file). locked: this process
  * holds the file's lock (h5out_lock; h5in_open_locked). */
 int h5out_read_existing(const char *path, int locked, h5out_existing *h, tl_err *e);
-
-/* Writes the attributes of env into group g (as /env). */
-int h5out_write_env(hid_t g, const env_info *v);
 
 #endif

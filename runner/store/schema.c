@@ -163,6 +163,9 @@ const sch_field sch_fields[SCH_N] = {
     [SCH_CASE_REFERENCE] = A(CASE, "reference", STR, "", 0, ALWAYS, "what the output was compared with"),
     [SCH_CASE_RATE_NAME] = A(CASE, "rate_name", STR, "", 12, ALWAYS,
                              "what the op is judged by: `GB/s` or `GFLOP/s` (a declared op's `work.rate`)"),
+    [SCH_CASE_BASELINE] = A(CASE, "baseline", STR, "", 16, SOMETIMES,
+                            "the variant the case's speed is compared with: the op's first library variant (a declared "
+                            "op's: its reference variant); absent when the op has none"),
     [SCH_CASE_TOLERANCE] = A(CASE, "tolerance", STR, "", 0, ALWAYS, "under which tolerance, `rtol=...;atol=...`"),
     [SCH_CASE_MAX_ABS_ERR] = A(CASE, "max_abs_err", F64, "", 0, ALWAYS, "largest `|got - want|`; NaN when not verified"),
     [SCH_CASE_MAX_REL_ERR] = A(CASE, "max_rel_err", F64, "", 0, ALWAYS,

@@ -1,14 +1,14 @@
 /* schema: the result file's layout as one table, a row an attribute, dataset or /summary field: its group,
  * name, type, unit, the schema minor that added it, when it is there, what a reader checks of it, and a line
- * of doc. The writer (h5out.c, merge.c) writes through its rows (h5util.h's h5_put_*), the checker
+ * of doc. The writer (h5write.c, h5out.c, merge.c) writes through its rows (h5util.h's h5_put_*), the checker
  * (h5check.c) and the Python reader (analysis/tilelab_analysis/schema.py, generated) check by them, and
- * results/README.md's tables are generated from them (runner/schema_gen.c; schema_doc_test fails when a
- * generated file is not current). A new attribute is one row here, and a line of the writer. */
+ * results/README.md's tables are generated from them (schema_doc_test fails when a generated file is not
+ * current). A new attribute is one row here, and a line of the writer. */
 #ifndef TILELAB_SCHEMA_H
 #define TILELAB_SCHEMA_H
 
-#define SCH_MINOR 15                  /* what this runner writes: tilelab/1.SCH_MINOR */
-#define SCH_VERSION "tilelab/1.15"    /* the root attribute `schema` */
+#define SCH_MINOR 16                  /* what this runner writes: tilelab/1.SCH_MINOR */
+#define SCH_VERSION "tilelab/1.16"    /* the root attribute `schema` */
 
 typedef enum {
     SCH_ROOT,    /* attributes of / */
@@ -85,7 +85,7 @@ typedef enum {
 
     SCH_CASE_CASE_ID, SCH_CASE_CANONICAL, SCH_CASE_OP, SCH_CASE_VARIANT, SCH_CASE_KIND, SCH_CASE_TARGET,
     SCH_CASE_PARAMS, SCH_CASE_SIZES, SCH_CASE_AXES, SCH_CASE_DIMS, SCH_CASE_DTYPE, SCH_CASE_LAYOUTS, SCH_CASE_SEED,
-    SCH_CASE_SESSION, SCH_CASE_STATUS, SCH_CASE_REASON, SCH_CASE_REFERENCE, SCH_CASE_RATE_NAME, SCH_CASE_TOLERANCE,
+    SCH_CASE_SESSION, SCH_CASE_STATUS, SCH_CASE_REASON, SCH_CASE_REFERENCE, SCH_CASE_RATE_NAME, SCH_CASE_BASELINE, SCH_CASE_TOLERANCE,
     SCH_CASE_MAX_ABS_ERR, SCH_CASE_MAX_REL_ERR, SCH_CASE_FLOP, SCH_CASE_BYTES, SCH_CASE_REGS, SCH_CASE_SMEM_BYTES,
     SCH_CASE_SMEM_STATIC_BYTES, SCH_CASE_SMEM_DYNAMIC_BYTES, SCH_CASE_LOCAL_BYTES, SCH_CASE_WORKSPACE_BYTES,
     SCH_CASE_CUBIN_SHA256, SCH_CASE_NVRTC_OPTIONS, SCH_CASE_T_COMPILE_S, SCH_CASE_T_LOAD_S, SCH_CASE_T_INPUTS_S,

@@ -26,11 +26,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Limits like a small machine's, so that sizes are checked against memory too. */
     static const int64_t device[EXPR_NDEVICE] = {132, 232448, 32};
     plan_limits lim = {1ull << 30, 1ull << 30, size % 2 ? device : NULL};
-    src_store store;
-    src_store_init_preloaded(&store, "fuzz", 0);
+    source_store store;
+    source_store_init_preloaded(&store, "fuzz", 0);
     static const char k_cu[] = "#include \"k.cuh\"\nextern \"C\" __global__ void k() {}\n", k_cuh[] = "// k.cuh\n";
-    if (src_store_add(&store, SRC_EXPERIMENT, "k.cu", k_cu, sizeof k_cu - 1, NULL, &e) ||
-        src_store_add(&store, SRC_EXPERIMENT, "k.cuh", k_cuh, sizeof k_cuh - 1, NULL, &e))
+    if (source_store_add(&store, SOURCE_EXPERIMENT, "k.cu", k_cu, sizeof k_cu - 1, NULL, &e) ||
+        source_store_add(&store, SOURCE_EXPERIMENT, "k.cuh", k_cuh, sizeof k_cuh - 1, NULL, &e))
         abort();
     if (config_parse_with("fuzz.yaml", (const char *)data, size, &store, &x, &e) == 0) {
         /* A plan as large as the limits allow is legal but slow: the fuzzer wants breadth. */

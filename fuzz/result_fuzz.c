@@ -26,7 +26,7 @@ const char fuzz_target_name[] = "result_fuzz";
 static void read_like_rerun(const char *path)
 {
     h5in_source src;
-    src_store store;
+    source_store store;
     tl_experiment x;
     tl_plan p;
     tl_err e = {{0}};
@@ -45,7 +45,7 @@ static void read_like_rerun(const char *path)
         }
     }
     H5Fclose(f);
-    src_store_free(&store);
+    source_store_free(&store);
     h5in_source_free(&src);
 }
 

@@ -123,7 +123,7 @@ int main(int argc, char **argv)
     if (argc == 2 && !strcmp(argv[1], JIT_HELPER_ARG)) return jit_helper_main(sandbox); /* a compile helper */
     jit_helpers_enable();
     int rc = dispatch(argc, argv);
-    if (h5_left_open() || h5_close_failed) {
+    if (h5util_left_open() || h5util_close_failed) {
         /* See h5util.h: skip HDF5's atexit clean-up, which would crash. */
         fflush(NULL);
         _exit(rc);

@@ -252,6 +252,27 @@ class LayoutTest(unittest.TestCase):
                         if n.endswith((".c", ".h", ".cu")) and "`%s`" % n not in readme]
         self.assertEqual(missing, [], "source files no folder README names")
 
+    def test_a_files_functions_carry_its_name(self):
+        # A function of runner/<layer>/name.c is name_..., or of its family (search_driver.c: search_...; jit_build.c:
+        # jit_...). Three prefixes are the house's, short because every file uses them: tl_ (util.c), reg_ (the
+        # registry, the kernels' contract) and sch_ (the schema's rows); cublas_lazy.c defines cuBLAS's own names.
+        house = {"util.c": "tl_", "registry.c": "reg_", "registry_lookup.c": "reg_", "schema.c": "sch_",
+                 "cublas_lazy.c": "cublas"}
+        stray = []
+        for d in C_DIRS:
+            if not d.startswith("runner/"):
+                continue
+            for name in sorted(os.listdir(os.path.join(ROOT, d))):
+                if not name.endswith(".c") or name.endswith("_test.c") or name == "main.c":
+                    continue
+                stem = name[:-2]
+                allowed = (stem + "_", stem.split("_")[0] + "_", house.get(name, stem + "_"))
+                with open(os.path.join(ROOT, d, name), errors="replace") as f:
+                    text = code_only(f.read())
+                stray += ["%s/%s: %s" % (d, name, m.group(1)) for m in DEFINED.finditer(text)
+                          if m.group(1) != "main" and not m.group(1).startswith(allowed)]
+        self.assertEqual(stray, [])
+
     def test_no_c_file_over_900_lines(self):
         # A file past 900 lines holds more than one concern: split it by concern (config.c and h5out.c were).
         long = []

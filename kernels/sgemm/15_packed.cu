@@ -28,14 +28,14 @@
 
 // The operands as the YAML lays them out; the GEMM below reads the packed ones (A_COL 1, B_COL 0).
 #if defined(A_COL) && A_COL
-#define SRC_A_COL 1
+#define SOURCE_A_COL 1
 #else
-#define SRC_A_COL 0
+#define SOURCE_A_COL 0
 #endif
 #if defined(B_COL) && B_COL
-#define SRC_B_COL 1
+#define SOURCE_B_COL 1
 #else
-#define SRC_B_COL 0
+#define SOURCE_B_COL 0
 #endif
 #undef A_COL
 #undef B_COL
@@ -44,12 +44,12 @@
 #endif
 #define KEEP_A (KEEP == 1)
 #define KEEP_B (KEEP == 2)
-#define A_COL (KEEP_A ? SRC_A_COL : 1)
-#define B_COL (KEEP_B ? SRC_B_COL : 0)
+#define A_COL (KEEP_A ? SOURCE_A_COL : 1)
+#define B_COL (KEEP_B ? SOURCE_B_COL : 0)
 #if defined(ODD) || defined(KMAJ)
 #error "15_packed: ODD and KMAJ are hopper's params (a packed problem needs neither)"
 #endif
-#if defined(TLDG) && TLDG && !((KEEP_A && !SRC_A_COL) || (KEEP_B && SRC_B_COL))
+#if defined(TLDG) && TLDG && !((KEEP_A && !SOURCE_A_COL) || (KEEP_B && SOURCE_B_COL))
 #error "15_packed: TLDG = 1 is for the operand KEEP reads as it lies, when it is contiguous along k"
 #endif
 #define HOPPER_NO_ENTRY 1
@@ -74,12 +74,12 @@ __device__ __forceinline__ int packed_round(int x, int to)
 // same for the launch and the workspace.
 __device__ __forceinline__ bool packed_a_in_place(int M, int K)
 {
-    return KEEP_A || (SRC_A_COL && M % BM == 0 && K % PACK_K == 0);
+    return KEEP_A || (SOURCE_A_COL && M % BM == 0 && K % PACK_K == 0);
 }
 
 __device__ __forceinline__ bool packed_b_in_place(int N, int K)
 {
-    return KEEP_B || (!SRC_B_COL && N % BN == 0 && K % PACK_K == 0);
+    return KEEP_B || (!SOURCE_B_COL && N % BN == 0 && K % PACK_K == 0);
 }
 
 // The pack's blocks for one operand of ld x KP packed floats: each covers PACK_G tiles of 32 x 32 side by
@@ -149,10 +149,10 @@ sgemm_pack(int M, int N, int K, float alpha, const float *__restrict__ A, const 
     const int MP = packed_round(M, BM), NP = packed_round(N, BN), KP = packed_round(K, PACK_K);
     const bool a_here = packed_a_in_place(M, K), b_here = packed_b_in_place(N, K);
     float *Ap = tilelab_workspace, *Bp = Ap + (a_here ? 0 : (size_t)KP * MP);
-    const int a_blocks = a_here ? 0 : pack_blocks<!SRC_A_COL>(MP, KP), b_blocks = b_here ? 0 : pack_blocks<SRC_B_COL>(NP, KP);
+    const int a_blocks = a_here ? 0 : pack_blocks<!SOURCE_A_COL>(MP, KP), b_blocks = b_here ? 0 : pack_blocks<SOURCE_B_COL>(NP, KP);
     int b = blockIdx.x;
-    if (b < a_blocks) pack_tiles<!SRC_A_COL>(Ap, MP, KP, A, M, K, b);
-    else if ((b -= a_blocks) < b_blocks) pack_tiles<SRC_B_COL>(Bp, NP, KP, B, N, K, b); // (nothing to copy: one idle block)
+    if (b < a_blocks) pack_tiles<!SOURCE_A_COL>(Ap, MP, KP, A, M, K, b);
+    else if ((b -= a_blocks) < b_blocks) pack_tiles<SOURCE_B_COL>(Bp, NP, KP, B, N, K, b); // (nothing to copy: one idle block)
 }
 
 // The GEMM on the packed operands: every block's tiles lie inside them.

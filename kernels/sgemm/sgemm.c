@@ -20,7 +20,7 @@
 #include "runner/ops/verify.h"
 #include "runner/util/cuda_check.h"
 
-extern const dsp_model sgemm_dispatch_model; /* sgemm_dispatch.c */
+extern const dispatch_model sgemm_dispatch_model; /* sgemm_dispatch.c */
 
 /* What the rules of the tiled SIMT rungs (04 .. 10) and the CuTe ones leave to their checks. */
 #define TILED_CONSTRAINTS "m / BM at most 65535 blocks; matrices under 2^31 elements"
@@ -46,7 +46,7 @@ struct reg_problem {
 };
 
 /* A devdata.h call, checked like a CUDA one. */
-#define DEV_CHECK(call) CUDA_CHECK((cudaError_t)(call))
+#define DEVICES_CHECK(call) CUDA_CHECK((cudaError_t)(call))
 
 /* ---- dtypes ------------------------------------------------------------------------------ */
 
@@ -254,10 +254,10 @@ static int device_operands(reg_problem *p, float **fa, float **fb, tl_err *e)
         CUDA_CHECK(cudaMemcpy(*fa, p->ha, p->na * sizeof(float), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(*fb, p->hb, p->nb * sizeof(float), cudaMemcpyHostToDevice));
     } else {
-        DEV_CHECK(tl_dev_fill_f32(*fa, p->na, p->s.dist, p->s.seed, 1, st));
-        DEV_CHECK(tl_dev_fill_f32(*fb, p->nb, p->s.dist, p->s.seed, 2, st));
-        DEV_CHECK(tl_dev_round_bf16(p->da, *fa, p->na, st));
-        DEV_CHECK(tl_dev_round_bf16(p->db, *fb, p->nb, st));
+        DEVICES_CHECK(tl_dev_fill_f32(*fa, p->na, p->s.dist, p->s.seed, 1, st));
+        DEVICES_CHECK(tl_dev_fill_f32(*fb, p->nb, p->s.dist, p->s.seed, 2, st));
+        DEVICES_CHECK(tl_dev_round_bf16(p->da, *fa, p->na, st));
+        DEVICES_CHECK(tl_dev_round_bf16(p->db, *fb, p->nb, st));
     }
     return 0;
 fail:
@@ -278,8 +278,8 @@ static int restore_operands(reg_problem *p, float *fa, float *fb, tl_err *e)
         CUDA_CHECK(cudaMemcpy(p->da, p->ha, p->na * sizeof(float), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(p->db, p->hb, p->nb * sizeof(float), cudaMemcpyHostToDevice));
     } else {
-        DEV_CHECK(tl_dev_fill_f32(p->da, p->na, p->s.dist, p->s.seed, 1, st));
-        DEV_CHECK(tl_dev_fill_f32(p->db, p->nb, p->s.dist, p->s.seed, 2, st));
+        DEVICES_CHECK(tl_dev_fill_f32(p->da, p->na, p->s.dist, p->s.seed, 1, st));
+        DEVICES_CHECK(tl_dev_fill_f32(p->db, p->nb, p->s.dist, p->s.seed, 2, st));
     }
     return 0;
 fail:
@@ -326,10 +326,10 @@ static int sgemm_problem_new(const reg_op *op, reg_problem **out, const reg_spec
             float *fa, *fb;
             if (device_operands(p, &fa, &fb, e) || restore_operands(p, fa, fb, e)) goto fail;
         } else {
-            DEV_CHECK(tl_dev_fill_f32(p->da, p->na, s->dist, s->seed, 1, st));
-            DEV_CHECK(tl_dev_fill_f32(p->db, p->nb, s->dist, s->seed, 2, st));
+            DEVICES_CHECK(tl_dev_fill_f32(p->da, p->na, s->dist, s->seed, 1, st));
+            DEVICES_CHECK(tl_dev_fill_f32(p->db, p->nb, s->dist, s->seed, 2, st));
         }
-        DEV_CHECK(tl_dev_fill_f32(p->dc0, p->nc, s->dist, s->seed, 3, st));
+        DEVICES_CHECK(tl_dev_fill_f32(p->dc0, p->nc, s->dist, s->seed, 3, st));
     }
     CUDA_CHECK(cudaMemcpyAsync(p->dc, p->dc0, p->nc * sizeof(float), cudaMemcpyDeviceToDevice, st));
     CUDA_CHECK(cudaStreamSynchronize(st));
@@ -376,10 +376,10 @@ static int reference_cublas(reg_problem *p, tl_err *e)
     CUDA_CHECK(cudaMemcpyAsync(p->dc, p->dc0, p->nc * sizeof(float), cudaMemcpyDeviceToDevice, st));
     if (cublas_gemm(p, p->alpha, fa, fb, p->beta, p->dc, CUBLAS_PEDANTIC_MATH, e)) goto fail;
     CUDA_CHECK(cudaMemcpyAsync(p->dref, p->dc, p->nc * sizeof(float), cudaMemcpyDeviceToDevice, st));
-    DEV_CHECK(tl_dev_abs_f32(fa, p->na, st));
-    DEV_CHECK(tl_dev_abs_f32(fb, p->nb, st));
+    DEVICES_CHECK(tl_dev_abs_f32(fa, p->na, st));
+    DEVICES_CHECK(tl_dev_abs_f32(fb, p->nb, st));
     CUDA_CHECK(cudaMemcpyAsync(p->dscale, p->dc0, p->nc * sizeof(float), cudaMemcpyDeviceToDevice, st));
-    DEV_CHECK(tl_dev_abs_f32(p->dscale, p->nc, st));
+    DEVICES_CHECK(tl_dev_abs_f32(p->dscale, p->nc, st));
     if (cublas_gemm(p, fabsf(p->alpha), fa, fb, fabsf(p->beta), p->dscale, CUBLAS_PEDANTIC_MATH, e)) goto fail;
     if (restore_operands(p, fa, fb, e)) return -1;
     CUDA_CHECK(cudaStreamSynchronize(st));
@@ -464,7 +464,7 @@ static int sgemm_check_output(reg_problem *p, const reg_tolerance *t, reg_verify
 {
     if (p->on_device) {
         tl_dev_verdict d;
-        DEV_CHECK(tl_dev_verify_f32(p->dc, p->dref, p->dscale, p->nc, t->atol, t->rtol, p->dscratch, &d,
+        DEVICES_CHECK(tl_dev_verify_f32(p->dc, p->dref, p->dscale, p->nc, t->atol, t->rtol, p->dscratch, &d,
                                     p->ctx->stream));
         if (d.bad == 0) {
             memset(v, 0, sizeof *v);

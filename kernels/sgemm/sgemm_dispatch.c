@@ -125,7 +125,7 @@ static int sgemm_trial_twin(const reg_variant *v, const long *params, const reg_
     return 1;
 }
 
-const dsp_model sgemm_dispatch_model = {
+const dispatch_model sgemm_dispatch_model = {
     .overhead = sgemm_dispatch_overhead,
     .switches = {{"SK", sgemm_sk_cuts}, {"ODD", sgemm_odd_needed}, {"AIN", sgemm_ain_aligned}},
     .trial_twin = sgemm_trial_twin,

@@ -22,21 +22,21 @@ static void help_table(FILE *f)
     fprintf(f, "\nops:");
     for (int i = 0; i < reg_nops; i++) fprintf(f, "%s %s", i ? "," : "", reg_ops[i]->name);
     fprintf(f, "\ncounter sets:");
-    for (int i = 0, n = 0; i < ctr_nsets; i++)
-        if (i == 0 || strcmp(ctr_sets[i].set, ctr_sets[i - 1].set)) fprintf(f, "%s %s", n++ ? "," : "", ctr_sets[i].set);
+    for (int i = 0, n = 0; i < counters_nsets; i++)
+        if (i == 0 || strcmp(counters_sets[i].set, counters_sets[i - 1].set)) fprintf(f, "%s %s", n++ ? "," : "", counters_sets[i].set);
     fprintf(f, "\n");
 }
 
 static void list_counters(FILE *f)
 {
     fprintf(f, "counter sets (`counters:` in an experiment or a variant; any CUPTI metric name too):\n");
-    for (int i = 0; i < ctr_nsets; i++) {
-        if (i == 0 || strcmp(ctr_sets[i].set, ctr_sets[i - 1].set)) fprintf(f, "\n  %s\n", ctr_sets[i].set);
-        fprintf(f, "    %-56s %s\n", ctr_sets[i].metric, ctr_sets[i].meaning);
+    for (int i = 0; i < counters_nsets; i++) {
+        if (i == 0 || strcmp(counters_sets[i].set, counters_sets[i - 1].set)) fprintf(f, "\n  %s\n", counters_sets[i].set);
+        fprintf(f, "    %-56s %s\n", counters_sets[i].metric, counters_sets[i].meaning);
     }
     fprintf(f, "\nEvery collection adds %s (the kernels' time under the profiler, ns). Over the kernels of\n"
                "one run, .sum, .max and .min metrics combine as they say; the others as means weighted by the\n"
-               "kernels' durations.\n", CTR_DURATION);
+               "kernels' durations.\n", COUNTERS_DURATION);
 }
 
 static int list_main(int argc, char **argv, const cmd_line *line)

@@ -27,8 +27,8 @@ static int kernels_differing(const tl_experiment *x, char *list, size_t n)
     int count = 0;
     list[0] = '\0';
     for (int i = 0; i < x->store.n; i++) {
-        const src_file *f = &x->store.files[i];
-        if (!f->used || strcmp(f->origin, SRC_TILELAB)) continue;
+        const source_file *f = &x->store.files[i];
+        if (!f->used || strcmp(f->origin, SOURCE_TILELAB)) continue;
         const reg_source *mine = reg_find_source(f->path);
         if (mine && mine->len == f->len && !memcmp(mine->text, f->text, f->len)) continue;
         snprintf(list + strlen(list), n - strlen(list), "%skernels/%s%s", count ? ", " : "", f->path, mine ? "" : " (gone)");
@@ -39,17 +39,17 @@ static int kernels_differing(const tl_experiment *x, char *list, size_t n)
 
 /* Parses the experiment of a result file with the kernel sources it carries (or, local, this runner's
  * own kernels), saying in one line where they differ. */
-static int load_store(hid_t f, const char *h5, int local, const char *data_dir, src_store *store, tl_err *e)
+static int load_store(hid_t f, const char *h5, int local, const char *data_dir, source_store *store, tl_err *e)
 {
     int nfiles;
-    return h5src_load_store(f, h5, local, store, &nfiles, e) || (data_dir && src_store_set_data_dir(store, data_dir, e))
+    return h5src_load_store(f, h5, local, store, &nfiles, e) || (data_dir && source_store_set_data_dir(store, data_dir, e))
            ? -1 : 0;
 }
 
 static int parse_embedded(hid_t f, const char *h5, const char *shown, const h5in_source *src, int local,
                           const char *data_dir, tl_experiment *x, tl_err *e)
 {
-    src_store store;
+    source_store store;
     char *label = tl_xasprintf("%s:config_yaml", shown), list[1024];
     int rc = -1;
     /* First with the file's own kernels, to compare them with this runner's. */
@@ -77,7 +77,7 @@ static int parse_embedded(hid_t f, const char *h5, const char *shown, const h5in
     }
     rc = 0;
 out:
-    src_store_free(&store);
+    source_store_free(&store);
     free(label);
     return rc;
 }

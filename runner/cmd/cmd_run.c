@@ -56,13 +56,13 @@ static int set_retry_failed(void *opts, const char *v)
 static int set_sanitize(void *opts, const char *v)
 {
     run_opts *o = opts;
-    o->sanitize = v ? (int)san_parse_tool(v) : SAN_NONE;
+    o->sanitize = v ? (int)sanitize_parse_tool(v) : SANITIZE_NONE;
     if (o->sanitize) return 1;
     if (v && v[0] != '-' && !strstr(v, ".yaml") && !strstr(v, ".yml")) {
         fprintf(stderr, "runner: --sanitize takes memcheck, racecheck, initcheck or synccheck, not '%s'\n", v);
         return -1;
     }
-    o->sanitize = SAN_MEMCHECK;
+    o->sanitize = SANITIZE_MEMCHECK;
     return 0;
 }
 
@@ -166,7 +166,7 @@ static int run_main(int argc, char **argv, const cmd_line *line)
     char *yaml = tl_user_path(o.yaml);
     int rc = TL_EXIT_BAD_INPUT;
     if (config_load(yaml, &x, &e)) fprintf(stderr, "%s\n", e.msg);
-    else if (o.devices) rc = dev_run_experiment(&o, &x, line->argc, line->argv);
+    else if (o.devices) rc = devices_run_experiment(&o, &x, line->argc, line->argv);
     else rc = run_experiment(&o, &x, line->argc, line->argv, NULL);
     config_free(&x);
     free(yaml);

@@ -28,7 +28,7 @@ static const char notes[] =
 static void strategies_help(FILE *f)
 {
     fprintf(f, "\nstrategies:\n");
-    for (int st = 0; st < srch_nstrategies; st++) fprintf(f, "  %-21s %s\n", srch_strategy_name(st), srch_strategy_help(st));
+    for (int st = 0; st < search_nstrategies; st++) fprintf(f, "  %-21s %s\n", search_strategy_name(st), search_strategy_help(st));
 }
 
 typedef struct {
@@ -95,7 +95,7 @@ static int parse_args(int argc, char **argv, replay_opts *o)
 }
 
 /* --budget: "60", "cases:60", "5%", "fraction:0.05", "600s", "seconds:600". */
-static int parse_budget(const char *b, srch_spec *s)
+static int parse_budget(const char *b, search_spec *s)
 {
     char *end;
     double v;
@@ -104,24 +104,24 @@ static int parse_budget(const char *b, srch_spec *s)
         v = strtod(colon + 1, &end);
         if (*end) return -1;
         size_t k = (size_t)(colon - b);
-        if (k == 5 && !strncmp(b, "cases", 5)) s->budget_kind = SRCH_CASES;
-        else if (k == 8 && !strncmp(b, "fraction", 8)) s->budget_kind = SRCH_FRACTION;
-        else if (k == 7 && !strncmp(b, "seconds", 7)) s->budget_kind = SRCH_SECONDS;
+        if (k == 5 && !strncmp(b, "cases", 5)) s->budget_kind = SEARCH_CASES;
+        else if (k == 8 && !strncmp(b, "fraction", 8)) s->budget_kind = SEARCH_FRACTION;
+        else if (k == 7 && !strncmp(b, "seconds", 7)) s->budget_kind = SEARCH_SECONDS;
         else return -1;
     } else {
         v = strtod(b, &end);
-        if (!strcmp(end, "%")) s->budget_kind = SRCH_FRACTION, v /= 100;
-        else if (!strcmp(end, "s")) s->budget_kind = SRCH_SECONDS;
-        else if (!*end && v == floor(v)) s->budget_kind = SRCH_CASES;
+        if (!strcmp(end, "%")) s->budget_kind = SEARCH_FRACTION, v /= 100;
+        else if (!strcmp(end, "s")) s->budget_kind = SEARCH_SECONDS;
+        else if (!*end && v == floor(v)) s->budget_kind = SEARCH_CASES;
         else return -1;
     }
-    if (!(v > 0) || (s->budget_kind == SRCH_FRACTION && v > 1)) return -1;
+    if (!(v > 0) || (s->budget_kind == SEARCH_FRACTION && v > 1)) return -1;
     s->budget = v;
     return 0;
 }
 
 /* The spec the replay runs: the file's `search:`, with the options over it. */
-static int make_spec(const replay_opts *o, tl_experiment *x, srch_spec *s)
+static int make_spec(const replay_opts *o, tl_experiment *x, search_spec *s)
 {
     if (x->search) {
         *s = *x->search;
@@ -136,23 +136,23 @@ static int make_spec(const replay_opts *o, tl_experiment *x, srch_spec *s)
                                                             "seconds:S (more than 0; a fraction at most 1)", o->budget);
     if (o->objective) {
         free(s->counter), s->counter = NULL;
-        if (!strcmp(o->objective, "time")) s->objective = SRCH_TIME;
-        else if (!strcmp(o->objective, "energy")) s->objective = SRCH_ENERGY;
-        else if (ctr_name_ok(o->objective)) s->objective = SRCH_COUNTER, s->counter = tl_xstrdup(o->objective);
+        if (!strcmp(o->objective, "time")) s->objective = SEARCH_TIME;
+        else if (!strcmp(o->objective, "energy")) s->objective = SEARCH_ENERGY;
+        else if (counters_name_ok(o->objective)) s->objective = SEARCH_COUNTER, s->counter = tl_xstrdup(o->objective);
         else return bad("--objective '%s' is not time, energy or a counter's metric name", o->objective);
     }
-    if (o->better_higher && s->objective != SRCH_COUNTER) return bad("%s", "--better higher is for a counter objective");
+    if (o->better_higher && s->objective != SEARCH_COUNTER) return bad("%s", "--better higher is for a counter objective");
     s->higher_better = o->better_higher || (s->higher_better && !o->objective);
     if (o->have_seed) s->seed = (uint64_t)o->seed;
     return 0;
 }
 
 /* The best objective of search sc among the file's ok points (NAN when none). */
-static double optimum(const srch_space *sc, const srch_held *held, int higher)
+static double optimum(const search_space *sc, const search_held *held, int higher)
 {
     double best = NAN;
     for (int k = 0; k < sc->npoints; k++) {
-        const srch_held *h = &held[sc->plan_index[k]];
+        const search_held *h = &held[sc->plan_index[k]];
         if (!h->status || strcmp(h->status, "ok") || !isfinite(h->objective)) continue;
         if (isnan(best) || (higher ? h->objective > best : h->objective < best)) best = h->objective;
     }
@@ -182,25 +182,25 @@ static void csv_field(FILE *f, const char *s)
 }
 
 /* One strategy over every search, each seed: the trace rows and, per search, the quality of each seed. */
-static void replay_strategy(tl_experiment *x, const tl_plan *p, const srch_plan *sp, const srch_held *held,
+static void replay_strategy(tl_experiment *x, const tl_plan *p, const search_plan *sp, const search_held *held,
                             const unsigned char *todo, int seeds, FILE *trace, double *q)
 {
-    srch_spec *s = x->search;
+    search_spec *s = x->search;
     uint64_t seed0 = s->seed;
     for (int k = 0; k < seeds; k++) {
         s->seed = seed0 + (uint64_t)k;
-        srch_driver *d = srch_driver_new(x, p, sp, todo, held);
-        while (srch_driver_next(d) >= 0) {} /* every case is the file's: none is handed out to run */
+        search_driver *d = search_driver_new(x, p, sp, todo, held);
+        while (search_driver_next(d) >= 0) {} /* every case is the file's: none is handed out to run */
         for (int c = 0; c < sp->nspaces; c++) {
-            const srch_result *r = srch_driver_result(d, c);
+            const search_result *r = search_driver_result(d, c);
             double opt = optimum(&sp->spaces[c], held, s->higher_better);
             q[(size_t)c * seeds + k] = quality(r->best, opt, s->higher_better);
             if (!trace) continue;
-            char *label = srch_space_label(p, &sp->spaces[c]);
-            for (int t = 0; t < srch_driver_trace_len(d, c); t++) {
-                srch_trace_row row;
-                srch_driver_trace_row(d, c, t, &row);
-                fprintf(trace, "%s,%llu,", srch_strategy_name(s->strategy), (unsigned long long)s->seed);
+            char *label = search_space_label(p, &sp->spaces[c]);
+            for (int t = 0; t < search_driver_trace_len(d, c); t++) {
+                search_trace_row row;
+                search_driver_trace_row(d, c, t, &row);
+                fprintf(trace, "%s,%llu,", search_strategy_name(s->strategy), (unsigned long long)s->seed);
                 csv_field(trace, label);
                 fprintf(trace, ",%d,%s,", row.step, p->cases[row.plan_index].id);
                 csv_field(trace, p->cases[row.plan_index].params_text);
@@ -210,7 +210,7 @@ static void replay_strategy(tl_experiment *x, const tl_plan *p, const srch_plan 
             }
             free(label);
         }
-        srch_driver_free(d);
+        search_driver_free(d);
     }
     s->seed = seed0;
 }
@@ -218,21 +218,21 @@ static void replay_strategy(tl_experiment *x, const tl_plan *p, const srch_plan 
 static int replay(const replay_opts *o, tl_experiment *x, hid_t f)
 {
     tl_plan p = {0};
-    srch_plan sp = {0};
-    srch_held *held = NULL;
+    search_plan sp = {0};
+    search_held *held = NULL;
     tl_err e;
-    int rc = TL_EXIT_BAD_INPUT, first = 0, last = srch_nstrategies - 1;
+    int rc = TL_EXIT_BAD_INPUT, first = 0, last = search_nstrategies - 1;
     FILE *trace = NULL;
     plan_limits lim = {0};
-    if (plan_expand(x, &lim, &p, &e) || srch_plan_make(x, &p, &sp, &e) ||
-        srch_held_read(f, o->h5, &p, x->search, &held, &e)) {
+    if (plan_expand(x, &lim, &p, &e) || search_plan_make(x, &p, &sp, &e) ||
+        search_held_read(f, o->h5, &p, x->search, &held, &e)) {
         fprintf(stderr, "runner search-replay: %s\n", e.msg);
         goto out;
     }
     if (o->strategy && strcmp(o->strategy, "all")) {
-        if ((first = srch_strategy_find(o->strategy)) < 0) {
+        if ((first = search_strategy_find(o->strategy)) < 0) {
             char names[512];
-            srch_strategy_list(", ", ", ", names, sizeof names);
+            search_strategy_list(", ", ", ", names, sizeof names);
             fprintf(stderr, "runner search-replay: --strategy '%s' is not %s or all (runner search-replay --help)\n",
                     o->strategy, names);
             goto out;
@@ -248,28 +248,28 @@ static int replay(const replay_opts *o, tl_experiment *x, hid_t f)
     if (trace) fprintf(trace, "strategy,seed,search,step,case_id,params,objective,best,optimum,cost_s,proposer\n");
     int largest = 0, measured = 0;
     for (int c = 0; c < sp.nspaces; c++) {
-        const srch_space *sc = &sp.spaces[c];
+        const search_space *sc = &sp.spaces[c];
         if (sc->npoints > largest) largest = sc->npoints;
         for (int k = 0; k < sc->npoints; k++) {
-            const srch_held *h = &held[sc->plan_index[k]];
+            const search_held *h = &held[sc->plan_index[k]];
             measured |= h->status && !strcmp(h->status, "ok") && isfinite(h->objective);
         }
     }
     if (!measured) {
-        char *what = srch_spec_text(x->search);
+        char *what = search_spec_text(x->search);
         fprintf(stderr, "runner search-replay: %s: none of its searches' points has a value of the objective (%s): "
                         "name one the file holds with --objective\n", o->h5, what);
         free(what);
         goto out;
     }
-    if (x->search->budget_kind == SRCH_CASES && x->search->budget > largest) {
+    if (x->search->budget_kind == SEARCH_CASES && x->search->budget > largest) {
         fprintf(stderr, "runner search-replay: --budget %g cases is over the space (the largest search has %d points)\n",
                 x->search->budget, largest);
         goto out;
     }
     unsigned char *todo = tl_xcalloc((size_t)p.ncases + 1, 1); /* nothing to run: everything is the file's */
     double *q = tl_xcalloc((size_t)sp.nspaces * o->seeds + 1, sizeof *q);
-    char *spec = srch_spec_text(x->search);
+    char *spec = search_spec_text(x->search);
     printf("%s: %d search%s, %d seed%s from %llu; %s\n", o->h5, sp.nspaces, sp.nspaces == 1 ? "" : "es", o->seeds,
            o->seeds == 1 ? "" : "s", (unsigned long long)x->search->seed, spec);
     printf("%-52s %-8s %7s %7s %9s %9s\n", "search", "strategy", "points", "budget", "median", "worst");
@@ -281,11 +281,11 @@ static int replay(const replay_opts *o, tl_experiment *x, hid_t f)
             double *qs = q + (size_t)c * o->seeds;
             qsort(qs, (size_t)o->seeds, sizeof *qs, by_double);
             double med = o->seeds % 2 ? qs[o->seeds / 2] : 0.5 * (qs[o->seeds / 2 - 1] + qs[o->seeds / 2]);
-            char *label = srch_space_label(&p, &sp.spaces[c]);
+            char *label = search_space_label(&p, &sp.spaces[c]);
             char budget[32]; /* a time budget is spent as the cases' measured wall time, not a count */
-            if (x->search->budget_kind == SRCH_SECONDS) snprintf(budget, sizeof budget, "%gs", x->search->budget);
-            else snprintf(budget, sizeof budget, "%d", srch_budget_cases(x->search, &sp.spaces[c]));
-            printf("%-52s %-8s %7d %7s %9.4f %9.4f\n", label, srch_strategy_name(st), sp.spaces[c].npoints, budget,
+            if (x->search->budget_kind == SEARCH_SECONDS) snprintf(budget, sizeof budget, "%gs", x->search->budget);
+            else snprintf(budget, sizeof budget, "%d", search_budget_cases(x->search, &sp.spaces[c]));
+            printf("%-52s %-8s %7d %7s %9.4f %9.4f\n", label, search_strategy_name(st), sp.spaces[c].npoints, budget,
                    med, qs[0]);
             free(label);
         }
@@ -299,7 +299,7 @@ out:
         rc = TL_EXIT_BAD_INPUT;
     }
     free(held);
-    if (sp.spaces) srch_plan_free(&sp);
+    if (sp.spaces) search_plan_free(&sp);
     plan_free(&p);
     return rc;
 }
@@ -311,9 +311,9 @@ static int replay_main(int argc, char **argv, const cmd_line *line)
     if (parse_args(argc, argv, &o)) return TL_EXIT_BAD_INPUT;
     tl_err e;
     h5in_source src;
-    src_store store;
+    source_store store;
     tl_experiment x = {0};
-    srch_spec spec = {0}, *was;
+    search_spec spec = {0}, *was;
     int nfiles, rc = TL_EXIT_BAD_INPUT;
     char *h5 = tl_user_path(o.h5);
     hid_t f = h5in_open(h5, &e);
@@ -334,7 +334,7 @@ static int replay_main(int argc, char **argv, const cmd_line *line)
         rc = replay(&o, &x, f);
         x.search = was;
     }
-    srch_spec_free(&spec);
+    search_spec_free(&spec);
     free(label);
     H5Fclose(f);
     config_free(&x);

@@ -52,7 +52,7 @@ static const cmd_option table[] = {
             "the array's #SBATCH --account (these four: letters, digits and _.,:=/+- only)"),
     CMD_INT("--max-parallel", "K", submit_args, so.max_parallel, 0, 100000,
             "at most K tasks of the array at once (0: no limit)"),
-    CMD_INT("--gpus-per-task", "G", submit_args, so.gpus_per_task, 1, DEV_MAX,
+    CMD_INT("--gpus-per-task", "G", submit_args, so.gpus_per_task, 1, DEVICES_MAX,
             "each task asks for G GPUs (gres gpu:G unless --gres) and runs its shard on\n"
             "all of them (run --devices all)"),
     CMD_STR("-o, --output", "OUT.h5", submit_args, output, "the merged file (default: RESULTS_DIR/<name>-<utc>.h5)"),

@@ -32,7 +32,7 @@ static const cmd_option table[] = {
 static const cmd_option *const options[] = {table, NULL};
 
 /* Reads and parses a dispatch table named on the command line; 0, or -1 after saying why. */
-static int load_table(const char *arg, const reg_op *want, dsp_table *t, const reg_op **op)
+static int load_table(const char *arg, const reg_op *want, dispatch_table *t, const reg_op **op)
 {
     char *path = tl_user_path(arg);
     tl_err e;
@@ -44,7 +44,7 @@ static int load_table(const char *arg, const reg_op *want, dsp_table *t, const r
         goto out;
     }
     char name[256];
-    *op = dsp_table_op_name(text, len, name, sizeof name) ? NULL : reg_find_op(name);
+    *op = dispatch_table_op_name(text, len, name, sizeof name) ? NULL : reg_find_op(name);
     if (!*op) {
         fprintf(stderr, "runner table-check: %s: the table does not name an op of this runner (a line `op NAME`; "
                         "see runner list)\n", arg);
@@ -55,7 +55,7 @@ static int load_table(const char *arg, const reg_op *want, dsp_table *t, const r
                 (*op)->name, want->name);
         goto out;
     }
-    if (dsp_parse(*op, arg, text, len, t, &e)) {
+    if (dispatch_parse(*op, arg, text, len, t, &e)) {
         fprintf(stderr, "runner table-check: %s\n", e.msg);
         goto out;
     }
@@ -67,10 +67,10 @@ out:
 
 /* Each checked problem's pick and how it did, then the geometric mean: against the held-out table h
  * (named against), or t's own problems left out one at a time (h NULL). */
-static void print_checks(const char *table, const dsp_table *t, const char *against, const dsp_table *h,
-                         const reg_op *op, const dsp_check *c, int n, int trials)
+static void print_checks(const char *table, const dispatch_table *t, const char *against, const dispatch_table *h,
+                         const reg_op *op, const dispatch_check *c, int n, int trials)
 {
-    const dsp_table *probs = h ? h : t; /* the table whose problems are checked */
+    const dispatch_table *probs = h ? h : t; /* the table whose problems are checked */
     int over = 0, missing = 0;
     if (h)
         printf("%s: its picks (op %s; device %s; %d SMs) on the %d problems of %s (device %s; measured %s):\nthe pick, "
@@ -85,10 +85,10 @@ static void print_checks(const char *table, const dsp_table *t, const char *agai
         printf("(the time is the best of the %d candidates ranked first there, tuned's `trials: %d`)\n", trials, trials);
     double logs = 0;
     for (int i = 0; i < n; i++) {
-        const dsp_row *p = &probs->rows[c[i].prob];
+        const dispatch_row *p = &probs->rows[c[i].prob];
         char sizes[160], lay[64];
-        dsp_problem_text(op, p, sizes, sizeof sizes, lay, sizeof lay);
-        double rel = c[i].rel > 0 ? c[i].rel : DSP_REL_KEPT; /* at least */
+        dispatch_problem_text(op, p, sizes, sizeof sizes, lay, sizeof lay);
+        double rel = c[i].rel > 0 ? c[i].rel : DISPATCH_REL_KEPT; /* at least */
         logs += log(rel);
         over += rel > 1.2;
         missing += c[i].pick >= 0 && c[i].rel == 0;
@@ -96,14 +96,14 @@ static void print_checks(const char *table, const dsp_table *t, const char *agai
             printf("  %-28s %-12s %-5s  none: %s\n", sizes, lay, op->dtypes[p->dtype],
                    h ? "no rung of the table takes it" : "no other problem's rung takes it");
         else if (c[i].rel == 0)
-            printf("  %-28s %-12s %-5s  > %.1f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], DSP_REL_KEPT,
+            printf("  %-28s %-12s %-5s  > %.1f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], DISPATCH_REL_KEPT,
                    t->rows[c[i].pick].text, t->rows[c[i].pick].line);
         else
             printf("  %-28s %-12s %-5s  %5.3f  %s (line %d)\n", sizes, lay, op->dtypes[p->dtype], c[i].rel,
                    t->rows[c[i].pick].text, t->rows[c[i].pick].line);
     }
     printf("geometric mean %.3f x the fastest (%d picks the %s has no row of there counted at %.1f); %d of %d "
-           "above 1.2", n ? exp(logs / n) : 1.0, missing, h ? "held-out table" : "table", DSP_REL_KEPT, over, n);
+           "above 1.2", n ? exp(logs / n) : 1.0, missing, h ? "held-out table" : "table", DISPATCH_REL_KEPT, over, n);
     if (trials > 1) printf("; each problem the best of the %d candidates ranked first, as if timed exactly", trials);
     printf("\n");
 }
@@ -123,19 +123,19 @@ static int table_check_main(int argc, char **argv, const cmd_line *line)
     const char *table = words[0], *against = o.against;
     int trials = o.trials;
     int rc = TL_EXIT_BAD_INPUT;
-    dsp_table t = {0}, h = {0};
-    dsp_check *c = NULL;
+    dispatch_table t = {0}, h = {0};
+    dispatch_check *c = NULL;
     const reg_op *op = NULL, *hop = NULL;
     if (load_table(table, NULL, &t, &op)) goto out;
     if (against && load_table(against, op, &h, &hop)) goto out;
-    const dsp_table *held = against ? &h : NULL;
-    int n = against ? dsp_against(&t, op, &h, trials, &c) : dsp_leave_one_out(&t, op, trials, &c);
+    const dispatch_table *held = against ? &h : NULL;
+    int n = against ? dispatch_against(&t, op, &h, trials, &c) : dispatch_leave_one_out(&t, op, trials, &c);
     print_checks(table, &t, against, held, op, c, n, trials);
     rc = TL_EXIT_OK;
 out:
     free(c);
-    if (t.name) dsp_free(&t);
-    if (h.name) dsp_free(&h);
+    if (t.name) dispatch_free(&t);
+    if (h.name) dispatch_free(&h);
     return rc;
 }
 

@@ -69,12 +69,12 @@ static int parse_check_args(const char *cmd, int argc, char **argv, check_opts *
 }
 
 /* validate --chip: the chip's metric list, from CUPTI's host library (no GPU needed). */
-static int check_chip(const check_opts *o, const tl_experiment *x, ctr_session **s, tl_err *e)
+static int check_chip(const check_opts *o, const tl_experiment *x, counters_session **s, tl_err *e)
 {
     if (!o->chip) return 0;
-    if (!*s) *s = ctr_open(-1, o->chip);
-    if (ctr_session_why(*s)) {
-        tl_err_set(e, "runner validate: --chip %s: %s", o->chip, ctr_session_why(*s));
+    if (!*s) *s = counters_open(-1, o->chip);
+    if (counters_session_why(*s)) {
+        tl_err_set(e, "runner validate: --chip %s: %s", o->chip, counters_session_why(*s));
         return -1;
     }
     return config_check_counters(*s, x, e);
@@ -86,7 +86,7 @@ static int load_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, int pri
 {
     int bad = 0;
     double compile_limit = 0;
-    ctr_session *chip = NULL;
+    counters_session *chip = NULL;
     for (int i = 0; i < o->nfiles; i++) {
         tl_err e;
         plan_limits lim = {0};
@@ -103,7 +103,7 @@ static int load_all(const check_opts *o, tl_experiment *xs, tl_plan *ps, int pri
         free(path);
     }
     jit_helper_set_timeout(compile_limit); /* the most generous of the files' (0: the default) */
-    ctr_close(chip);
+    counters_close(chip);
     return bad;
 }
 

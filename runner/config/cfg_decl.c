@@ -66,28 +66,28 @@ static const char *reserved_param(const reg_op *op, const char *name)
 
 static int by_key(const void *a, const void *b)
 {
-    return strcmp(((const cfgn_pair *)a)->key, ((const cfgn_pair *)b)->key);
+    return strcmp(((const cfg_node_pair *)a)->key, ((const cfg_node_pair *)b)->key);
 }
 
 /* A declared variant's params: every one is a macro, swept over its values; sorted by name, so that
  * the case's text (and id) does not depend on the order they are written in. */
-static int parse_declared_params(cfgn_ctx *c, yaml_node_t *n, const char *field, cfg_owned *o, cfg_variant *cv,
+static int parse_declared_params(cfg_node_ctx *c, yaml_node_t *n, const char *field, cfg_owned *o, cfg_variant *cv,
                                  const reg_op *op)
 {
-    cfgn_pair pr[REG_MAX_PARAMS];
+    cfg_node_pair pr[REG_MAX_PARAMS];
     int np;
     if (n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.top - n->data.mapping.pairs.start > REG_MAX_PARAMS)
-        return cfgn_fail(c, n, field, "more than %d params", REG_MAX_PARAMS);
-    if (cfgn_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
+        return cfg_node_fail(c, n, field, "more than %d params", REG_MAX_PARAMS);
+    if (cfg_node_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
     qsort(pr, (size_t)np, sizeof *pr, by_key);
     for (int k = 0; k < np; k++) {
         char f2[128];
         const char *why = reserved_param(op, pr[k].key);
         snprintf(f2, sizeof f2, "%s.%s", field, pr[k].key);
         if (!is_identifier(pr[k].key) || strlen(pr[k].key) > 64)
-            return cfgn_fail(c, pr[k].value, field, "'%s' is not a macro name (letters, digits and _, not first a digit)",
+            return cfg_node_fail(c, pr[k].value, field, "'%s' is not a macro name (letters, digits and _, not first a digit)",
                            pr[k].key);
-        if (why) return cfgn_fail(c, pr[k].value, field, "'%s' cannot be a param: %s", pr[k].key, why);
+        if (why) return cfg_node_fail(c, pr[k].value, field, "'%s' cannot be a param: %s", pr[k].key, why);
         if (cfg_values_parse(c, pr[k].value, f2, -(1L << 62), 1L << 62, &cv->values[k], &cv->nvalues[k])) return -1;
         o->pnames[k] = tl_xstrdup(pr[k].key);
         o->params[k] = (reg_param){o->pnames[k], cv->values[k][0], "declared in the experiment file"};
@@ -98,52 +98,52 @@ static int parse_declared_params(cfgn_ctx *c, yaml_node_t *n, const char *field,
 }
 
 /* One kernel's launch: block and grid (1 to 3 expressions each), smem (bytes, optional). */
-static int parse_kernel_launch(cfgn_ctx *c, yaml_node_t *at, yaml_node_t *block, yaml_node_t *grid, yaml_node_t *smem,
+static int parse_kernel_launch(cfg_node_ctx *c, yaml_node_t *at, yaml_node_t *block, yaml_node_t *grid, yaml_node_t *smem,
                                const char *field, const expr_scope *scope, decl_kernel *k)
 {
     char f2[96];
     if (!block || !grid)
-        return cfgn_fail(c, at, field, "%s needs `block:` and `grid:` (expressions of its params, the op's axes and "
+        return cfg_node_fail(c, at, field, "%s needs `block:` and `grid:` (expressions of its params, the op's axes and "
                                        "sms, smem_optin, warp)", strstr(field, ".kernels[") ? "a kernel" :
                                                                    "a variant with `source:`");
     snprintf(f2, sizeof f2, "%s.block", field);
-    if (cfgn_expr_list(c, block, f2, 1, 3, scope, k->block, &k->nblock)) return -1;
+    if (cfg_node_expr_list(c, block, f2, 1, 3, scope, k->block, &k->nblock)) return -1;
     snprintf(f2, sizeof f2, "%s.grid", field);
-    if (cfgn_expr_list(c, grid, f2, 1, 3, scope, k->grid, &k->ngrid)) return -1;
+    if (cfg_node_expr_list(c, grid, f2, 1, 3, scope, k->grid, &k->ngrid)) return -1;
     snprintf(f2, sizeof f2, "%s.smem", field);
-    if (smem && cfgn_expr(c, smem, f2, scope, &k->smem)) return -1;
+    if (smem && cfg_node_expr(c, smem, f2, scope, &k->smem)) return -1;
     k->has_smem = smem != NULL;
     return 0;
 }
 
 /* `kernels:`, the kernels one run launches in order, each {entry, block, grid, smem}. */
-static int parse_kernels(cfgn_ctx *c, yaml_node_t *n, const char *field, const expr_scope *scope, cfg_owned *o)
+static int parse_kernels(cfg_node_ctx *c, yaml_node_t *n, const char *field, const expr_scope *scope, cfg_owned *o)
 {
     static const char *const keys[] = {"entry", "block", "grid", "smem", NULL};
     char f[80], f2[96];
     snprintf(f, sizeof f, "%s.kernels", field);
-    if (cfgn_expect(c, n, YAML_SEQUENCE_NODE, f)) return -1;
-    int nk = cfgn_count(n);
-    if (nk < 1 || nk > REG_MAX_KERNELS) return cfgn_fail(c, n, f, "expected 1 to %d kernels, got %d", REG_MAX_KERNELS, nk);
+    if (cfg_node_expect(c, n, YAML_SEQUENCE_NODE, f)) return -1;
+    int nk = cfg_node_count(n);
+    if (nk < 1 || nk > REG_MAX_KERNELS) return cfg_node_fail(c, n, f, "expected 1 to %d kernels, got %d", REG_MAX_KERNELS, nk);
     for (int k = 0; k < nk; k++) {
-        yaml_node_t *kn = cfgn_item(c, n, k);
-        cfgn_pair pr[4];
+        yaml_node_t *kn = cfg_node_item(c, n, k);
+        cfg_node_pair pr[4];
         int np;
         snprintf(f2, sizeof f2, "%s[%d]", f, k);
-        if (cfgn_pairs(c, kn, f2, keys, pr, 4, &np)) return -1;
-        yaml_node_t *entry = cfgn_find(pr, np, "entry");
-        if (!entry) return cfgn_fail(c, kn, f2, "a kernel needs `entry:` (its extern \"C\" name)");
+        if (cfg_node_pairs(c, kn, f2, keys, pr, 4, &np)) return -1;
+        yaml_node_t *entry = cfg_node_find(pr, np, "entry");
+        if (!entry) return cfg_node_fail(c, kn, f2, "a kernel needs `entry:` (its extern \"C\" name)");
         char f3[112];
         snprintf(f3, sizeof f3, "%s.entry", f2);
-        if (cfgn_expect(c, entry, YAML_SCALAR_NODE, f3)) return -1;
-        if (!is_identifier(cfgn_scalar(entry))) return cfgn_fail(c, entry, f3, "'%s' is not a kernel name", cfgn_scalar(entry));
+        if (cfg_node_expect(c, entry, YAML_SCALAR_NODE, f3)) return -1;
+        if (!is_identifier(cfg_node_scalar(entry))) return cfg_node_fail(c, entry, f3, "'%s' is not a kernel name", cfg_node_scalar(entry));
         for (int j = 0; j < k; j++)
-            if (!strcmp(o->entries[j], cfgn_scalar(entry)))
-                return cfgn_fail(c, entry, f3, "'%s' is kernel %d already: a run launches each kernel once",
-                                 cfgn_scalar(entry), j);
-        o->entries[k] = tl_xstrdup(cfgn_scalar(entry));
+            if (!strcmp(o->entries[j], cfg_node_scalar(entry)))
+                return cfg_node_fail(c, entry, f3, "'%s' is kernel %d already: a run launches each kernel once",
+                                 cfg_node_scalar(entry), j);
+        o->entries[k] = tl_xstrdup(cfg_node_scalar(entry));
         o->d.kernels[k].entry = o->entries[k];
-        if (parse_kernel_launch(c, kn, cfgn_find(pr, np, "block"), cfgn_find(pr, np, "grid"), cfgn_find(pr, np, "smem"),
+        if (parse_kernel_launch(c, kn, cfg_node_find(pr, np, "block"), cfg_node_find(pr, np, "grid"), cfg_node_find(pr, np, "smem"),
                                 f2, scope, &o->d.kernels[k]))
             return -1;
         o->d.nkernels = k + 1;
@@ -151,14 +151,14 @@ static int parse_kernels(cfgn_ctx *c, yaml_node_t *n, const char *field, const e
     return 0;
 }
 
-static int parse_launch(cfgn_ctx *c, const cfg_decl_nodes *dn, const char *field, cfg_owned *o, const reg_op *op)
+static int parse_launch(cfg_node_ctx *c, const cfg_decl_nodes *dn, const char *field, cfg_owned *o, const reg_op *op)
 {
     expr_scope scope = {(const char *const *)o->pnames, o->v.nparams, op->axes, op->naxes};
     char f2[80];
     decl_variant *d = &o->d;
     if (dn->kernels) {
         yaml_node_t *one = dn->entry ? dn->entry : dn->block ? dn->block : dn->grid ? dn->grid : dn->smem;
-        if (one) return cfgn_fail(c, one, field, "with `kernels:`, each kernel has its own entry, block, grid and smem");
+        if (one) return cfg_node_fail(c, one, field, "with `kernels:`, each kernel has its own entry, block, grid and smem");
         if (parse_kernels(c, dn->kernels, field, &scope, o)) return -1;
         o->v.entry = o->entries[0];
     } else {
@@ -167,41 +167,41 @@ static int parse_launch(cfgn_ctx *c, const cfg_decl_nodes *dn, const char *field
         if (parse_kernel_launch(c, dn->name, dn->block, dn->grid, dn->smem, field, &scope, &d->kernels[0])) return -1;
     }
     snprintf(f2, sizeof f2, "%s.workspace", field);
-    if (dn->workspace && cfgn_expr(c, dn->workspace, f2, &scope, &d->workspace)) return -1;
+    if (dn->workspace && cfg_node_expr(c, dn->workspace, f2, &scope, &d->workspace)) return -1;
     d->has_workspace = dn->workspace != NULL;
     if (dn->requires) {
         int k = dn->requires->type == YAML_SEQUENCE_NODE
                     ? (int)(dn->requires->data.sequence.items.top - dn->requires->data.sequence.items.start) : 1;
         d->requires = tl_xcalloc((size_t)k + 1, sizeof *d->requires);
         snprintf(f2, sizeof f2, "%s.requires", field);
-        if (cfgn_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, d->requires, &d->nrequires)) return -1;
+        if (cfg_node_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, d->requires, &d->nrequires)) return -1;
     }
     return 0;
 }
 
 /* name, source and entry of a declared variant. */
-static int parse_declared_names(cfgn_ctx *c, const cfg_decl_nodes *dn, const char *field, int index, cfg_owned *o,
+static int parse_declared_names(cfg_node_ctx *c, const cfg_decl_nodes *dn, const char *field, int index, cfg_owned *o,
                                 tl_experiment *x)
 {
-    const char *name = cfgn_scalar(dn->name);
+    const char *name = cfg_node_scalar(dn->name);
     if (!is_identifier(name) || strlen(name) > 64)
-        return cfgn_fail(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
+        return cfg_node_fail(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
     if (reg_find_variant(x->op, name))
-        return cfgn_fail(c, dn->name, field, "'%s' is a registered variant of %s: a variant with `source:` needs a name "
+        return cfg_node_fail(c, dn->name, field, "'%s' is a registered variant of %s: a variant with `source:` needs a name "
                                            "of its own", name, x->op->name);
     for (int i = 0; i < index; i++)
         if (x->variants[i].own && !strcmp(x->variants[i].v->name, name))
-            return cfgn_fail(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
+            return cfg_node_fail(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
     char f2[80];
     snprintf(f2, sizeof f2, "%s.source", field);
-    if (cfgn_expect(c, dn->source, YAML_SCALAR_NODE, f2)) return -1;
+    if (cfg_node_expect(c, dn->source, YAML_SCALAR_NODE, f2)) return -1;
     snprintf(f2, sizeof f2, "%s.entry", field);
-    if (dn->entry && cfgn_expect(c, dn->entry, YAML_SCALAR_NODE, f2)) return -1;
-    const char *entry = dn->entry ? cfgn_scalar(dn->entry) : name;
+    if (dn->entry && cfg_node_expect(c, dn->entry, YAML_SCALAR_NODE, f2)) return -1;
+    const char *entry = dn->entry ? cfg_node_scalar(dn->entry) : name;
     if (!is_identifier(entry))
-        return cfgn_fail(c, dn->entry ? dn->entry : dn->name, f2, "'%s' is not a kernel name", entry);
+        return cfg_node_fail(c, dn->entry ? dn->entry : dn->name, f2, "'%s' is not a kernel name", entry);
     o->name = tl_xstrdup(name);
-    o->source = tl_xstrdup(cfgn_scalar(dn->source));
+    o->source = tl_xstrdup(cfg_node_scalar(dn->source));
     o->entry = tl_xstrdup(entry);
     o->summary = tl_xasprintf("declared in %s: %s, %s", x->path, o->source, entry);
     o->v = (reg_variant){.name = o->name, .summary = o->summary, .kind = REG_NVRTC, .source = o->source,
@@ -210,18 +210,18 @@ static int parse_declared_names(cfgn_ctx *c, const cfg_decl_nodes *dn, const cha
     return 0;
 }
 
-int cfg_decl_source(cfgn_ctx *c, const cfg_decl_nodes *dn, const char *field, int index, cfg_variant *cv, tl_experiment *x)
+int cfg_decl_source(cfg_node_ctx *c, const cfg_decl_nodes *dn, const char *field, int index, cfg_variant *cv, tl_experiment *x)
 {
     cfg_owned *o = tl_xcalloc(1, sizeof *o);
     cv->own = o;
-    cv->origin = SRC_EXPERIMENT;
+    cv->origin = SOURCE_EXPERIMENT;
     if (parse_declared_names(c, dn, field, index, o, x)) return -1;
     cv->v = &o->v;
     char f2[80];
     snprintf(f2, sizeof f2, "%s.params", field);
     if (dn->params && parse_declared_params(c, dn->params, f2, o, cv, x->op)) return -1;
     if (parse_launch(c, dn, field, o, x->op)) return -1;
-    if (src_resolve(&x->store, SRC_EXPERIMENT, o->source, &cv->src, c->e)) {
+    if (source_resolve(&x->store, SOURCE_EXPERIMENT, o->source, &cv->src, c->e)) {
         tl_err_wrap(c->e, "%s:%lu:%lu: %s.source", c->path, (unsigned long)dn->source->start_mark.line + 1,
                     (unsigned long)dn->source->start_mark.column + 1, field);
         return -1;
@@ -229,27 +229,27 @@ int cfg_decl_source(cfgn_ctx *c, const cfg_decl_nodes *dn, const char *field, in
     return 0;
 }
 
-int cfg_decl_library(cfgn_ctx *c, const cfg_decl_nodes *dn, yaml_node_t *library, yaml_node_t *args, const char *field,
+int cfg_decl_library(cfg_node_ctx *c, const cfg_decl_nodes *dn, yaml_node_t *library, yaml_node_t *args, const char *field,
                      int index, cfg_variant *cv, tl_experiment *x)
 {
     yaml_node_t *at = library ? library : args;
     if (!x->dop)
-        return cfgn_fail(c, at, field, "library: belongs to a variant of an op declared in the file; op %s's own "
+        return cfg_node_fail(c, at, field, "library: belongs to a variant of an op declared in the file; op %s's own "
                                        "library variants are listed by `runner list %s`", x->op->name, x->op->name);
     yaml_node_t *other = dn->source ? dn->source : dn->entry ? dn->entry : dn->block ? dn->block : dn->grid ? dn->grid
                          : dn->smem ? dn->smem : dn->kernels ? dn->kernels : dn->workspace ? dn->workspace : dn->params;
-    if (other) return cfgn_fail(c, other, field, "a library variant takes `library:` and `args:`, not a kernel's keys");
-    if (!library) return cfgn_fail(c, args, field, "args: belongs to a library variant (`library: cub.inclusive_sum`)");
-    const char *name = cfgn_scalar(dn->name);
+    if (other) return cfg_node_fail(c, other, field, "a library variant takes `library:` and `args:`, not a kernel's keys");
+    if (!library) return cfg_node_fail(c, args, field, "args: belongs to a library variant (`library: cub.inclusive_sum`)");
+    const char *name = cfg_node_scalar(dn->name);
     if (!is_identifier(name) || strlen(name) > 64)
-        return cfgn_fail(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
+        return cfg_node_fail(c, dn->name, field, "'%s': a declared variant's name is letters, digits and _ (at most 64)", name);
     for (int i = 0; i < index; i++)
         if (!strcmp(x->variants[i].v->name, name))
-            return cfgn_fail(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
+            return cfg_node_fail(c, dn->name, field, "'%s' is declared twice (first at line %d)", name, x->variants[i].line);
     cfg_owned *o = tl_xcalloc(1, sizeof *o);
     cv->own = o;
-    cv->origin = SRC_EXPERIMENT;
-    if (cfgop_library(c, library, args, field, x->dop, &o->d.lib)) return -1;
+    cv->origin = SOURCE_EXPERIMENT;
+    if (cfg_op_library(c, library, args, field, x->dop, &o->d.lib)) return -1;
     o->name = tl_xstrdup(name);
     o->summary = tl_xstrdup(o->d.lib->fn->doc);
     o->v = (reg_variant){.name = o->name, .summary = o->summary, .kind = REG_LIBRARY, .run = dlib_run,
@@ -257,11 +257,11 @@ int cfg_decl_library(cfgn_ctx *c, const cfg_decl_nodes *dn, yaml_node_t *library
     o->d.path = x->path, o->d.op = x->op, o->d.v = &o->v;
     if (dn->requires) {
         expr_scope scope = {NULL, 0, x->op->axes, x->op->naxes};
-        int k = dn->requires->type == YAML_SEQUENCE_NODE ? cfgn_count(dn->requires) : 1;
+        int k = dn->requires->type == YAML_SEQUENCE_NODE ? cfg_node_count(dn->requires) : 1;
         char f2[80];
         o->d.requires = tl_xcalloc((size_t)k + 1, sizeof *o->d.requires);
         snprintf(f2, sizeof f2, "%s.requires", field);
-        if (cfgn_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, o->d.requires, &o->d.nrequires)) return -1;
+        if (cfg_node_expr_list(c, dn->requires, f2, 1, 1 << 20, &scope, o->d.requires, &o->d.nrequires)) return -1;
     }
     cv->v = &o->v;
     return 0;

@@ -24,9 +24,9 @@ typedef struct {
 } cfg_decl_nodes;
 
 /* Entry index (field names it) with `source:`: cv from its nodes; -1 with the context's error. */
-int cfg_decl_source(cfgn_ctx *c, const cfg_decl_nodes *dn, const char *field, int index, cfg_variant *cv, tl_experiment *x);
+int cfg_decl_source(cfg_node_ctx *c, const cfg_decl_nodes *dn, const char *field, int index, cfg_variant *cv, tl_experiment *x);
 /* Entry index with `library:` and `args:`: cv a library variant of x's declared op. */
-int cfg_decl_library(cfgn_ctx *c, const cfg_decl_nodes *dn, yaml_node_t *library, yaml_node_t *args, const char *field,
+int cfg_decl_library(cfg_node_ctx *c, const cfg_decl_nodes *dn, yaml_node_t *library, yaml_node_t *args, const char *field,
                      int index, cfg_variant *cv, tl_experiment *x);
 
 #endif

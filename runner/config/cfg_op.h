@@ -8,10 +8,10 @@
 #include "runner/ops/dop.h"
 
 /* 0 with *out (a finished dop: dop_free it), or -1 with the context's error and *out NULL. */
-int cfgop_parse(cfgn_ctx *c, yaml_node_t *n, dop **out);
+int cfg_op_parse(cfg_node_ctx *c, yaml_node_t *n, dop **out);
 
 /* A library variant of d: `library: NAME` (lib) with `args:` (args) mapping each of the call's arguments to a
  * buffer of the right role and type or to an expression of the axes. 0 with *out, or -1 (field names it). */
-int cfgop_library(cfgn_ctx *c, yaml_node_t *lib, yaml_node_t *args, const char *field, const dop *d, dlib_call **out);
+int cfg_op_library(cfg_node_ctx *c, yaml_node_t *lib, yaml_node_t *args, const char *field, const dop *d, dlib_call **out);
 
 #endif

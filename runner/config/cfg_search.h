@@ -7,8 +7,8 @@
 #include "runner/config/cfg_node.h"
 #include "runner/search/search.h"
 
-/* *out (malloc'd; srch_spec_free and free it) from n; seed is the experiment's, the default. 0, or -1 with the
+/* *out (malloc'd; search_spec_free and free it) from n; seed is the experiment's, the default. 0, or -1 with the
  * context's error. */
-int cfgsearch_parse(cfgn_ctx *c, yaml_node_t *n, uint64_t seed, srch_spec **out);
+int cfg_search_parse(cfg_node_ctx *c, yaml_node_t *n, uint64_t seed, search_spec **out);
 
 #endif

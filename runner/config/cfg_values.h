@@ -8,8 +8,8 @@
 #include "runner/config/experiment.h"
 
 /* A value list, each value in [lo, hi], into *vals (the caller frees it) and *nvals; -1 naming field. */
-int cfg_values_parse(cfgn_ctx *c, yaml_node_t *n, const char *field, long lo, long hi, long **vals, int *nvals);
+int cfg_values_parse(cfg_node_ctx *c, yaml_node_t *n, const char *field, long lo, long hi, long **vals, int *nvals);
 /* `sizes:` into x->sizes and x->nsizes. */
-int cfg_values_sizes(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x);
+int cfg_values_sizes(cfg_node_ctx *c, yaml_node_t *n, tl_experiment *x);
 
 #endif

@@ -22,40 +22,40 @@
 
 /* ---- variants -------------------------------------------------------------------------- */
 
-static int parse_measure(cfgn_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m);
+static int parse_measure(cfg_node_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m);
 
 /* `counters:` at the top (field "counters") or in a variant: a set or metric name, or a list of them. */
-static int parse_counters(cfgn_ctx *c, yaml_node_t *n, const char *field, ctr_list *l)
+static int parse_counters(cfg_node_ctx *c, yaml_node_t *n, const char *field, counters_list *l)
 {
-    ctr_list_free(l);
+    counters_list_free(l);
     l->text = tl_xstrdup("");
     yaml_node_item_t one = 0, *items = &one, *top = &one + 1;
     if (n->type == YAML_SEQUENCE_NODE) {
         items = n->data.sequence.items.start;
         top = n->data.sequence.items.top;
     } else if (n->type != YAML_SCALAR_NODE) {
-        return cfgn_fail(c, n, field, "expected a metric or set name, or a list of them, like [memory, "
-                                    "dram__bytes_read.sum], got %s", cfgn_kind_name(n));
+        return cfg_node_fail(c, n, field, "expected a metric or set name, or a list of them, like [memory, "
+                                    "dram__bytes_read.sum], got %s", cfg_node_kind_name(n));
     }
     for (yaml_node_item_t *it = items; it < top; it++) {
-        yaml_node_t *item = it == &one ? n : cfgn_node(c, *it);
+        yaml_node_t *item = it == &one ? n : cfg_node_node(c, *it);
         if (item->type != YAML_SCALAR_NODE)
-            return cfgn_fail(c, item, field, "each item must be a metric or set name, got %s", cfgn_kind_name(item));
+            return cfg_node_fail(c, item, field, "each item must be a metric or set name, got %s", cfg_node_kind_name(item));
         tl_err why;
-        if (ctr_list_add(l, cfgn_scalar(item), (int)item->start_mark.line + 1, (int)item->start_mark.column + 1, &why))
-            return cfgn_fail(c, item, field, "%s", why.msg);
+        if (counters_list_add(l, cfg_node_scalar(item), (int)item->start_mark.line + 1, (int)item->start_mark.column + 1, &why))
+            return cfg_node_fail(c, item, field, "%s", why.msg);
     }
     return 0;
 }
 
-static int parse_params(cfgn_ctx *c, yaml_node_t *n, const char *field, cfg_variant *cv)
+static int parse_params(cfg_node_ctx *c, yaml_node_t *n, const char *field, cfg_variant *cv)
 {
     const reg_variant *v = cv->v;
-    cfgn_pair pr[REG_MAX_PARAMS];
+    cfg_node_pair pr[REG_MAX_PARAMS];
     int np;
     if (n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.top - n->data.mapping.pairs.start > REG_MAX_PARAMS)
-        return cfgn_fail(c, n, field, "too many params");
-    if (cfgn_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
+        return cfg_node_fail(c, n, field, "too many params");
+    if (cfg_node_pairs(c, n, field, NULL, pr, REG_MAX_PARAMS, &np)) return -1;
     yaml_node_pair_t *p = n->data.mapping.pairs.start;
     for (int i = 0; i < np; i++, p++) {
         int k = reg_find_param(v, pr[i].key);
@@ -63,7 +63,7 @@ static int parse_params(cfgn_ctx *c, yaml_node_t *n, const char *field, cfg_vari
             char list[256] = "";
             for (int j = 0; j < v->nparams; j++)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", v->params[j].name);
-            return cfgn_fail(c, cfgn_node(c, p->key), field, "variant '%s' has no param '%s' (its params: %s)", v->name,
+            return cfg_node_fail(c, cfg_node_node(c, p->key), field, "variant '%s' has no param '%s' (its params: %s)", v->name,
                            pr[i].key, v->nparams ? list : "none");
         }
         char f2[128];
@@ -75,10 +75,10 @@ static int parse_params(cfgn_ctx *c, yaml_node_t *n, const char *field, cfg_vari
 }
 
 /* The keys both kinds of variant take. */
-static int parse_variant_common(cfgn_ctx *c, yaml_node_t *n, yaml_node_t *measure, yaml_node_t *counters,
+static int parse_variant_common(cfg_node_ctx *c, yaml_node_t *n, yaml_node_t *measure, yaml_node_t *counters,
                                 const char *field, cfg_variant *cv, tl_experiment *x)
 {
-    ctr_list_copy(&cv->counters, &x->counters);
+    counters_list_copy(&cv->counters, &x->counters);
     if (counters) {
         char f2[80];
         snprintf(f2, sizeof f2, "%s.counters", field);
@@ -90,7 +90,7 @@ static int parse_variant_common(cfgn_ctx *c, yaml_node_t *n, yaml_node_t *measur
         if (parse_measure(c, measure, f2, &cv->protocol)) return -1;
     }
     if (x->verify == CFG_VERIFY_EVERY && cv->protocol.batch > 1)
-        return cfgn_fail(c, measure ? measure : n, field,
+        return cfg_node_fail(c, measure ? measure : n, field,
                        "verify: every checks each run, so it needs batch: 1 (a batch repeats runs on one output)");
     return 0;
 }
@@ -99,37 +99,37 @@ static int parse_variant_common(cfgn_ctx *c, yaml_node_t *n, yaml_node_t *measur
  * folder, or `table: tilelab:OP/NAME.table`, another of the tables this runner carries (kernels/OP/,
  * e.g. one measured on another GPU). Read through the store, so the result file carries it; so are the
  * rungs it names. */
-static int load_table(cfgn_ctx *c, yaml_node_t *node, const char *field, cfg_variant *cv, tl_experiment *x)
+static int load_table(cfg_node_ctx *c, yaml_node_t *node, const char *field, cfg_variant *cv, tl_experiment *x)
 {
     char f2[80];
     snprintf(f2, sizeof f2, "%s.table", field);
-    if (node && cfgn_expect(c, node, YAML_SCALAR_NODE, f2)) return -1;
-    const char *origin = node ? SRC_EXPERIMENT : SRC_TILELAB, *path = node ? cfgn_scalar(node) : cv->v->table;
+    if (node && cfg_node_expect(c, node, YAML_SCALAR_NODE, f2)) return -1;
+    const char *origin = node ? SOURCE_EXPERIMENT : SOURCE_TILELAB, *path = node ? cfg_node_scalar(node) : cv->v->table;
     if (node && !strncmp(path, TILELAB_TABLE_PREFIX, strlen(TILELAB_TABLE_PREFIX))) {
-        origin = SRC_TILELAB;
+        origin = SOURCE_TILELAB;
         path += strlen(TILELAB_TABLE_PREFIX);
         if (!reg_is_table_of(path, x->op->name)) {
             char list[1024];
             reg_list_tables(x->op->name, list, sizeof list);
-            return cfgn_fail(c, node, f2, "'%s' names no table this runner carries for op %s (%s)", cfgn_scalar(node),
+            return cfg_node_fail(c, node, f2, "'%s' names no table this runner carries for op %s (%s)", cfg_node_scalar(node),
                            x->op->name, list);
         }
         if (!x->store.tilelab_preloaded && !reg_find_source(path)) { /* rerun: the file's copy */
             char list[1024];
             reg_list_tables(x->op->name, list, sizeof list);
-            return cfgn_fail(c, node, f2, "this runner carries no table kernels/%s (%s)", path, list);
+            return cfg_node_fail(c, node, f2, "this runner carries no table kernels/%s (%s)", path, list);
         }
     }
-    if (src_resolve_table(&x->store, origin, path, &cv->src, c->e)) {
+    if (source_resolve_table(&x->store, origin, path, &cv->src, c->e)) {
         if (node)
             tl_err_wrap(c->e, "%s:%lu:%lu: %s", c->path, (unsigned long)node->start_mark.line + 1,
                         (unsigned long)node->start_mark.column + 1, f2);
         return -1;
     }
-    const src_file *f = &x->store.files[cv->src.files[0]];
-    char *name = src_display(&x->store, f);
+    const source_file *f = &x->store.files[cv->src.files[0]];
+    char *name = source_display(&x->store, f);
     cv->table = tl_xcalloc(1, sizeof *cv->table);
-    int rc = dsp_parse(x->op, name, f->text, f->len, cv->table, c->e);
+    int rc = dispatch_parse(x->op, name, f->text, f->len, cv->table, c->e);
     free(name);
     if (rc && node)
         tl_err_wrap(c->e, "%s:%lu:%lu: %s", c->path, (unsigned long)node->start_mark.line + 1,
@@ -142,27 +142,27 @@ static int load_table(cfgn_ctx *c, yaml_node_t *node, const char *field, cfg_var
     cv->run_src = tl_xcalloc((size_t)x->op->nvariants, sizeof *cv->run_src);
     for (int i = 0; i < cv->table->n; i++) {
         const reg_variant *v = cv->table->rows[i].v;
-        src_set *s = &cv->run_src[v - x->op->variants];
-        if (s->n == 0 && src_resolve(&x->store, SRC_TILELAB, v->source, s, c->e)) return -1;
+        source_set *s = &cv->run_src[v - x->op->variants];
+        if (s->n == 0 && source_resolve(&x->store, SOURCE_TILELAB, v->source, s, c->e)) return -1;
     }
     return 0;
 }
 
-static int parse_registered(cfgn_ctx *c, yaml_node_t *name, yaml_node_t *params, yaml_node_t *table, yaml_node_t *trials,
+static int parse_registered(cfg_node_ctx *c, yaml_node_t *name, yaml_node_t *params, yaml_node_t *table, yaml_node_t *trials,
                             const char *field, cfg_variant *cv, tl_experiment *x)
 {
-    cv->v = reg_find_variant(x->op, cfgn_scalar(name));
+    cv->v = reg_find_variant(x->op, cfg_node_scalar(name));
     if (!cv->v && x->dop)
-        return cfgn_fail(c, name, field, "'%s': op %s is declared in this file, so its variants are too: each needs "
-                                         "`source:`, `block:` and `grid:`", cfgn_scalar(name), x->op->name);
+        return cfg_node_fail(c, name, field, "'%s': op %s is declared in this file, so its variants are too: each needs "
+                                         "`source:`, `block:` and `grid:`", cfg_node_scalar(name), x->op->name);
     if (!cv->v) {
         char list[1024] = "";
         for (int i = 0; i < x->op->nvariants; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", x->op->variants[i].name);
-        return cfgn_fail(c, name, field, "op '%s' has no variant '%s' (variants: %s; a variant of your own needs "
-                                       "`source:`)", x->op->name, cfgn_scalar(name), list);
+        return cfg_node_fail(c, name, field, "op '%s' has no variant '%s' (variants: %s; a variant of your own needs "
+                                       "`source:`)", x->op->name, cfg_node_scalar(name), list);
     }
-    cv->origin = SRC_TILELAB;
+    cv->origin = SOURCE_TILELAB;
     for (int k = 0; k < cv->v->nparams; k++) {
         cv->values[k] = tl_xmalloc(sizeof(long));
         cv->values[k][0] = cv->v->params[k].def;
@@ -174,25 +174,25 @@ static int parse_registered(cfgn_ctx *c, yaml_node_t *name, yaml_node_t *params,
         if (parse_params(c, params, f2, cv)) return -1;
     }
     if (table && !cv->v->table)
-        return cfgn_fail(c, table, field, "table: belongs to a dispatching variant; %s is not one", cv->v->name);
+        return cfg_node_fail(c, table, field, "table: belongs to a dispatching variant; %s is not one", cv->v->name);
     if (trials && !cv->v->table)
-        return cfgn_fail(c, trials, field, "trials: belongs to a dispatching variant; %s is not one", cv->v->name);
+        return cfg_node_fail(c, trials, field, "trials: belongs to a dispatching variant; %s is not one", cv->v->name);
     if (cv->v->table) {
         long k = CFG_TRIALS;
         char f2[80];
         snprintf(f2, sizeof f2, "%s.trials", field);
-        if (trials && cfgn_int(c, trials, f2, 1, CFG_MAX_TRIALS, &k)) return -1;
+        if (trials && cfg_node_int(c, trials, f2, 1, CFG_MAX_TRIALS, &k)) return -1;
         cv->trials = (int)k;
         return load_table(c, table, field, cv, x);
     }
-    if (cv->v->kind == REG_NVRTC && src_resolve(&x->store, SRC_TILELAB, cv->v->source, &cv->src, c->e)) {
+    if (cv->v->kind == REG_NVRTC && source_resolve(&x->store, SOURCE_TILELAB, cv->v->source, &cv->src, c->e)) {
         tl_err_wrap(c->e, "%s:%lu: %s", c->path, (unsigned long)name->start_mark.line + 1, field);
         return -1;
     }
     return 0;
 }
 
-static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
+static int parse_variant(cfg_node_ctx *c, yaml_node_t *n, int index, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "params", "measure", "counters", "source", "entry", "block", "grid",
                                         "smem", "requires", "table", "trials", "kernels", "workspace", "library",
@@ -205,31 +205,31 @@ static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *
     cfg_decl_nodes dn = {.name = n};
     yaml_node_t *measure = NULL, *counters = NULL, *table = NULL, *trials = NULL, *library = NULL, *args = NULL;
     if (n->type == YAML_MAPPING_NODE) {
-        cfgn_pair pr[16];
+        cfg_node_pair pr[16];
         int np;
-        if (cfgn_pairs(c, n, field, keys, pr, 16, &np)) return -1;
+        if (cfg_node_pairs(c, n, field, keys, pr, 16, &np)) return -1;
         yaml_node_t **slot[] = {&dn.name, &dn.params, &measure, &counters, &dn.source, &dn.entry, &dn.block, &dn.grid,
                                 &dn.smem, &dn.requires, &table, &trials, &dn.kernels, &dn.workspace, &library, &args};
         dn.name = NULL;
         for (int i = 0; i < np; i++)
             for (int k = 0; keys[k]; k++)
                 if (!strcmp(pr[i].key, keys[k])) *slot[k] = pr[i].value;
-        if (!dn.name) return cfgn_fail(c, n, field, "'name' is required");
+        if (!dn.name) return cfg_node_fail(c, n, field, "'name' is required");
     }
     if (dn.name->type != YAML_SCALAR_NODE)
-        return cfgn_fail(c, dn.name, field, "expected a variant name or {name: ..., params: {...}}, got %s",
-                       cfgn_kind_name(dn.name));
+        return cfg_node_fail(c, dn.name, field, "expected a variant name or {name: ..., params: {...}}, got %s",
+                       cfg_node_kind_name(dn.name));
     if (library || args) {
         if (cfg_decl_library(c, &dn, library, args, field, index, cv, x)) return -1;
     } else if (!dn.source) {
         yaml_node_t *only = dn.entry ? dn.entry : dn.block ? dn.block : dn.grid ? dn.grid : dn.smem ? dn.smem
                             : dn.requires ? dn.requires : dn.kernels ? dn.kernels : dn.workspace;
         if (only)
-            return cfgn_fail(c, only, field, "entry, block, grid, smem, requires, kernels and workspace belong to a variant "
+            return cfg_node_fail(c, only, field, "entry, block, grid, smem, requires, kernels and workspace belong to a variant "
                                              "with `source:`");
         if (parse_registered(c, dn.name, dn.params, table, trials, field, cv, x)) return -1;
     } else if (table || trials) {
-        return cfgn_fail(c, table ? table : trials, field, "%s: belongs to a dispatching variant (e.g. tuned), not one "
+        return cfg_node_fail(c, table ? table : trials, field, "%s: belongs to a dispatching variant (e.g. tuned), not one "
                        "with `source:`", table ? "table" : "trials");
     } else if (cfg_decl_source(c, &dn, field, index, cv, x)) {
         return -1;
@@ -237,47 +237,47 @@ static int parse_variant(cfgn_ctx *c, yaml_node_t *n, int index, tl_experiment *
     return parse_variant_common(c, n, measure, counters, field, cv, x);
 }
 
-static int parse_variants(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_variants(cfg_node_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
-    if (cfgn_expect(c, n, YAML_SEQUENCE_NODE, "variants")) return -1;
+    if (cfg_node_expect(c, n, YAML_SEQUENCE_NODE, "variants")) return -1;
     int count = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
-    if (count == 0) return cfgn_fail(c, n, "variants", "the list is empty");
+    if (count == 0) return cfg_node_fail(c, n, "variants", "the list is empty");
     x->variants = tl_xcalloc((size_t)count, sizeof *x->variants);
     x->nvariants = count;
     for (int i = 0; i < count; i++)
-        if (parse_variant(c, cfgn_node(c, n->data.sequence.items.start[i]), i, x)) return -1;
+        if (parse_variant(c, cfg_node_node(c, n->data.sequence.items.start[i]), i, x)) return -1;
     return 0;
 }
 
 /* ---- the small sections ---------------------------------------------------------------- */
 
-static int parse_layout(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_layout(cfg_node_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
     static const char *const names[] = {"row", "col"};
-    cfgn_pair pr[REG_MAX_OPERANDS];
+    cfg_node_pair pr[REG_MAX_OPERANDS];
     int np;
-    if (cfgn_pairs(c, n, "layout", NULL, pr, REG_MAX_OPERANDS, &np)) return -1;
+    if (cfg_node_pairs(c, n, "layout", NULL, pr, REG_MAX_OPERANDS, &np)) return -1;
     yaml_node_pair_t *p = n->data.mapping.pairs.start;
     for (int i = 0; i < np; i++, p++) {
         int o = -1;
         for (int j = 0; j < x->op->noperands; j++)
             if (!strcmp(x->op->operands[j], pr[i].key)) o = j;
-        if (o < 0) return cfgn_fail(c, cfgn_node(c, p->key), "layout", "op '%s' has no operand '%s'", x->op->name, pr[i].key);
+        if (o < 0) return cfg_node_fail(c, cfg_node_node(c, p->key), "layout", "op '%s' has no operand '%s'", x->op->name, pr[i].key);
         char field[64];
         snprintf(field, sizeof field, "layout.%s", pr[i].key);
         yaml_node_t *v = pr[i].value;
         x->nlayouts[o] = 0;
         if (v->type == YAML_SEQUENCE_NODE) {
             int cnt = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
-            if (cnt < 1 || cnt > 2) return cfgn_fail(c, v, field, "expected row, col or [row, col]");
+            if (cnt < 1 || cnt > 2) return cfg_node_fail(c, v, field, "expected row, col or [row, col]");
             for (int k = 0; k < cnt; k++) {
                 int which;
-                if (cfgn_choice(c, cfgn_node(c, v->data.sequence.items.start[k]), field, names, 2, &which)) return -1;
+                if (cfg_node_choice(c, cfg_node_node(c, v->data.sequence.items.start[k]), field, names, 2, &which)) return -1;
                 x->layouts[o][x->nlayouts[o]++] = which;
             }
         } else {
             int which;
-            if (cfgn_choice(c, v, field, names, 2, &which)) return -1;
+            if (cfg_node_choice(c, v, field, names, 2, &which)) return -1;
             x->layouts[o][x->nlayouts[o]++] = which;
         }
     }
@@ -285,26 +285,26 @@ static int parse_layout(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 }
 
 /* dtype: one of the op's, or a list of them (a sweep axis). */
-static int parse_dtypes(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_dtypes(cfg_node_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
     const reg_op *op = x->op;
-    if (n->type != YAML_SEQUENCE_NODE) return cfgn_choice(c, n, "dtype", op->dtypes, op->ndtypes, &x->dtypes[0]);
+    if (n->type != YAML_SEQUENCE_NODE) return cfg_node_choice(c, n, "dtype", op->dtypes, op->ndtypes, &x->dtypes[0]);
     int cnt = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
-    if (cnt < 1 || cnt > op->ndtypes) return cfgn_fail(c, n, "dtype", "expected 1 to %d of the op's dtypes", op->ndtypes);
+    if (cnt < 1 || cnt > op->ndtypes) return cfg_node_fail(c, n, "dtype", "expected 1 to %d of the op's dtypes", op->ndtypes);
     x->ndtypes = 0;
     for (int k = 0; k < cnt; k++) {
-        yaml_node_t *item = cfgn_node(c, n->data.sequence.items.start[k]);
+        yaml_node_t *item = cfg_node_node(c, n->data.sequence.items.start[k]);
         int which;
-        if (cfgn_choice(c, item, "dtype", op->dtypes, op->ndtypes, &which)) return -1;
+        if (cfg_node_choice(c, item, "dtype", op->dtypes, op->ndtypes, &which)) return -1;
         for (int j = 0; j < x->ndtypes; j++)
-            if (x->dtypes[j] == which) return cfgn_fail(c, item, "dtype", "'%s' is listed twice", op->dtypes[which]);
+            if (x->dtypes[j] == which) return cfg_node_fail(c, item, "dtype", "'%s' is listed twice", op->dtypes[which]);
         x->dtypes[x->ndtypes++] = which;
     }
     return 0;
 }
 
 /* Every variant takes at least one of the dtypes swept (a case is planned for each it takes). */
-static int check_variant_dtypes(cfgn_ctx *c, tl_experiment *x)
+static int check_variant_dtypes(cfg_node_ctx *c, tl_experiment *x)
 {
     const reg_op *op = x->op;
     for (int i = 0; i < x->nvariants; i++) {
@@ -324,35 +324,35 @@ static int check_variant_dtypes(cfgn_ctx *c, tl_experiment *x)
     return 0;
 }
 
-static int parse_args(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_args(cfg_node_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
-    cfgn_pair pr[REG_MAX_ARGS];
+    cfg_node_pair pr[REG_MAX_ARGS];
     int np;
-    if (cfgn_pairs(c, n, "args", NULL, pr, REG_MAX_ARGS, &np)) return -1;
+    if (cfg_node_pairs(c, n, "args", NULL, pr, REG_MAX_ARGS, &np)) return -1;
     yaml_node_pair_t *p = n->data.mapping.pairs.start;
     for (int i = 0; i < np; i++, p++) {
         int a = -1;
         for (int j = 0; j < x->op->nargs; j++)
             if (!strcmp(x->op->args[j].name, pr[i].key)) a = j;
-        if (a < 0) return cfgn_fail(c, cfgn_node(c, p->key), "args", "op '%s' has no arg '%s'", x->op->name, pr[i].key);
+        if (a < 0) return cfg_node_fail(c, cfg_node_node(c, p->key), "args", "op '%s' has no arg '%s'", x->op->name, pr[i].key);
         char field[64];
         snprintf(field, sizeof field, "args.%s", pr[i].key);
-        if (cfgn_double(c, pr[i].value, field, -1e30, 1e30, &x->args[a])) return -1;
+        if (cfg_node_double(c, pr[i].value, field, -1e30, 1e30, &x->args[a])) return -1;
     }
     return 0;
 }
 
-static int parse_tolerance(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_tolerance(cfg_node_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
     static const char *const keys[] = {"rtol", "atol", NULL};
-    cfgn_pair pr[2];
+    cfg_node_pair pr[2];
     int np;
-    if (cfgn_pairs(c, n, "tolerance", keys, pr, 2, &np)) return -1;
+    if (cfg_node_pairs(c, n, "tolerance", keys, pr, 2, &np)) return -1;
     for (int i = 0; i < np; i++) {
         double *dst = !strcmp(pr[i].key, "rtol") ? &x->tol.rtol : &x->tol.atol;
         char field[32];
         snprintf(field, sizeof field, "tolerance.%s", pr[i].key);
-        if (cfgn_double(c, pr[i].value, field, 0, 1, dst)) return -1;
+        if (cfg_node_double(c, pr[i].value, field, 0, 1, dst)) return -1;
     }
     return 0;
 }
@@ -360,46 +360,46 @@ static int parse_tolerance(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 const char *const cfg_verify_names[] = {"off", "once", "every"};
 
 /* `measure:` at the top (prefix "measure") or in a variant (prefix "variants[i].measure"). */
-static int parse_measure(cfgn_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m)
+static int parse_measure(cfg_node_ctx *c, yaml_node_t *n, const char *prefix, measure_protocol *m)
 {
     static const char *const keys[] = {"warmup", "warmup_s", "min_reps", "max_reps", "max_noise", "max_time_s",
                                        "l2_flush", "batch", "energy_s", NULL};
-    cfgn_pair pr[9];
+    cfg_node_pair pr[9];
     int np;
     long v;
-    if (cfgn_pairs(c, n, prefix, keys, pr, 9, &np)) return -1;
+    if (cfg_node_pairs(c, n, prefix, keys, pr, 9, &np)) return -1;
     for (int i = 0; i < np; i++) {
         const char *k = pr[i].key;
         char field[96];
         snprintf(field, sizeof field, "%s.%s", prefix, k);
         int rc;
-        if (!strcmp(k, "warmup")) rc = cfgn_int(c, pr[i].value, field, 0, 100000, &v), m->warmup = (int)v;
-        else if (!strcmp(k, "warmup_s")) rc = cfgn_double(c, pr[i].value, field, 0, 3600, &m->warmup_s);
-        else if (!strcmp(k, "batch")) rc = cfgn_int(c, pr[i].value, field, 1, 100000, &v), m->batch = (int)v;
-        else if (!strcmp(k, "min_reps")) rc = cfgn_int(c, pr[i].value, field, 1, 1000000, &v), m->min_reps = (int)v;
-        else if (!strcmp(k, "max_reps")) rc = cfgn_int(c, pr[i].value, field, 1, 1000000, &v), m->max_reps = (int)v;
-        else if (!strcmp(k, "max_noise")) rc = cfgn_double(c, pr[i].value, field, 0, 1, &m->max_noise);
-        else if (!strcmp(k, "max_time_s")) rc = cfgn_double(c, pr[i].value, field, 0, 86400, &m->max_time_s);
-        else if (!strcmp(k, "energy_s")) rc = cfgn_double(c, pr[i].value, field, 0, 3600, &m->energy_s);
-        else rc = cfgn_bool(c, pr[i].value, field, &m->l2_flush);
+        if (!strcmp(k, "warmup")) rc = cfg_node_int(c, pr[i].value, field, 0, 100000, &v), m->warmup = (int)v;
+        else if (!strcmp(k, "warmup_s")) rc = cfg_node_double(c, pr[i].value, field, 0, 3600, &m->warmup_s);
+        else if (!strcmp(k, "batch")) rc = cfg_node_int(c, pr[i].value, field, 1, 100000, &v), m->batch = (int)v;
+        else if (!strcmp(k, "min_reps")) rc = cfg_node_int(c, pr[i].value, field, 1, 1000000, &v), m->min_reps = (int)v;
+        else if (!strcmp(k, "max_reps")) rc = cfg_node_int(c, pr[i].value, field, 1, 1000000, &v), m->max_reps = (int)v;
+        else if (!strcmp(k, "max_noise")) rc = cfg_node_double(c, pr[i].value, field, 0, 1, &m->max_noise);
+        else if (!strcmp(k, "max_time_s")) rc = cfg_node_double(c, pr[i].value, field, 0, 86400, &m->max_time_s);
+        else if (!strcmp(k, "energy_s")) rc = cfg_node_double(c, pr[i].value, field, 0, 3600, &m->energy_s);
+        else rc = cfg_node_bool(c, pr[i].value, field, &m->l2_flush);
         if (rc) return -1;
     }
     if (m->min_reps > m->max_reps)
-        return cfgn_fail(c, n, prefix, "min_reps (%d) is above max_reps (%d)", m->min_reps, m->max_reps);
+        return cfg_node_fail(c, n, prefix, "min_reps (%d) is above max_reps (%d)", m->min_reps, m->max_reps);
     return 0;
 }
 
-static int parse_name(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+static int parse_name(cfg_node_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
-    if (cfgn_string(c, n, "name", &x->name)) return -1;
-    if (!*x->name) return cfgn_fail(c, n, "name", "must not be empty");
+    if (cfg_node_string(c, n, "name", &x->name)) return -1;
+    if (!*x->name) return cfg_node_fail(c, n, "name", "must not be empty");
     for (const char *p = x->name; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
               *p == '-'))
-            return cfgn_fail(c, n, "name", "'%s' may hold only letters, digits, '_' and '-' (it names the output file)",
+            return cfg_node_fail(c, n, "name", "'%s' may hold only letters, digits, '_' and '-' (it names the output file)",
                            x->name);
     if (strlen(x->name) > CFG_MAX_NAME) /* results/<name>-<utc>.h5.tmp within a file name's 255 bytes */
-        return cfgn_fail(c, n, "name", "%zu characters, more than the %d a name may have (it names the output file)",
+        return cfg_node_fail(c, n, "name", "%zu characters, more than the %d a name may have (it names the output file)",
                          strlen(x->name), CFG_MAX_NAME);
     return 0;
 }
@@ -416,18 +416,18 @@ static long long search_points(const cfg_variant *cv)
 }
 
 /* Something to search, a budget of cases within a space, the objective's counter collected by every searched
- * variant; `objective: energy` gives the searched variants energy runs (SRCH_ENERGY_S) where they have none. */
-static int check_search(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
+ * variant; `objective: energy` gives the searched variants energy runs (SEARCH_ENERGY_S) where they have none. */
+static int check_search(cfg_node_ctx *c, yaml_node_t *n, tl_experiment *x)
 {
-    const srch_spec *s = x->search;
+    const search_spec *s = x->search;
     long long largest = 1;
     for (int v = 0; v < x->nvariants; v++) {
         cfg_variant *cv = &x->variants[v];
         long long points = search_points(cv);
         if (points == 1) continue;
         if (points > largest) largest = points;
-        if (s->objective == SRCH_ENERGY && !(cv->protocol.energy_s > 0)) cv->protocol.energy_s = SRCH_ENERGY_S;
-        int found = s->objective != SRCH_COUNTER;
+        if (s->objective == SEARCH_ENERGY && !(cv->protocol.energy_s > 0)) cv->protocol.energy_s = SEARCH_ENERGY_S;
+        int found = s->objective != SEARCH_COUNTER;
         for (int k = 0; k < cv->counters.n && !found; k++) found = !strcmp(cv->counters.names[k], s->counter);
         if (!found) {
             tl_err_set(c->e, "%s:%d:%d: search.objective: '%s' is not among the counters variant '%s' collects (%s): "
@@ -437,9 +437,9 @@ static int check_search(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
         }
     }
     if (largest == 1)
-        return cfgn_fail(c, n, "search", "nothing to search: no variant has a param with a list of values (a search "
+        return cfg_node_fail(c, n, "search", "nothing to search: no variant has a param with a list of values (a search "
                                          "chooses among them)");
-    if (s->budget_kind == SRCH_CASES && s->budget > (double)largest) {
+    if (s->budget_kind == SEARCH_CASES && s->budget > (double)largest) {
         tl_err_set(c->e, "%s:%d:%d: search.budget.cases: %.0f is over the space (the largest search has %lld points "
                          "before the rules); without `search:` the sweep measures every point",
                    c->path, s->budget_line, s->budget_col, s->budget, largest);
@@ -452,32 +452,32 @@ static int check_search(cfgn_ctx *c, yaml_node_t *n, tl_experiment *x)
 
 /* `op:` names a registered op, or declares one (a mapping: runner/config/cfg_op.h), whose buffers then say what the
  * registered ops' dtype, layout, args, data, reference and tolerance keys say. */
-static int parse_op(cfgn_ctx *c, yaml_node_t *n, cfgn_pair *pr, int np, tl_experiment *x)
+static int parse_op(cfg_node_ctx *c, yaml_node_t *n, cfg_node_pair *pr, int np, tl_experiment *x)
 {
     if (n->type == YAML_MAPPING_NODE) {
         static const char *const keys[] = {"dtype", "layout", "args", "data", "reference", "tolerance"};
         for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-            yaml_node_t *k = cfgn_find(pr, np, keys[i]);
-            if (k) return cfgn_fail(c, k, keys[i], "belongs to a registered op; a declared op's buffers give their types "
+            yaml_node_t *k = cfg_node_find(pr, np, keys[i]);
+            if (k) return cfg_node_fail(c, k, keys[i], "belongs to a registered op; a declared op's buffers give their types "
                                                    "and inits, and `op:` its reference and tolerance");
         }
-        if (cfgop_parse(c, n, &x->dop)) return -1;
+        if (cfg_op_parse(c, n, &x->dop)) return -1;
         x->op = &x->dop->op;
         return 0;
     }
-    if (cfgn_expect(c, n, YAML_SCALAR_NODE, "op")) return -1;
-    if (!(x->op = reg_find_op(cfgn_scalar(n)))) {
+    if (cfg_node_expect(c, n, YAML_SCALAR_NODE, "op")) return -1;
+    if (!(x->op = reg_find_op(cfg_node_scalar(n)))) {
         char list[256] = "";
         for (int i = 0; i < reg_nops; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", reg_ops[i]->name);
-        return cfgn_fail(c, n, "op", "unknown op '%s' (ops: %s; or declare one: `op: {name: ..., axes: [...], "
-                                     "buffers: {...}, ...}`)", cfgn_scalar(n), list);
+        return cfg_node_fail(c, n, "op", "unknown op '%s' (ops: %s; or declare one: `op: {name: ..., axes: [...], "
+                                     "buffers: {...}, ...}`)", cfg_node_scalar(n), list);
     }
     return 0;
 }
 
 /* A declared op's reference is one of the experiment's variants. */
-static int check_reference(cfgn_ctx *c, tl_experiment *x)
+static int check_reference(cfg_node_ctx *c, tl_experiment *x)
 {
     char list[1024] = "";
     for (int v = 0; v < x->nvariants; v++) {
@@ -489,68 +489,68 @@ static int check_reference(cfgn_ctx *c, tl_experiment *x)
     return -1;
 }
 
-static int parse_root(cfgn_ctx *c, yaml_node_t *root, tl_experiment *x)
+static int parse_root(cfg_node_ctx *c, yaml_node_t *root, tl_experiment *x)
 {
     static const char *const keys[] = {"name", "description", "op", "seed", "dtype", "layout", "args", "sizes",
                                        "variants", "reference", "tolerance", "measure", "counters", "data", "verify",
                                        "case_timeout_s", "compile_timeout_s", "search", NULL};
-    cfgn_pair pr[20];
+    cfg_node_pair pr[20];
     int np;
     if (root->type != YAML_MAPPING_NODE)
-        return cfgn_fail(c, root, "experiment", "expected a mapping of fields (name, op, sizes, variants, ...), got %s",
-                       cfgn_kind_name(root));
-    if (cfgn_pairs(c, root, "experiment", keys, pr, 19, &np)) return -1;
+        return cfg_node_fail(c, root, "experiment", "expected a mapping of fields (name, op, sizes, variants, ...), got %s",
+                       cfg_node_kind_name(root));
+    if (cfg_node_pairs(c, root, "experiment", keys, pr, 19, &np)) return -1;
     static const char *const required[] = {"name", "op", "seed", "sizes", "variants"};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-        if (!cfgn_find(pr, np, required[i]))
-            return cfgn_fail(c, root, required[i], "required field is missing");
+        if (!cfg_node_find(pr, np, required[i]))
+            return cfg_node_fail(c, root, required[i], "required field is missing");
 
     yaml_node_t *n;
-    if (parse_name(c, cfgn_find(pr, np, "name"), x)) return -1;
-    if ((n = cfgn_find(pr, np, "description")) && cfgn_string(c, n, "description", &x->description)) return -1;
-    if (parse_op(c, cfgn_find(pr, np, "op"), pr, np, x)) return -1;
+    if (parse_name(c, cfg_node_find(pr, np, "name"), x)) return -1;
+    if ((n = cfg_node_find(pr, np, "description")) && cfg_node_string(c, n, "description", &x->description)) return -1;
+    if (parse_op(c, cfg_node_find(pr, np, "op"), pr, np, x)) return -1;
     const reg_op *op = x->op;
     long seed;
-    if (cfgn_int(c, cfgn_find(pr, np, "seed"), "seed", 0, 0x7fffffffffffffffL, &seed)) return -1;
+    if (cfg_node_int(c, cfg_node_find(pr, np, "seed"), "seed", 0, 0x7fffffffffffffffL, &seed)) return -1;
     x->seed = (uint64_t)seed;
     x->dtypes[0] = 0, x->ndtypes = 1;
     int which;
-    if ((n = cfgn_find(pr, np, "dtype")) && parse_dtypes(c, n, x)) return -1;
+    if ((n = cfg_node_find(pr, np, "dtype")) && parse_dtypes(c, n, x)) return -1;
     for (int o = 0; o < op->noperands; o++) x->layouts[o][0] = REG_ROW, x->nlayouts[o] = 1;
-    if ((n = cfgn_find(pr, np, "layout")) && parse_layout(c, n, x)) return -1;
+    if ((n = cfg_node_find(pr, np, "layout")) && parse_layout(c, n, x)) return -1;
     for (int a = 0; a < op->nargs; a++) x->args[a] = op->args[a].def;
-    if ((n = cfgn_find(pr, np, "args")) && parse_args(c, n, x)) return -1;
-    if ((n = cfgn_find(pr, np, "data"))) {
-        if (cfgn_choice(c, n, "data", reg_dist_names, REG_NDISTS, &which)) return -1;
+    if ((n = cfg_node_find(pr, np, "args")) && parse_args(c, n, x)) return -1;
+    if ((n = cfg_node_find(pr, np, "data"))) {
+        if (cfg_node_choice(c, n, "data", reg_dist_names, REG_NDISTS, &which)) return -1;
         x->dist = (reg_dist)which;
     }
     x->verify = CFG_VERIFY_ONCE;
-    if ((n = cfgn_find(pr, np, "verify"))) {
-        if (cfgn_choice(c, n, "verify", cfg_verify_names, 3, &which)) return -1;
+    if ((n = cfg_node_find(pr, np, "verify"))) {
+        if (cfg_node_choice(c, n, "verify", cfg_verify_names, 3, &which)) return -1;
         x->verify = (cfg_verify)which;
     }
-    if ((n = cfgn_find(pr, np, "case_timeout_s")) && cfgn_double(c, n, "case_timeout_s", 1, 86400, &x->case_timeout_s))
+    if ((n = cfg_node_find(pr, np, "case_timeout_s")) && cfg_node_double(c, n, "case_timeout_s", 1, 86400, &x->case_timeout_s))
         return -1;
-    if ((n = cfgn_find(pr, np, "compile_timeout_s")) &&
-        cfgn_double(c, n, "compile_timeout_s", 1, 86400, &x->compile_timeout_s))
+    if ((n = cfg_node_find(pr, np, "compile_timeout_s")) &&
+        cfg_node_double(c, n, "compile_timeout_s", 1, 86400, &x->compile_timeout_s))
         return -1;
-    if (cfg_values_sizes(c, cfgn_find(pr, np, "sizes"), x)) return -1;
+    if (cfg_values_sizes(c, cfg_node_find(pr, np, "sizes"), x)) return -1;
     x->protocol = measure_defaults;
-    if ((n = cfgn_find(pr, np, "measure")) && parse_measure(c, n, "measure", &x->protocol)) return -1;
-    if ((n = cfgn_find(pr, np, "counters")) && parse_counters(c, n, "counters", &x->counters)) return -1;
-    if (parse_variants(c, cfgn_find(pr, np, "variants"), x)) return -1;
+    if ((n = cfg_node_find(pr, np, "measure")) && parse_measure(c, n, "measure", &x->protocol)) return -1;
+    if ((n = cfg_node_find(pr, np, "counters")) && parse_counters(c, n, "counters", &x->counters)) return -1;
+    if (parse_variants(c, cfg_node_find(pr, np, "variants"), x)) return -1;
     if (check_variant_dtypes(c, x)) return -1;
-    if ((n = cfgn_find(pr, np, "search")) && (cfgsearch_parse(c, n, x->seed, &x->search) || check_search(c, n, x)))
+    if ((n = cfg_node_find(pr, np, "search")) && (cfg_search_parse(c, n, x->seed, &x->search) || check_search(c, n, x)))
         return -1;
     x->reference = op->references[0];
     if (x->dop && check_reference(c, x)) return -1;
-    if ((n = cfgn_find(pr, np, "reference"))) {
-        if (cfgn_choice(c, n, "reference", op->references, op->nreferences, &which)) return -1;
+    if ((n = cfg_node_find(pr, np, "reference"))) {
+        if (cfg_node_choice(c, n, "reference", op->references, op->nreferences, &which)) return -1;
         x->reference = op->references[which];
     }
     /* Integer inputs give exact results: checked exactly unless the file says otherwise. */
     x->tol = config_tolerance(x, &(reg_spec){.dtype = x->dtypes[0]});
-    if ((n = cfgn_find(pr, np, "tolerance"))) {
+    if ((n = cfg_node_find(pr, np, "tolerance"))) {
         if (parse_tolerance(c, n, x)) return -1;
         x->tol_given = 1;
     }
@@ -601,10 +601,10 @@ static int check_events(const char *path, const char *text, size_t len, tl_err *
     return rc;
 }
 
-int config_parse_with(const char *path, const char *text, size_t len, src_store *store, tl_experiment *x, tl_err *e)
+int config_parse_with(const char *path, const char *text, size_t len, source_store *store, tl_experiment *x, tl_err *e)
 {
     yaml_parser_t parser;
-    cfgn_ctx c = {.path = path, .e = e};
+    cfg_node_ctx c = {.path = path, .e = e};
     int rc = -1, have_doc = 0;
     memset(x, 0, sizeof *x);
     x->store = *store;
@@ -663,8 +663,8 @@ out:
 
 int config_parse(const char *path, const char *text, size_t len, tl_experiment *x, tl_err *e)
 {
-    src_store store;
-    src_store_init(&store, path);
+    source_store store;
+    source_store_init(&store, path);
     return config_parse_with(path, text, len, &store, x, e);
 }
 
@@ -703,28 +703,28 @@ void config_free(tl_experiment *x)
     free(x->sizes);
     for (int i = 0; i < x->nvariants; i++) {
         for (int k = 0; k < REG_MAX_PARAMS; k++) free(x->variants[i].values[k]);
-        src_set_free(&x->variants[i].src);
+        source_set_free(&x->variants[i].src);
         if (x->variants[i].table) {
-            for (int k = 0; k < x->op->nvariants; k++) src_set_free(&x->variants[i].run_src[k]);
-            dsp_free(x->variants[i].table);
+            for (int k = 0; k < x->op->nvariants; k++) source_set_free(&x->variants[i].run_src[k]);
+            dispatch_free(x->variants[i].table);
         }
         free(x->variants[i].table);
         free(x->variants[i].run_src);
-        ctr_list_free(&x->variants[i].counters);
+        counters_list_free(&x->variants[i].counters);
         cfg_decl_free(x->variants[i].own);
     }
     free(x->variants);
-    ctr_list_free(&x->counters);
-    src_store_free(&x->store);
+    counters_list_free(&x->counters);
+    source_store_free(&x->store);
     dop_free(x->dop);
-    if (x->search) srch_spec_free(x->search), free(x->search);
+    if (x->search) search_spec_free(x->search), free(x->search);
     memset(x, 0, sizeof *x);
 }
 
-int config_check_counters(ctr_session *s, const tl_experiment *x, tl_err *e)
+int config_check_counters(counters_session *s, const tl_experiment *x, tl_err *e)
 {
-    if (ctr_check(s, &x->counters, x->path, e)) return -1;
+    if (counters_check(s, &x->counters, x->path, e)) return -1;
     for (int v = 0; v < x->nvariants; v++)
-        if (ctr_check(s, &x->variants[v].counters, x->path, e)) return -1;
+        if (counters_check(s, &x->variants[v].counters, x->path, e)) return -1;
     return 0;
 }

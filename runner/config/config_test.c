@@ -217,7 +217,7 @@ static int check_counters(void)
     CHECK(rc == 0, "%s", e.msg);
     if (rc) return 1;
     int nsmem = 0;
-    for (int i = 0; i < ctr_nsets; i++) nsmem += !strcmp(ctr_sets[i].set, "smem");
+    for (int i = 0; i < counters_nsets; i++) nsmem += !strcmp(counters_sets[i].set, "smem");
     /* the bank-conflict metric is in smem already: counted once */
     CHECK(x.counters.n == nsmem + 1, "experiment: %d metrics, want %d", x.counters.n, nsmem + 1);
     CHECK(!strcmp(x.counters.names[x.counters.n - 1], "dram__bytes_read.sum"), "order kept: last %s",

@@ -26,19 +26,19 @@ typedef enum { CFG_VERIFY_OFF, CFG_VERIFY_ONCE, CFG_VERIFY_EVERY } cfg_verify;
 typedef struct {
     const reg_variant *v;
     measure_protocol protocol; /* the experiment's, with this variant's overrides */
-    ctr_list counters;         /* hardware counters collected after the timing: the experiment's, or the
+    counters_list counters;         /* hardware counters collected after the timing: the experiment's, or the
                                 * variant's own list when it has `counters:` (an empty list: none) */
     long *values[REG_MAX_PARAMS]; /* the values each param sweeps, registry order */
     int nvalues[REG_MAX_PARAMS];
     int line, col; /* where the variant is declared (1-based) */
-    const char *origin;     /* where its kernel comes from: SRC_TILELAB (the registry) or SRC_EXPERIMENT (declared
+    const char *origin;     /* where its kernel comes from: SOURCE_TILELAB (the registry) or SOURCE_EXPERIMENT (declared
                              * in the experiment file, with `source:`) */
-    src_set src;            /* REG_NVRTC: the files its compile reads, main source first */
-    struct dsp_table *table;/* a dispatching variant (reg_variant.table): its table, else NULL */
+    source_set src;            /* REG_NVRTC: the files its compile reads, main source first */
+    struct dispatch_table *table;/* a dispatching variant (reg_variant.table): its table, else NULL */
     int trials;             /* a dispatching variant: the candidates its table ranks first that a case times
                              * on its problem before the fastest runs it (`trials:`, default CFG_TRIALS;
                              * 1: the table's pick alone), else 0 */
-    src_set *run_src;       /* a dispatching variant: per variant of the op (registry order), the files its
+    source_set *run_src;       /* a dispatching variant: per variant of the op (registry order), the files its
                              * compile reads, for the rungs the table names (n 0 for the others) */
     struct cfg_owned *own;  /* declared in the experiment file: v points into it */
 } cfg_variant;
@@ -70,13 +70,13 @@ typedef struct {
     reg_tolerance tol;         /* as the file says; without `tolerance:`, see config_tolerance */
     int tol_given;             /* the file has `tolerance:` (it then holds for every dtype) */
     measure_protocol protocol; /* experiment-wide; variants may override */
-    ctr_list counters;         /* experiment-wide; a variant's `counters:` replaces it */
+    counters_list counters;         /* experiment-wide; a variant's `counters:` replaces it */
     reg_dist dist;             /* input distribution */
     cfg_verify verify;         /* off | once (the first run) | every (every timed run) */
     double case_timeout_s;     /* a case's limit, s (0: runner/exec/watchdog.h's default from its protocol) */
     double compile_timeout_s;  /* a kernel's compile's limit in a helper process, s (0: JIT_COMPILE_TIMEOUT_S) */
-    src_store store;           /* every kernel source the variants compile, as read */
-    srch_spec *search;         /* `search:`, or NULL: every case of the plan runs */
+    source_store store;           /* every kernel source the variants compile, as read */
+    search_spec *search;         /* `search:`, or NULL: every case of the plan runs */
 } tl_experiment;
 
 extern const char *const cfg_verify_names[]; /* indexed by cfg_verify */

@@ -14,7 +14,7 @@
 
 /* ---- the store -------------------------------------------------------------------------------- */
 
-void src_store_init(src_store *s, const char *yaml_path)
+void source_store_init(source_store *s, const char *yaml_path)
 {
     memset(s, 0, sizeof *s);
     char *copy = tl_xstrdup(yaml_path);
@@ -23,7 +23,7 @@ void src_store_init(src_store *s, const char *yaml_path)
     free(copy);
 }
 
-void src_store_init_preloaded(src_store *s, const char *display, int tilelab_preloaded)
+void source_store_init_preloaded(source_store *s, const char *display, int tilelab_preloaded)
 {
     memset(s, 0, sizeof *s);
     s->display = tl_xstrdup(display);
@@ -31,7 +31,7 @@ void src_store_init_preloaded(src_store *s, const char *display, int tilelab_pre
     s->tilelab_preloaded = tilelab_preloaded;
 }
 
-void src_store_free(src_store *s)
+void source_store_free(source_store *s)
 {
     for (int i = 0; i < s->n; i++) {
         free(s->files[i].origin), free(s->files[i].path), free(s->files[i].text);
@@ -40,23 +40,23 @@ void src_store_free(src_store *s)
     memset(s, 0, sizeof *s);
 }
 
-const src_file *src_store_find(const src_store *s, const char *origin, const char *path)
+const source_file *source_store_find(const source_store *s, const char *origin, const char *path)
 {
     for (int i = 0; i < s->n; i++)
         if (!strcmp(s->files[i].origin, origin) && !strcmp(s->files[i].path, path)) return &s->files[i];
     return NULL;
 }
 
-static int find_index(const src_store *s, const char *origin, const char *path)
+static int find_index(const source_store *s, const char *origin, const char *path)
 {
-    const src_file *f = src_store_find(s, origin, path);
+    const source_file *f = source_store_find(s, origin, path);
     return f ? (int)(f - s->files) : -1;
 }
 
 /* What a file of each limit is, in messages. */
 static const char *limit_what(size_t limit)
 {
-    return limit == SRC_MAX_TABLE_BYTES ? "a dispatch table" : limit == SRC_MAX_DATA_BYTES ? "a data file"
+    return limit == SOURCE_MAX_TABLE_BYTES ? "a dispatch table" : limit == SOURCE_MAX_DATA_BYTES ? "a data file"
                                                                                             : "a kernel source";
 }
 
@@ -79,11 +79,11 @@ static int text_ok(const char *path, const char *text, size_t len, size_t limit,
 }
 
 /* Adds a file; text (len bytes, NUL-terminated: a read file's) is taken over when own, else copied. */
-static int push_file(src_store *s, const char *origin, const char *path, char *text, size_t len, int own, int preloaded)
+static int push_file(source_store *s, const char *origin, const char *path, char *text, size_t len, int own, int preloaded)
 {
     s->files = realloc(s->files, sizeof *s->files * (size_t)(s->n + 1));
     if (!s->files) abort();
-    src_file *f = &s->files[s->n];
+    source_file *f = &s->files[s->n];
     memset(f, 0, sizeof *f);
     f->origin = tl_xstrdup(origin);
     f->path = tl_xstrdup(path);
@@ -100,9 +100,9 @@ static int push_file(src_store *s, const char *origin, const char *path, char *t
     return s->n++;
 }
 
-int src_carried(const src_file *f)
+int source_carried(const source_file *f)
 {
-    return !f->absent && (strcmp(f->origin, SRC_DATA) || f->len <= SRC_CARRY_DATA_BYTES);
+    return !f->absent && (strcmp(f->origin, SOURCE_DATA) || f->len <= SOURCE_CARRY_DATA_BYTES);
 }
 
 static int is_sha256(const char *s)
@@ -112,28 +112,28 @@ static int is_sha256(const char *s)
     return s && n == 64 && !s[n];
 }
 
-int src_store_add(src_store *s, const char *origin, const char *path, const char *text, size_t len,
+int source_store_add(source_store *s, const char *origin, const char *path, const char *text, size_t len,
                   const char *sha256, tl_err *e)
 {
     char norm[PATH_MAX];
     const char *why;
-    int data = !strcmp(origin, SRC_DATA);
-    if (strcmp(origin, SRC_EXPERIMENT) && strcmp(origin, SRC_TILELAB) && !data) {
-        tl_err_set(e, "%s: unknown origin '%s' (expected %s, %s or %s)", path, origin, SRC_EXPERIMENT, SRC_TILELAB,
-                   SRC_DATA);
+    int data = !strcmp(origin, SOURCE_DATA);
+    if (strcmp(origin, SOURCE_EXPERIMENT) && strcmp(origin, SOURCE_TILELAB) && !data) {
+        tl_err_set(e, "%s: unknown origin '%s' (expected %s, %s or %s)", path, origin, SOURCE_EXPERIMENT, SOURCE_TILELAB,
+                   SOURCE_DATA);
         return -1;
     }
-    if (src_join("", path, norm, sizeof norm, &why) || strcmp(norm, path)) {
+    if (source_join("", path, norm, sizeof norm, &why) || strcmp(norm, path)) {
         tl_err_set(e, "%s: not a usable source path (%s)", path, why ? why : "not normalised");
         return -1;
     }
-    if (!text && (!data || !is_sha256(sha256) || len <= SRC_CARRY_DATA_BYTES || len > SRC_MAX_DATA_BYTES)) {
+    if (!text && (!data || !is_sha256(sha256) || len <= SOURCE_CARRY_DATA_BYTES || len > SOURCE_MAX_DATA_BYTES)) {
         tl_err_set(e, "%s:%s: named without its bytes, but it is not a data file over the %llu MiB a result file "
-                      "carries (%zu bytes)", origin, path, (unsigned long long)(SRC_CARRY_DATA_BYTES >> 20), len);
+                      "carries (%zu bytes)", origin, path, (unsigned long long)(SOURCE_CARRY_DATA_BYTES >> 20), len);
         return -1;
     }
-    if (data && len > SRC_MAX_DATA_BYTES) return too_big(e, path, len, SRC_MAX_DATA_BYTES);
-    if (!data && text_ok(path, text, len, SRC_MAX_TABLE_BYTES, e)) return -1;
+    if (data && len > SOURCE_MAX_DATA_BYTES) return too_big(e, path, len, SOURCE_MAX_DATA_BYTES);
+    if (!data && text_ok(path, text, len, SOURCE_MAX_TABLE_BYTES, e)) return -1;
     if (find_index(s, origin, path) >= 0) {
         tl_err_set(e, "%s:%s: given twice", origin, path);
         return -1;
@@ -141,7 +141,7 @@ int src_store_add(src_store *s, const char *origin, const char *path, const char
     if (!text) { /* what run wrote of a file it did not carry: read again from --data, checked by the hash */
         s->files = realloc(s->files, sizeof *s->files * (size_t)(s->n + 1));
         if (!s->files) abort();
-        src_file *f = &s->files[s->n++];
+        source_file *f = &s->files[s->n++];
         memset(f, 0, sizeof *f);
         f->origin = tl_xstrdup(origin), f->path = tl_xstrdup(path), f->len = len, f->preloaded = 1, f->absent = 1;
         memcpy(f->sha256, sha256, 65);
@@ -151,7 +151,7 @@ int src_store_add(src_store *s, const char *origin, const char *path, const char
     return 0;
 }
 
-int src_store_set_data_dir(src_store *s, const char *dir, tl_err *e)
+int source_store_set_data_dir(source_store *s, const char *dir, tl_err *e)
 {
     struct stat st;
     char *real = realpath(dir, NULL);
@@ -165,17 +165,17 @@ int src_store_set_data_dir(src_store *s, const char *dir, tl_err *e)
     return 0;
 }
 
-static char *shown_path(const src_store *s, const char *path);
+static char *shown_path(const source_store *s, const char *path);
 
-char *src_display(const src_store *s, const src_file *f)
+char *source_display(const source_store *s, const source_file *f)
 {
-    if (!strcmp(f->origin, SRC_TILELAB)) return tl_xasprintf("kernels/%s", f->path);
+    if (!strcmp(f->origin, SOURCE_TILELAB)) return tl_xasprintf("kernels/%s", f->path);
     return shown_path(s, f->path);
 }
 
 /* ---- paths ------------------------------------------------------------------------------------- */
 
-int src_join(const char *dir, const char *name, char *out, size_t outlen, const char **why)
+int source_join(const char *dir, const char *name, char *out, size_t outlen, const char **why)
 {
     char buf[PATH_MAX * 2];
     *why = NULL;
@@ -212,7 +212,7 @@ int src_join(const char *dir, const char *name, char *out, size_t outlen, const 
 }
 
 /* "folder/path" as messages show it ("path" for the current folder). */
-static char *shown_path(const src_store *s, const char *path)
+static char *shown_path(const source_store *s, const char *path)
 {
     if (!s->display || !strcmp(s->display, ".")) return tl_xstrdup(path);
     return tl_xasprintf("%s/%s", s->display, path);
@@ -249,15 +249,15 @@ static char *read_inside(const char *dir, const char *path, const char *shown, s
 }
 
 /* Reads path (normalised, relative) from the experiment's folder into the store. */
-static int read_experiment_file(src_store *s, const char *origin, const char *path, size_t limit, tl_err *e)
+static int read_experiment_file(source_store *s, const char *origin, const char *path, size_t limit, tl_err *e)
 {
     char *shown = shown_path(s, path), *text = NULL;
     size_t len;
     int rc = -1;
     if (!s->dir) {
         tl_err_set(e, s->experiment_preloaded ? "%s: not among the result file's %s" : "%s: cannot open the "
-                   "experiment's folder", shown, strcmp(origin, SRC_DATA) ? "kernel sources" : "data files");
-    } else if ((text = read_inside(s->dir, path, shown, limit, !strcmp(origin, SRC_DATA), &len, e))) {
+                   "experiment's folder", shown, strcmp(origin, SOURCE_DATA) ? "kernel sources" : "data files");
+    } else if ((text = read_inside(s->dir, path, shown, limit, !strcmp(origin, SOURCE_DATA), &len, e))) {
         rc = push_file(s, origin, path, text, len, 1, 0);
     }
     free(shown);
@@ -266,26 +266,26 @@ static int read_experiment_file(src_store *s, const char *origin, const char *pa
 
 /* The store's index of (origin, path), reading it when needed; a file over limit bytes (a preloaded
  * one too) is refused. */
-static int get_file(src_store *s, const char *origin, const char *path, size_t limit, tl_err *e)
+static int get_file(source_store *s, const char *origin, const char *path, size_t limit, tl_err *e)
 {
     int i = find_index(s, origin, path);
     if (i >= 0) {
         if (s->files[i].len > limit) {
-            char *shown = src_display(s, &s->files[i]);
+            char *shown = source_display(s, &s->files[i]);
             too_big(e, shown, s->files[i].len, limit);
             free(shown);
             return -1;
         }
         return i;
     }
-    if (strcmp(origin, SRC_TILELAB)) return read_experiment_file(s, origin, path, limit, e);
+    if (strcmp(origin, SOURCE_TILELAB)) return read_experiment_file(s, origin, path, limit, e);
     const reg_source *r = s->tilelab_preloaded ? NULL : reg_find_source(path);
     if (!r) {
         tl_err_set(e, "kernels/%s: not among %s", path,
                    s->tilelab_preloaded ? "the result file's kernel sources" : "this runner's kernels");
         return -1;
     }
-    return push_file(s, SRC_TILELAB, path, (char *)r->text, r->len, 0, 0);
+    return push_file(s, SOURCE_TILELAB, path, (char *)r->text, r->len, 0, 0);
 }
 
 /* ---- #include ---------------------------------------------------------------------------------- */
@@ -374,7 +374,7 @@ static void blank_comments(char *t, size_t n)
     }
 }
 
-static void push_include(src_include **v, int *n, int line, char kind, const char *name, size_t len)
+static void push_include(source_include **v, int *n, int line, char kind, const char *name, size_t len)
 {
     *v = realloc(*v, sizeof **v * (size_t)(*n + 1));
     if (!*v) abort();
@@ -407,7 +407,7 @@ static const char *skip_blank(const char *p, const char *e)
 }
 
 /* #include, #include_next and #import directives of one logical line [p, e). */
-static void scan_directive(const char *p, const char *e, int line, src_include **v, int *n)
+static void scan_directive(const char *p, const char *e, int line, source_include **v, int *n)
 {
     p = skip_blank(p, e);
     if (p < e && *p == '#') p++;
@@ -427,7 +427,7 @@ static void scan_directive(const char *p, const char *e, int line, src_include *
 }
 
 /* __has_include("x") and __has_include(<x>) anywhere in the line [p, e). */
-static void scan_has_include(const char *p, const char *e, int line, src_include **v, int *n)
+static void scan_has_include(const char *p, const char *e, int line, source_include **v, int *n)
 {
     for (const char *q = p; q < e;) {
         const char *hit = memmem(q, (size_t)(e - q), "__has_include", 13);
@@ -445,7 +445,7 @@ static void scan_has_include(const char *p, const char *e, int line, src_include
     }
 }
 
-int src_scan_includes(const char *text, size_t len, src_include **out)
+int source_scan_includes(const char *text, size_t len, source_include **out)
 {
     int *lines, n = 0;
     size_t tn;
@@ -464,7 +464,7 @@ int src_scan_includes(const char *text, size_t len, src_include **out)
     return n;
 }
 
-void src_includes_free(src_include *inc, int n)
+void source_includes_free(source_include *inc, int n)
 {
     for (int i = 0; i < n; i++) free(inc[i].name);
     free(inc);
@@ -472,7 +472,7 @@ void src_includes_free(src_include *inc, int n)
 
 /* ---- resolving a compile's files --------------------------------------------------------------- */
 
-static void set_push(src_set *set, int file, const char *name)
+static void set_push(source_set *set, int file, const char *name)
 {
     set->files = realloc(set->files, sizeof *set->files * (size_t)(set->n + 1));
     set->names = realloc(set->names, sizeof *set->names * (size_t)(set->n + 1));
@@ -482,7 +482,7 @@ static void set_push(src_set *set, int file, const char *name)
 }
 
 /* The set's entry of name, or -1. */
-static int set_find_name(const src_set *set, const char *name)
+static int set_find_name(const source_set *set, const char *name)
 {
     for (int i = 0; i < set->n; i++)
         if (!strcmp(set->names[i], name)) return i;
@@ -493,7 +493,7 @@ static int set_find_name(const src_set *set, const char *name)
 static int angle_ok(const char *name, const char **why)
 {
     char norm[PATH_MAX];
-    if (src_join("", name, norm, sizeof norm, why)) return 0;
+    if (source_join("", name, norm, sizeof norm, why)) return 0;
     if (strstr(name, "..")) return *why = "'..' in a <...> include", 0;
     return 1;
 }
@@ -505,17 +505,17 @@ static int is_cutlass_header(const char *name)
 }
 
 /* The includes of the set's entry i: each quoted one resolved and added, angle ones checked. */
-static int resolve_includes(src_store *s, src_set *set, int i, tl_err *e)
+static int resolve_includes(source_store *s, source_set *set, int i, tl_err *e)
 {
-    src_include *inc = NULL;
-    const src_file *f = &s->files[set->files[i]];
-    int ninc = src_scan_includes(f->text, f->len, &inc), rc = 0;
-    char *origin = tl_xstrdup(f->origin), *dir = tl_xstrdup(f->path), *shown = src_display(s, f);
+    source_include *inc = NULL;
+    const source_file *f = &s->files[set->files[i]];
+    int ninc = source_scan_includes(f->text, f->len, &inc), rc = 0;
+    char *origin = tl_xstrdup(f->origin), *dir = tl_xstrdup(f->path), *shown = source_display(s, f);
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
     else dir[0] = '\0';
     for (int k = 0; k < ninc && !rc; k++) {
-        const src_include *in = &inc[k];
+        const source_include *in = &inc[k];
         char path[PATH_MAX];
         const char *why = NULL;
         if (in->kind == '?') {
@@ -529,11 +529,11 @@ static int resolve_includes(src_store *s, src_set *set, int i, tl_err *e)
                 if (in->kind == '<' && !set->cutlass && is_cutlass_header(in->name))
                     set->cutlass = tl_xasprintf("%s:%d: <%s>", shown, in->line, in->name);
             }
-        } else if (src_join(dir, in->name, path, sizeof path, &why)) {
+        } else if (source_join(dir, in->name, path, sizeof path, &why)) {
             tl_err_set(e, "%s:%d: \"%s\": %s", shown, in->line, in->name, why);
             rc = -1;
         } else if (in->kind == '"') {
-            int at = set_find_name(set, in->name), idx = get_file(s, origin, path, SRC_MAX_BYTES, e);
+            int at = set_find_name(set, in->name), idx = get_file(s, origin, path, SOURCE_MAX_BYTES, e);
             if (idx < 0) {
                 tl_err_wrap(e, "%s:%d: #include \"%s\"", shown, in->line, in->name);
                 rc = -1;
@@ -543,8 +543,8 @@ static int resolve_includes(src_store *s, src_set *set, int i, tl_err *e)
                            s->files[set->files[at]].path);
                 rc = -1;
             } else if (at < 0) {
-                if (set->n == SRC_MAX_FILES) {
-                    tl_err_set(e, "%s: includes more than %d files", shown, SRC_MAX_FILES);
+                if (set->n == SOURCE_MAX_FILES) {
+                    tl_err_set(e, "%s: includes more than %d files", shown, SOURCE_MAX_FILES);
                     rc = -1;
                 } else {
                     set_push(set, idx, in->name);
@@ -554,18 +554,18 @@ static int resolve_includes(src_store *s, src_set *set, int i, tl_err *e)
         /* A missing __has_include("x") file is fine: the check only needs the name to stay inside. */
         f = &s->files[set->files[i]]; /* the store may have grown */
     }
-    src_includes_free(inc, ninc);
+    source_includes_free(inc, ninc);
     free(origin), free(dir), free(shown);
     return rc;
 }
 
 /* The set's first file: path (normalized) read into the store, at most max bytes; its index or -1. */
-static int resolve_first(src_store *s, const char *origin, const char *path, size_t max, src_set *set, tl_err *e)
+static int resolve_first(source_store *s, const char *origin, const char *path, size_t max, source_set *set, tl_err *e)
 {
     char norm[PATH_MAX];
     const char *why;
     memset(set, 0, sizeof *set);
-    if (src_join("", path, norm, sizeof norm, &why)) {
+    if (source_join("", path, norm, sizeof norm, &why)) {
         char *shown = tl_shown(path); /* a newline in a name stays in a one-line message */
         tl_err_set(e, "%s: %s", shown, why);
         free(shown);
@@ -576,29 +576,29 @@ static int resolve_first(src_store *s, const char *origin, const char *path, siz
     return i;
 }
 
-int src_resolve(src_store *s, const char *origin, const char *path, src_set *set, tl_err *e)
+int source_resolve(source_store *s, const char *origin, const char *path, source_set *set, tl_err *e)
 {
-    if (resolve_first(s, origin, path, SRC_MAX_BYTES, set, e) < 0) return -1;
+    if (resolve_first(s, origin, path, SOURCE_MAX_BYTES, set, e) < 0) return -1;
     /* Breadth first: the set grows while it is walked. */
     for (int i = 0; i < set->n; i++)
         if (resolve_includes(s, set, i, e)) {
-            src_set_free(set);
+            source_set_free(set);
             return -1;
         }
     for (int i = 0; i < set->n; i++) s->files[set->files[i]].used = 1;
     return 0;
 }
 
-int src_resolve_table(src_store *s, const char *origin, const char *path, src_set *set, tl_err *e)
+int source_resolve_table(source_store *s, const char *origin, const char *path, source_set *set, tl_err *e)
 {
-    int i = resolve_first(s, origin, path, SRC_MAX_TABLE_BYTES, set, e);
+    int i = resolve_first(s, origin, path, SOURCE_MAX_TABLE_BYTES, set, e);
     if (i < 0) return -1;
     s->files[i].used = 1;
     return 0;
 }
 
 /* An absent data file read from the --data folder, checked against the hash the result file holds. */
-static int fill_absent(src_store *s, src_file *f, tl_err *e)
+static int fill_absent(source_store *s, source_file *f, tl_err *e)
 {
     char *shown = s->data_dir ? tl_xasprintf("%s/%s", s->data_display, f->path) : NULL, *text = NULL, hex[65];
     size_t len = 0;
@@ -606,8 +606,8 @@ static int fill_absent(src_store *s, src_file *f, tl_err *e)
     if (!s->data_dir) {
         tl_err_set(e, "%s: not carried in the result file (%.1f MiB, over the %llu MiB a result file carries; sha256 "
                       "%.12s...): give the folder that holds it with --data DIR", f->path, f->len / 1048576.0,
-                   (unsigned long long)(SRC_CARRY_DATA_BYTES >> 20), f->sha256);
-    } else if ((text = read_inside(s->data_dir, f->path, shown, SRC_MAX_DATA_BYTES, 1, &len, e))) {
+                   (unsigned long long)(SOURCE_CARRY_DATA_BYTES >> 20), f->sha256);
+    } else if ((text = read_inside(s->data_dir, f->path, shown, SOURCE_MAX_DATA_BYTES, 1, &len, e))) {
         tl_sha256_hex(text, len, hex);
         if (len != f->len || strcmp(hex, f->sha256)) {
             tl_err_set(e, "%s: not the file the run read (%zu bytes, sha256 %.12s...; it read %zu bytes, %.12s...)",
@@ -621,36 +621,36 @@ static int fill_absent(src_store *s, src_file *f, tl_err *e)
     return rc;
 }
 
-int src_read_data(src_store *s, const char *path, tl_err *e)
+int source_read_data(source_store *s, const char *path, tl_err *e)
 {
     char norm[PATH_MAX];
     const char *why;
-    if (src_join("", path, norm, sizeof norm, &why)) {
+    if (source_join("", path, norm, sizeof norm, &why)) {
         char *shown = tl_shown(path);
         tl_err_set(e, "%s: %s", shown, why);
         free(shown);
         return -1;
     }
-    int i = find_index(s, SRC_DATA, norm);
+    int i = find_index(s, SOURCE_DATA, norm);
     if (i >= 0 && s->files[i].absent && fill_absent(s, &s->files[i], e)) return -1;
-    if (i < 0 && (i = get_file(s, SRC_DATA, norm, SRC_MAX_DATA_BYTES, e)) < 0) return -1;
+    if (i < 0 && (i = get_file(s, SOURCE_DATA, norm, SOURCE_MAX_DATA_BYTES, e)) < 0) return -1;
     s->files[i].used = 1;
     return i;
 }
 
-void src_set_free(src_set *set)
+void source_set_free(source_set *set)
 {
     for (int i = 0; i < set->n; i++) free(set->names[i]);
     free(set->files), free(set->names), free(set->cutlass);
     memset(set, 0, sizeof *set);
 }
 
-char *src_set_text(const src_store *s, const src_set *set)
+char *source_set_text(const source_store *s, const source_set *set)
 {
     tl_buf b = {0};
     tl_buf_printf(&b, "%s", "");
     for (int i = 0; i < set->n; i++) {
-        const src_file *f = &s->files[set->files[i]];
+        const source_file *f = &s->files[set->files[i]];
         int dup = 0;
         for (int j = 0; j < i; j++) dup |= set->files[j] == set->files[i];
         if (!dup) tl_buf_printf(&b, "%s%s:%s %s", b.len ? "\n" : "", f->origin, f->path, f->sha256);

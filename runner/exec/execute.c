@@ -16,7 +16,7 @@
  * tf32x3's in four layouts), a few MB of device memory for their code and globals. */
 #define KEPT_MODULES 256
 
-int exec_init(exec_ctx *c, const tl_experiment *x, const env_info *env, int use_gpu, tl_err *e)
+int execute_init(execute_ctx *c, const tl_experiment *x, const env_info *env, int use_gpu, tl_err *e)
 {
     memset(c, 0, sizeof *c);
     c->x = x;
@@ -38,11 +38,11 @@ int exec_init(exec_ctx *c, const tl_experiment *x, const env_info *env, int use_
     c->mods.cap = KEPT_MODULES;
     return 0;
 fail:
-    exec_free(c);
+    execute_free(c);
     return -1;
 }
 
-int exec_health_check(tl_err *e)
+int execute_health_check(tl_err *e)
 {
     enum { N = 1 << 20 };
     unsigned char *d = NULL, *h = tl_xmalloc(N);
@@ -68,7 +68,7 @@ fail:
     return bad;
 }
 
-void exec_free(exec_ctx *c)
+void execute_free(execute_ctx *c)
 {
     jit_modules_free(&c->mods);
     inguard_free(&c->guard);
@@ -177,14 +177,14 @@ static int fake_energy_mj(void *ctx, unsigned long long *mj)
 
 /* ---- steps ------------------------------------------------------------------------------ */
 
-static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, jit_cubin *cb, tl_result *r,
+static int prepare_kernel(execute_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, jit_cubin *cb, tl_result *r,
                           tl_err *e);
 static int run_launch(void *ctx, tl_err *e);
-static void release_kernels(exec_ctx *c, jit_kernel *ks, int failed);
+static void release_kernels(execute_ctx *c, jit_kernel *ks, int failed);
 
 /* A declared op's reference: its reference variant's case for the problem (tc->ref) run once on the poisoned
  * outputs, which op->reference then takes as the truth. Outside any timing. */
-static int run_reference(exec_ctx *c, const tl_case *tc, tl_err *e)
+static int run_reference(execute_ctx *c, const tl_case *tc, tl_err *e)
 {
     const tl_case *ref = tc->ref;
     if (!ref) {
@@ -214,7 +214,7 @@ static int run_reference(exec_ctx *c, const tl_case *tc, tl_err *e)
 }
 
 /* The inputs are dropped: the next case makes its problem afresh. */
-static void drop_problem(exec_ctx *c, const reg_op *op)
+static void drop_problem(execute_ctx *c, const reg_op *op)
 {
     inguard_free(&c->guard);
     if (c->prob) op->problem_free(c->prob);
@@ -226,7 +226,7 @@ static void drop_problem(exec_ctx *c, const reg_op *op)
 
 /* After runs of tc's kernels: an input they changed is put back (or the problem dropped, to be made again), and
  * reported. 1 when one changed (*why says which), 0 when none did, -1 with e. */
-static int inputs_changed(exec_ctx *c, const tl_case *tc, char **why, tl_err *e)
+static int inputs_changed(execute_ctx *c, const tl_case *tc, char **why, tl_err *e)
 {
     int which;
     long long elem;
@@ -244,7 +244,7 @@ static int inputs_changed(exec_ctx *c, const tl_case *tc, char **why, tl_err *e)
     return 1;
 }
 
-static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const char *ref, tl_result *r, tl_err *e)
+static int ensure_problem(execute_ctx *c, const tl_case *tc, int on_device, const char *ref, tl_result *r, tl_err *e)
 {
     const reg_op *op = tc->op;
     char *key = plan_problem_key(tc);
@@ -261,7 +261,7 @@ static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const c
     }
     if (!ref || (c->prob_ref && !strcmp(c->prob_ref, ref))) return 0;
     t0 = tl_now_s();
-    wd_phase(PH_REFERENCE);
+    watchdog_phase(PH_REFERENCE);
     int decl_ref = tc->ref || op->decl;
     int rc = decl_ref && run_reference(c, tc, e) ? -1 : op->reference(c->prob, ref, e);
     char *why = NULL;
@@ -277,7 +277,7 @@ static int ensure_problem(exec_ctx *c, const tl_case *tc, int on_device, const c
 }
 
 /* A launch the compiled kernel cannot take is a skip, with the reason. 1: it can. */
-static int launch_fits(const exec_ctx *c, const jit_kernel *k, const reg_launch *g, tl_result *r)
+static int launch_fits(const execute_ctx *c, const jit_kernel *k, const reg_launch *g, tl_result *r)
 {
     unsigned threads = g->block[0] * g->block[1] * g->block[2];
     if ((int)threads > k->max_threads) {
@@ -297,7 +297,7 @@ static int launch_fits(const exec_ctx *c, const jit_kernel *k, const reg_launch 
 
 /* The case's workspace (reg_variant.workspace), NaN-filled: the buffer grows to the largest a case
  * has needed. */
-static int workspace_ready(exec_ctx *c, uint64_t bytes, tl_err *e)
+static int workspace_ready(execute_ctx *c, uint64_t bytes, tl_err *e)
 {
     if (bytes > c->ws_bytes) {
         if (c->ws_buf) CUDA_CHECK(cudaFree(c->ws_buf));
@@ -329,12 +329,12 @@ fail:
     return -1;
 }
 
-static int load_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, const jit_cubin *cb, tl_result *r,
+static int load_kernel(execute_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, const jit_cubin *cb, tl_result *r,
                        tl_err *e);
 
 /* The case's kernels (one module) compiled or from the cache, then loaded into ks[0 .. REG_MAX_KERNELS): r's
  * compile and load phases. */
-static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, jit_cubin *cb, tl_result *r,
+static int prepare_kernel(execute_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, jit_cubin *cb, tl_result *r,
                           tl_err *e)
 {
     jit_request rq;
@@ -356,7 +356,7 @@ static int prepare_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kerne
 
 /* Loads cb's module, binds its TMA maps and workspace, and sets the launches' shared memory; a launch a
  * kernel cannot take makes r a skip. */
-static int load_kernel(exec_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, const jit_cubin *cb, tl_result *r,
+static int load_kernel(execute_ctx *c, const tl_case *tc, run_ctx *rc, jit_kernel *ks, const jit_cubin *cb, tl_result *r,
                        tl_err *e)
 {
     const char *entries[REG_MAX_KERNELS];
@@ -401,7 +401,7 @@ fail:
 
 /* Done with a case's kernels: a module the run keeps stays loaded for the next cases, unless the case
  * failed with it (failed): then it is unloaded, and a later case loads it afresh. */
-static void release_kernels(exec_ctx *c, jit_kernel *ks, int failed)
+static void release_kernels(execute_ctx *c, jit_kernel *ks, int failed)
 {
     if (failed && ks[0].lib && !ks[0].owns_lib) jit_modules_drop(&c->mods, ks[0].lib);
     for (int i = REG_MAX_KERNELS - 1; i >= 0; i--) jit_unload(&ks[i]); /* the first, whose module it is, last */
@@ -447,7 +447,7 @@ static int verified_run(run_ctx *rc, tl_err *e)
 /* Before each replay, outside the profiled range: the L2 as a timed run finds it. Cold (l2_flush), the
  * outputs reset and the L2 flushed; hot, a run before the reset, so that what the profiler's set-up
  * left in the L2 is gone as a timed run's predecessor would have displaced it. */
-static int ctr_prepare(void *ctx, tl_err *e)
+static int counters_prepare(void *ctx, tl_err *e)
 {
     run_ctx *rc = ctx;
     int flush = rc->l2_buf && rc->tc->protocol.l2_flush;
@@ -461,7 +461,7 @@ fail:
 }
 
 /* One run, finished before the range closes. */
-static int ctr_run(void *ctx, tl_err *e)
+static int counters_run(void *ctx, tl_err *e)
 {
     run_ctx *rc = ctx;
     if (run_launch(rc, e)) return -1;
@@ -472,21 +472,21 @@ fail:
 }
 
 /* After the timed repetitions, so that no timed run is ever profiled. */
-static int collect_counters(exec_ctx *c, run_ctx *rc, tl_result *r, tl_err *e)
+static int collect_counters(execute_ctx *c, run_ctx *rc, tl_result *r, tl_err *e)
 {
     const tl_case *tc = rc->tc;
     if (tc->run->kind == REG_HOST) {
-        ctr_result_unavailable(&r->counters, "unavailable", "host target: hardware counters are the GPU's");
+        counters_result_unavailable(&r->counters, "unavailable", "host target: hardware counters are the GPU's");
         return 0;
     }
     if (!c->ctr) {
-        ctr_result_unavailable(&r->counters, "unavailable", "no counter session");
+        counters_result_unavailable(&r->counters, "unavailable", "no counter session");
         return 0;
     }
     rc->l2_buf = c->l2_buf;
     rc->l2_bytes = c->l2_bytes;
     int kernels = tc->run->kind == REG_NVRTC ? rc->nk : 0; /* a library's: counted */
-    return ctr_collect(c->ctr, &tc->cv->counters, kernels, ctr_prepare, ctr_run, rc, &r->counters, e);
+    return counters_collect(c->ctr, &tc->cv->counters, kernels, counters_prepare, counters_run, rc, &r->counters, e);
 }
 
 static void finish_stats(tl_result *r)
@@ -502,7 +502,7 @@ static void finish_stats(tl_result *r)
  * in order; *pick = the fastest by median (ties: the earlier, the table's order). r->trials lists them,
  * "* " before the one that runs the case. A candidate the device cannot launch (launch_fits) is listed
  * and left out; -1 with e on an error. */
-static int run_trials(exec_ctx *c, const tl_case *tc, tl_result *r, int *pick, tl_err *e)
+static int run_trials(execute_ctx *c, const tl_case *tc, tl_result *r, int *pick, tl_err *e)
 {
     double med[CFG_MAX_TRIALS];
     int runs[CFG_MAX_TRIALS] = {0}, rc = 0;
@@ -557,7 +557,7 @@ static int run_trials(exec_ctx *c, const tl_case *tc, tl_result *r, int *pick, t
     return 0;
 }
 
-void exec_result_init(const exec_ctx *c, const tl_case *tc, tl_result *r)
+void execute_result_init(const execute_ctx *c, const tl_case *tc, tl_result *r)
 {
     const tl_experiment *x = c->x;
     int on_device = tc->run->kind != REG_HOST;
@@ -581,7 +581,7 @@ void exec_result_init(const exec_ctx *c, const tl_case *tc, tl_result *r)
 
 /* A case whose runs changed an input fails verification, with which input and where (when, after `when`);
  * the inputs are put back for the cases after it. 0 (whether or not one changed), or -1 with e. */
-static int guard_case(exec_ctx *c, const tl_case *tc, tl_result *r, const char *when, tl_err *e)
+static int guard_case(execute_ctx *c, const tl_case *tc, tl_result *r, const char *when, tl_err *e)
 {
     char *why = NULL;
     int changed = inputs_changed(c, tc, &why, e);
@@ -594,7 +594,7 @@ static int guard_case(exec_ctx *c, const tl_case *tc, tl_result *r, const char *
     return 0;
 }
 
-static int sync_stream(exec_ctx *c, tl_err *e)
+static int sync_stream(execute_ctx *c, tl_err *e)
 {
     CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)c->ctx.stream));
     CUDA_CHECK(cudaGetLastError());
@@ -603,7 +603,7 @@ fail:
     return -1;
 }
 
-int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
+int execute_case(execute_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
 {
     const tl_experiment *x = c->x;
     int on_device = tc->run->kind != REG_HOST;
@@ -611,17 +611,17 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     jit_cubin cb = {0};
     run_ctx rc = {.tc = tc, .stream = c->ctx.stream, .r = r, .verify_every = x->verify == CFG_VERIFY_EVERY};
     int ran = 0; /* the case's kernels ran on the problem */
-    exec_result_init(c, tc, r);
+    execute_result_init(c, tc, r);
     if (tc->skipped) {
         r->status = "skipped";
         r->reason = tl_xstrdup(tc->reason);
         return 0;
     }
-    wd_phase(PH_INPUTS);
+    watchdog_phase(PH_INPUTS);
     if (ensure_problem(c, tc, on_device, x->verify == CFG_VERIFY_OFF ? NULL : r->reference, r, e)) goto error;
     rc.prob = c->prob;
     double t0 = tl_now_s();
-    wd_phase(PH_TRIALS);
+    watchdog_phase(PH_TRIALS);
     if (tc->ntrials > 1) { /* the fastest of the table's first candidates runs the case, as that case */
         int pick, bad = run_trials(c, tc, r, &pick, e);
         r->phase_s[PH_TRIALS] = tl_now_s() - t0;
@@ -629,7 +629,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
         tc = rc.tc = r->c = &tc->trial[pick];
         t0 = tl_now_s();
     }
-    wd_phase(PH_COMPILE);
+    watchdog_phase(PH_COMPILE);
     if (tc->run->kind == REG_NVRTC) {
         int bad = prepare_kernel(c, tc, &rc, ks, &cb, r, e);
         r->compile_cached = cb.cached;
@@ -637,7 +637,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     }
     if (strcmp(r->status, "ok")) goto done;
     t0 = tl_now_s();
-    wd_phase(PH_VERIFY);
+    watchdog_phase(PH_VERIFY);
     ran = 1;
     if (x->verify != CFG_VERIFY_OFF) {
         int bad = verified_run(&rc, e);
@@ -652,7 +652,7 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
                         .check = rc.verify_every ? check_after_run : NULL, .ctx = &rc, .l2_buf = c->l2_buf,
                         .l2_bytes = c->l2_bytes, .gpu = on_device ? c->gpu : NULL};
     if (sim_timing(&rc)) t.fake_ms = sim_ms;
-    wd_phase(PH_TIMED);
+    watchdog_phase(PH_TIMED);
     int bad = measure_run(&tc->protocol, &t, &r->samples, e);
     const measure_samples *sm = &r->samples;
     r->phase_s[PH_WARMUP] = sm->warmup_s;
@@ -663,14 +663,14 @@ int exec_case(exec_ctx *c, const tl_case *tc, tl_result *r, tl_err *e)
     finish_stats(r);
     if (tc->protocol.energy_s > 0) {
         t0 = tl_now_s();
-        wd_phase(PH_ENERGY);
+        watchdog_phase(PH_ENERGY);
         if (!on_device && getenv(FAKE_ENERGY_ENV)) t.energy_mj = fake_energy_mj;
         bad = measure_energy_run(&tc->protocol, &t, r->st.median_ms, &r->energy, e);
         r->phase_s[PH_ENERGY] = tl_now_s() - t0;
         if (bad) goto error;
     }
     t0 = tl_now_s();
-    wd_phase(PH_COUNTERS);
+    watchdog_phase(PH_COUNTERS);
     if (tc->cv->counters.n) {
         bad = collect_counters(c, &rc, r, e);
         r->phase_s[PH_COUNTERS] = tl_now_s() - t0;
@@ -702,7 +702,7 @@ done:
     }
     if (tc->cv->counters.n && !r->counters.status) {
         char *why = tl_xasprintf("the case is %s", r->status);
-        ctr_result_unavailable(&r->counters, "not_run", why);
+        counters_result_unavailable(&r->counters, "not_run", why);
         free(why);
     }
     if (ks[0].lib) {
@@ -714,7 +714,7 @@ done:
     return 0;
 }
 
-int exec_context_lost(exec_ctx *c, tl_result *r)
+int execute_context_lost(execute_ctx *c, tl_result *r)
 {
     if (!c->ctx.stream) return 0; /* no GPU in use */
     cudaError_t first = cudaDeviceSynchronize();

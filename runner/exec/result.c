@@ -19,6 +19,6 @@ void result_free(tl_result *r)
     free(r->search_proposer);
     measure_energy_free(&r->energy);
     measure_samples_free(&r->samples);
-    ctr_result_free(&r->counters);
+    counters_result_free(&r->counters);
     memset(r, 0, sizeof *r);
 }

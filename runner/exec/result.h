@@ -55,7 +55,7 @@ typedef struct {
     measure_samples samples;  /* raw timings (n == 0 when not measured) */
     measure_stats st;         /* statistics of the samples */
     double gflops, gbs;       /* from the median; NaN when not measured */
-    ctr_result counters;      /* status NULL when the case asked for none */
+    counters_result counters;      /* status NULL when the case asked for none */
     double phase_s[PH_N];     /* wall seconds per phase */
     int compile_cached;       /* 1 the kernel came from the cache (disk or this run's), 0 compiled, -1 n/a */
     char *trials;             /* a case with trials (tl_case.trial): each candidate and its trial's median, one

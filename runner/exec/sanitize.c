@@ -16,13 +16,13 @@
 
 extern char **environ;
 
-const char *const san_tool_names[SAN_N] = {"", "memcheck", "racecheck", "initcheck", "synccheck"};
+const char *const sanitize_tool_names[SANITIZE_N] = {"", "memcheck", "racecheck", "initcheck", "synccheck"};
 
-san_tool san_parse_tool(const char *s)
+sanitize_tool sanitize_parse_tool(const char *s)
 {
-    for (int t = 1; s && t < SAN_N; t++)
-        if (!strcmp(s, san_tool_names[t])) return (san_tool)t;
-    return SAN_NONE;
+    for (int t = 1; s && t < SANITIZE_N; t++)
+        if (!strcmp(s, sanitize_tool_names[t])) return (sanitize_tool)t;
+    return SANITIZE_NONE;
 }
 
 static int executable(const char *path)
@@ -31,7 +31,7 @@ static int executable(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-char *san_find(tl_err *e)
+char *sanitize_find(tl_err *e)
 {
     const char *own = getenv("TILELAB_SANITIZER");
     if (own && *own) {
@@ -106,7 +106,7 @@ static char *trimmed(const char *s, size_t n)
     return r;
 }
 
-void san_parse_log(const char *log, san_findings *f)
+void sanitize_parse_log(const char *log, sanitize_findings *f)
 {
     memset(f, 0, sizeof *f);
     f->errors = -1;
@@ -153,7 +153,7 @@ void san_parse_log(const char *log, san_findings *f)
                 want_detail = 0;
             }
             if (!cut) {
-                if (rep.len + strlen(t) + 1 > SAN_REPORT_MAX - 4) {
+                if (rep.len + strlen(t) + 1 > SANITIZE_REPORT_MAX - 4) {
                     tl_buf_puts(&rep, "...\n");
                     cut = 1;
                 } else {
@@ -178,7 +178,7 @@ static void drop_all(char *s, const char *prefix)
     while (s && n && (at = strstr(s, prefix))) memmove(at, at + n, strlen(at + n) + 1);
 }
 
-void san_findings_free(san_findings *f)
+void sanitize_findings_free(sanitize_findings *f)
 {
     free(f->report);
     free(f->first);
@@ -216,7 +216,7 @@ static char *last_line(const char *path)
     return r;
 }
 
-int san_run_case(const san_job *j, const char *case_id, const char *const *entries, int nentries, san_findings *f,
+int sanitize_run_case(const sanitize_job *j, const char *case_id, const char *const *entries, int nentries, sanitize_findings *f,
                  tl_err *e)
 {
     memset(f, 0, sizeof *f);
@@ -248,7 +248,7 @@ int san_run_case(const san_job *j, const char *case_id, const char *const *entri
     self[sn] = '\0';
     int a = 0;
     argv[a++] = (char *)j->sanitizer;
-    argv[a++] = "--tool", argv[a++] = (char *)san_tool_names[j->tool];
+    argv[a++] = "--tool", argv[a++] = (char *)sanitize_tool_names[j->tool];
     argv[a++] = "--log-file", argv[a++] = logf;
     argv[a++] = "--print-limit", argv[a++] = "20";
     argv[a++] = "--show-backtrace", argv[a++] = "device";
@@ -258,7 +258,7 @@ int san_run_case(const san_job *j, const char *case_id, const char *const *entri
     /* The API errors a finding causes are its echo, not more findings; the child's exit code is its verdict. */
     argv[a++] = "--report-api-errors", argv[a++] = "no";
     argv[a++] = "--check-exit-code", argv[a++] = "no";
-    if (j->tool == SAN_MEMCHECK) argv[a++] = "--padding", argv[a++] = "1048576";
+    if (j->tool == SANITIZE_MEMCHECK) argv[a++] = "--padding", argv[a++] = "1048576";
     for (int k = 0; k < nentries && k < 4; k++) {
         filters[k] = tl_xasprintf("kne=%s", entries[k]);
         argv[a++] = "--kernel-name", argv[a++] = filters[k];
@@ -312,7 +312,7 @@ int san_run_case(const san_job *j, const char *case_id, const char *const *entri
     size_t n = 0;
     tl_err le;
     char *log = tl_read_file(logf, &n, &le);
-    san_parse_log(log, f);
+    sanitize_parse_log(log, f);
     free(log);
     char cwd[PATH_MAX + 1];
     if (getcwd(cwd, sizeof cwd - 1)) {
@@ -321,7 +321,7 @@ int san_run_case(const san_job *j, const char *case_id, const char *const *entri
         drop_all(f->first, cwd);
     }
     if (timed_out) {
-        tl_err_set(e, "compute-sanitizer %s ran past %.0f s checking the case; it was killed", san_tool_names[j->tool],
+        tl_err_set(e, "compute-sanitizer %s ran past %.0f s checking the case; it was killed", sanitize_tool_names[j->tool],
                    j->limit_s);
     } else if (f->errors > 0) {
         rc = 0; /* findings: whatever the child's case did after them */
@@ -330,9 +330,9 @@ int san_run_case(const san_job *j, const char *case_id, const char *const *entri
         char *shown = tl_shown(last);
         if (WIFSIGNALED(st))
             tl_err_set(e, "compute-sanitizer %s could not check the case: it died of signal %d; its run said: %s",
-                       san_tool_names[j->tool], WTERMSIG(st), shown);
+                       sanitize_tool_names[j->tool], WTERMSIG(st), shown);
         else
-            tl_err_set(e, "compute-sanitizer %s could not check the case (status %d%s): %s", san_tool_names[j->tool],
+            tl_err_set(e, "compute-sanitizer %s could not check the case (status %d%s): %s", sanitize_tool_names[j->tool],
                        WIFEXITED(st) ? WEXITSTATUS(st) : -1, f->errors < 0 ? ", no ERROR SUMMARY in its log" : "",
                        shown);
         free(shown), free(last);
@@ -342,6 +342,6 @@ int san_run_case(const san_job *j, const char *case_id, const char *const *entri
 out:
     remove_dir(dir);
     free(dir), free(ids), free(out), free(logf), free(child);
-    if (rc) san_findings_free(f), f->errors = -1;
+    if (rc) sanitize_findings_free(f), f->errors = -1;
     return rc;
 }

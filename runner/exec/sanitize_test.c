@@ -53,9 +53,9 @@ static const char clean_log[] = "========= COMPUTE-SANITIZER\n========= ERROR SU
 int main(void)
 {
     int total = 0;
-    san_findings f;
+    sanitize_findings f;
 
-    san_parse_log(memcheck_log, &f);
+    sanitize_parse_log(memcheck_log, &f);
     total += 4;
     CHECK(f.errors == 1, "memcheck: %d errors", f.errors);
     CHECK(f.first && !strcmp(f.first, "Invalid __global__ write of size 4 bytes at oob+0x90 in /tmp/x/kernels/oob.cu:4"),
@@ -66,9 +66,9 @@ int main(void)
           "memcheck's report: %s", f.report ? f.report : "(none)");
     CHECK(f.report && f.report[strlen(f.report) - 1] == '\n' && f.report[strlen(f.report) - 2] != '\n',
           "the report ends in one newline: '%s'", f.report);
-    san_findings_free(&f);
+    sanitize_findings_free(&f);
 
-    san_parse_log(racecheck_log, &f);
+    sanitize_parse_log(racecheck_log, &f);
     total += 3;
     CHECK(f.errors == 2, "racecheck: %d errors", f.errors);
     CHECK(f.first && !strcmp(f.first, "Error: Race reported between Write access at race+0x4a0 in race.cu:5 and Read "
@@ -76,33 +76,33 @@ int main(void)
           "racecheck's first finding: %s", f.first ? f.first : "(none)");
     CHECK(f.report && strstr(f.report, "race+0x550") && strstr(f.report, "RACECHECK SUMMARY"), "racecheck's report: %s",
           f.report ? f.report : "(none)");
-    san_findings_free(&f);
+    sanitize_findings_free(&f);
 
-    san_parse_log(unfinished_log, &f);
+    sanitize_parse_log(unfinished_log, &f);
     total += 2;
     CHECK(f.errors == 2, "a log without its summary counts its findings: %d", f.errors);
     CHECK(f.report && !strstr(f.report, "tilelab:"), "the child's own lines are not the tool's: %s", f.report);
-    san_findings_free(&f);
+    sanitize_findings_free(&f);
 
-    san_parse_log(racecheck_clean_log, &f);
+    sanitize_parse_log(racecheck_clean_log, &f);
     total++;
     CHECK(f.errors == 0 && !f.first, "racecheck without hazards: %d errors", f.errors);
-    san_findings_free(&f);
+    sanitize_findings_free(&f);
 
-    san_parse_log(clean_log, &f);
+    sanitize_parse_log(clean_log, &f);
     total += 2;
     CHECK(f.errors == 0 && !f.first, "a clean log: %d errors, first %s", f.errors, f.first ? f.first : "(none)");
     CHECK(f.report && !strcmp(f.report, ""), "a clean log's report: '%s'", f.report);
-    san_findings_free(&f);
+    sanitize_findings_free(&f);
 
-    san_parse_log("", &f);
+    sanitize_parse_log("", &f);
     total++;
     CHECK(f.errors == -1, "an empty log has no verdict: %d", f.errors);
-    san_findings_free(&f);
-    san_parse_log(NULL, &f);
+    sanitize_findings_free(&f);
+    sanitize_parse_log(NULL, &f);
     total++;
     CHECK(f.errors == -1, "no log has no verdict: %d", f.errors);
-    san_findings_free(&f);
+    sanitize_findings_free(&f);
 
     /* Many findings: the report keeps the first ones, cut at a line, and says it was cut; the count is the tool's. */
     size_t cap = 200 * 120 + 64, len = 0;
@@ -112,25 +112,25 @@ int main(void)
         len += (size_t)snprintf(many + len, cap - len, "========= Invalid __global__ read of size 4 bytes\n"
                                                        "=========     at k+0x%x in k.cu:%d\n========= \n", i, i);
     snprintf(many + len, cap - len, "========= ERROR SUMMARY: 200 errors\n");
-    san_parse_log(many, &f);
+    sanitize_parse_log(many, &f);
     total += 3;
     CHECK(f.errors == 200, "many: %d errors", f.errors);
-    CHECK(f.report && strlen(f.report) <= SAN_REPORT_MAX, "many: the report is %zu bytes", f.report ? strlen(f.report) : 0);
+    CHECK(f.report && strlen(f.report) <= SANITIZE_REPORT_MAX, "many: the report is %zu bytes", f.report ? strlen(f.report) : 0);
     CHECK(f.report && strstr(f.report, "k.cu:0\n") && !strstr(f.report, "k.cu:199") &&
               !strcmp(f.report + strlen(f.report) - 4, "...\n"),
           "many: the report is the first findings and says it was cut");
-    san_findings_free(&f);
+    sanitize_findings_free(&f);
     free(many);
 
     total += 4;
-    CHECK(san_parse_tool("memcheck") == SAN_MEMCHECK && san_parse_tool("racecheck") == SAN_RACECHECK &&
-              san_parse_tool("initcheck") == SAN_INITCHECK && san_parse_tool("synccheck") == SAN_SYNCCHECK,
+    CHECK(sanitize_parse_tool("memcheck") == SANITIZE_MEMCHECK && sanitize_parse_tool("racecheck") == SANITIZE_RACECHECK &&
+              sanitize_parse_tool("initcheck") == SANITIZE_INITCHECK && sanitize_parse_tool("synccheck") == SANITIZE_SYNCCHECK,
           "the four tools");
-    CHECK(san_parse_tool("leakcheck") == SAN_NONE && san_parse_tool("") == SAN_NONE && san_parse_tool(NULL) == SAN_NONE,
+    CHECK(sanitize_parse_tool("leakcheck") == SANITIZE_NONE && sanitize_parse_tool("") == SANITIZE_NONE && sanitize_parse_tool(NULL) == SANITIZE_NONE,
           "no other names");
     tl_err e;
     setenv("TILELAB_SANITIZER", "/nonexistent/compute-sanitizer", 1);
-    char *p = san_find(&e);
+    char *p = sanitize_find(&e);
     CHECK(!p && strstr(e.msg, "TILELAB_SANITIZER=/nonexistent/compute-sanitizer: not an executable file"),
           "an override that is no program: %s", p ? p : e.msg);
     free(p);
@@ -138,7 +138,7 @@ int main(void)
     setenv("CUDA_HOME", "/nonexistent", 1);
     setenv("CUDA_PATH", "/nonexistent", 1);
     setenv("PATH", "/nonexistent-bin", 1);
-    p = san_find(&e);
+    p = sanitize_find(&e);
     /* /usr/local/cuda may have one (the GPU machine): then it is found there, else the message names the places. */
     CHECK(p ? strstr(p, "/usr/local/cuda/") == p
             : strstr(e.msg, "/nonexistent/compute-sanitizer/compute-sanitizer") && strstr(e.msg, "nor on PATH"),

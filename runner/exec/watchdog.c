@@ -15,7 +15,7 @@
 
 #define MAX_REEXEC 64
 
-double wd_default_limit(double max_time_s)
+double watchdog_default_limit(double max_time_s)
 {
     return 120.0 + 20.0 * max_time_s;
 }
@@ -75,7 +75,7 @@ static void fire(void)
         _exit(TL_EXIT_FAILED);
     }
     close_on_exec_all();
-    wd_reexec_resume(wd.argc, wd.argv, wd.path, why);
+    watchdog_reexec_resume(wd.argc, wd.argv, wd.path, why);
     _exit(TL_EXIT_FAILED); /* it could not: the case is in the marker, a --resume records it */
 }
 
@@ -132,7 +132,7 @@ static void catch_stops(const char *path, int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
 }
 
-int wd_start(const char *path, int argc, char **argv, tl_err *e)
+int watchdog_start(const char *path, int argc, char **argv, tl_err *e)
 {
     pthread_condattr_t ca;
     if (wd.running) return 0;
@@ -153,7 +153,7 @@ int wd_start(const char *path, int argc, char **argv, tl_err *e)
     return 0;
 }
 
-void wd_arm(const char *case_id, double limit_s)
+void watchdog_arm(const char *case_id, double limit_s)
 {
     if (!wd.running) return;
     pthread_mutex_lock(&wd.mu);
@@ -169,12 +169,12 @@ void wd_arm(const char *case_id, double limit_s)
     pthread_mutex_unlock(&wd.mu);
 }
 
-void wd_phase(int phase)
+void watchdog_phase(int phase)
 {
     wd.phase = phase;
 }
 
-void wd_disarm(void)
+void watchdog_disarm(void)
 {
     if (!wd.running) return;
     pthread_mutex_lock(&wd.mu);
@@ -183,7 +183,7 @@ void wd_disarm(void)
     pthread_mutex_unlock(&wd.mu);
 }
 
-void wd_stop(void)
+void watchdog_stop(void)
 {
     if (!wd.running) return;
     pthread_mutex_lock(&wd.mu);
@@ -195,7 +195,7 @@ void wd_stop(void)
     free(wd.path), wd.path = NULL;
 }
 
-int wd_take_marker(const char *path, wd_marker *m, tl_err *e)
+int watchdog_take_marker(const char *path, watchdog_marker *m, tl_err *e)
 {
     char *mp = marker_path(path), line[256];
     FILE *f = fopen(mp, "re");
@@ -221,7 +221,7 @@ int wd_take_marker(const char *path, wd_marker *m, tl_err *e)
     return rc;
 }
 
-void wd_reexec_resume(int argc, char **argv, const char *path, const char *why)
+void watchdog_reexec_resume(int argc, char **argv, const char *path, const char *why)
 {
     const char *depth = getenv("TILELAB_REEXEC_DEPTH");
     int d = depth ? atoi(depth) : 0;

@@ -29,14 +29,14 @@ extern char **environ;
 
 /* ---- which devices ------------------------------------------------------------------------- */
 
-static int device_count(dev_list *d, tl_err *e)
+static int device_count(devices_list *d, tl_err *e)
 {
     const char *sim = getenv("TILELAB_TEST_DEVICES");
     if (sim && *sim) {
         char tail;
         int n;
-        if (sscanf(sim, "%d%c", &n, &tail) != 1 || n < 1 || n > DEV_MAX) {
-            tl_err_set(e, "TILELAB_TEST_DEVICES=%s: a number of devices 1 .. %d", sim, DEV_MAX);
+        if (sscanf(sim, "%d%c", &n, &tail) != 1 || n < 1 || n > DEVICES_MAX) {
+            tl_err_set(e, "TILELAB_TEST_DEVICES=%s: a number of devices 1 .. %d", sim, DEVICES_MAX);
             return -1;
         }
         d->simulated = 1;
@@ -54,13 +54,13 @@ static int device_count(dev_list *d, tl_err *e)
     return n;
 }
 
-int dev_parse(const char *spec, dev_list *d, tl_err *e)
+int devices_parse(const char *spec, devices_list *d, tl_err *e)
 {
     memset(d, 0, sizeof *d);
     int count = device_count(d, e);
     if (count < 0) return -1;
     if (!strcmp(spec, "all")) {
-        d->n = count < DEV_MAX ? count : DEV_MAX;
+        d->n = count < DEVICES_MAX ? count : DEVICES_MAX;
         for (int i = 0; i < d->n; i++) d->ord[i] = i;
         return 0;
     }
@@ -83,8 +83,8 @@ int dev_parse(const char *spec, dev_list *d, tl_err *e)
                 tl_err_set(e, "--devices %s: device %ld is listed twice", spec, v);
                 return -1;
             }
-        if (d->n == DEV_MAX) {
-            tl_err_set(e, "--devices %s: at most %d devices", spec, DEV_MAX);
+        if (d->n == DEVICES_MAX) {
+            tl_err_set(e, "--devices %s: at most %d devices", spec, DEVICES_MAX);
             return -1;
         }
         d->ord[d->n++] = (int)v;
@@ -131,7 +131,7 @@ static int drop_held(const char *path, const tl_experiment *x, const char *shard
 {
     hid_t f = h5in_open(path, e);
     if (f < 0) return -1;
-    char *sha = h5_read_str(f, "config_sha256");
+    char *sha = h5util_read_str(f, "config_sha256");
     H5Fclose(f);
     int same = sha && !strcmp(sha, x->sha256);
     free(sha);
@@ -258,8 +258,8 @@ static void forward(worker *w, int eof)
 /* Forwards the workers' output until each has closed it, then reaps them. */
 static void follow(worker *ws, int n)
 {
-    struct pollfd pf[DEV_MAX];
-    if (n < 1 || n > DEV_MAX) return;
+    struct pollfd pf[DEVICES_MAX];
+    if (n < 1 || n > DEVICES_MAX) return;
     int open_fds = n;
     while (open_fds) {
         for (int i = 0; i < n; i++) pf[i] = (struct pollfd){ws[i].fd, POLLIN, 0};
@@ -307,7 +307,7 @@ static int remove_parts(const char *parts)
 /* The parts and OUT into OUT: merged into a new file beside it, which then replaces it, in the order of p (the
  * run's plan of the experiment they hold). trusted: the parts are this run's workers' alone, each closed by a
  * worker that exited (merge.h). */
-static int merge_parts(const dev_opts *o, const char *parts, const tl_plan *p, int trusted, merge_report *r, tl_err *e)
+static int merge_parts(const devices_opts *o, const char *parts, const tl_plan *p, int trusted, merge_report *r, tl_err *e)
 {
     char **in;
     int n;
@@ -329,7 +329,7 @@ static int merge_parts(const dev_opts *o, const char *parts, const tl_plan *p, i
         tl_err_set(e, "%s: cannot put the merged file in place: %s", o->out, strerror(errno));
         rc = -1;
     }
-    if (rc == 0) rc = h5_fsync_dir_of(o->out, e);
+    if (rc == 0) rc = h5util_fsync_dir_of(o->out, e);
     if (rc != 0) unlink(tmp);
     free(tmp);
     free_list(in, n);
@@ -341,7 +341,7 @@ static int merge_parts(const dev_opts *o, const char *parts, const tl_plan *p, i
 static int tally(const char *out, const tl_plan *p, const unsigned char *share, int *have, int *failed, tl_err *e)
 {
     h5out_existing h;
-    if (h5out_read_existing(out, 1, &h, e)) return -1; /* dev_run holds its lock */
+    if (h5out_read_existing(out, 1, &h, e)) return -1; /* devices_run holds its lock */
     *have = *failed = 0;
     plan_id *ids = plan_ids(p);
     for (int k = 0; k < h.n; k++) {
@@ -363,12 +363,12 @@ static int print_table(const char *out, const tl_experiment *x, const tl_plan *p
     const char *where = out;
     hid_t f = -1, d = -1, type = -1, space = -1;
     hsize_t n = 0;
-    h5_summary_row *rows = NULL;
+    h5util_summary_row *rows = NULL;
     tl_result *res = NULL;
     plan_id *ids = NULL;
     int rc = -1;
-    if ((f = h5_open_result(out, e)) < 0) return -1;
-    H5_CHECK(type = h5_summary_type());
+    if ((f = h5util_open_result(out, e)) < 0) return -1;
+    H5_CHECK(type = h5util_summary_type());
     H5_CHECK(d = H5Dopen2(f, "/summary", H5P_DEFAULT));
     H5_CHECK(space = H5Dget_space(d));
     H5_CHECK(H5Sget_simple_extent_dims(space, &n, NULL));
@@ -406,7 +406,7 @@ fail:
     return rc;
 }
 
-int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const tl_plan *p, const unsigned char *share)
+int devices_run(const devices_opts *o, const devices_list *d, const tl_experiment *x, const tl_plan *p, const unsigned char *share)
 {
     tl_err e;
     struct stat st;
@@ -415,7 +415,7 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
     int nin = 0;
     unsigned char *todo = tl_xcalloc((size_t)p->ncases + 1, 1);
     int *owner = tl_xcalloc((size_t)p->ncases + 1, sizeof *owner);
-    worker *ws = tl_xcalloc(DEV_MAX, sizeof *ws);
+    worker *ws = tl_xcalloc(DEVICES_MAX, sizeof *ws);
     double t0 = tl_now_s();
 
     if (h5out_lock(o->out, &lock, &e)) goto bad;
@@ -549,7 +549,7 @@ int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const 
             age >= 0 ? age - (t_end - t_follow) : t_follow - t0, t_merge - t_follow, t_end - t_merge);
     /* A search's share is whole when its searches are done, not when the file holds every case of the plan. */
     int missing = nshare - have, unfinished = missing > 0;
-    if (x->search && srch_share_unfinished(o->out, x, p, share, &unfinished, &e)) {
+    if (x->search && search_share_unfinished(o->out, x, p, share, &unfinished, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         unfinished = 1;
     }
@@ -568,18 +568,18 @@ out:
     return rc;
 }
 
-int dev_run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv)
+int devices_run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv)
 {
     tl_plan p = {0};
     env_info env = {0};
     unsigned char *todo = NULL;
-    dev_list d;
+    devices_list d;
     tl_err e;
     char *path = NULL, *argv_text = NULL;
     int rc = TL_EXIT_BAD_INPUT;
     env_host(&env);
     plan_limits lim = {0, env.host_mem_bytes / 2, NULL};
-    if (plan_expand(x, &lim, &p, &e) || !(todo = run_share_of(o, &p, &e)) || dev_parse(o->devices, &d, &e) ||
+    if (plan_expand(x, &lim, &p, &e) || !(todo = run_share_of(o, &p, &e)) || devices_parse(o->devices, &d, &e) ||
         !(path = run_output_path(o, x, &e))) {
         fprintf(stderr, "runner: %s\n", e.msg);
         goto out;
@@ -590,9 +590,9 @@ int dev_run_experiment(const run_opts *o, tl_experiment *x, int argc, char **arg
         goto out;
     }
     argv_text = tl_join_words(argc, argv);
-    dev_opts dopt = {"/proc/self/exe", argv[0], o->yaml, path, o->shard_text, argv_text, o->resume, o->quiet,
-                     o->compile_jobs, o->sanitize ? san_tool_names[o->sanitize] : NULL};
-    rc = dev_run(&dopt, &d, x, &p, todo);
+    devices_opts dopt = {"/proc/self/exe", argv[0], o->yaml, path, o->shard_text, argv_text, o->resume, o->quiet,
+                     o->compile_jobs, o->sanitize ? sanitize_tool_names[o->sanitize] : NULL};
+    rc = devices_run(&dopt, &d, x, &p, todo);
 out:
     free(todo);
     plan_free(&p);

@@ -9,16 +9,16 @@
 #include "runner/plan/plan.h"
 #include "runner/run/run.h"
 
-#define DEV_MAX 64
+#define DEVICES_MAX 64
 
 typedef struct {
     int n;
-    int ord[DEV_MAX]; /* CUDA ordinals, as the run sees them (CUDA_VISIBLE_DEVICES applies) */
+    int ord[DEVICES_MAX]; /* CUDA ordinals, as the run sees them (CUDA_VISIBLE_DEVICES applies) */
     int simulated;    /* TILELAB_TEST_DEVICES: devices without CUDA, for host-target cases (tests) */
-} dev_list;
+} devices_list;
 
 /* "all" or a list "0,2,3" -> ordinals, checked against this machine's devices. -1 with e. */
-int dev_parse(const char *spec, dev_list *d, tl_err *e);
+int devices_parse(const char *spec, devices_list *d, tl_err *e);
 
 typedef struct {
     const char *runner;     /* this binary, for the workers (/proc/self/exe) */
@@ -30,13 +30,13 @@ typedef struct {
     int resume, quiet;
     int compile_jobs;       /* the run's compile threads (-1: the default), shared over the workers */
     const char *sanitize;   /* --sanitize's tool for the workers, or NULL */
-} dev_opts;
+} devices_opts;
 
 /* Runs the cases with share[i] of p over the devices into o->out; the exit code (TL_EXIT_*). */
-int dev_run(const dev_opts *o, const dev_list *d, const tl_experiment *x, const tl_plan *p, const unsigned char *share);
+int devices_run(const devices_opts *o, const devices_list *d, const tl_experiment *x, const tl_plan *p, const unsigned char *share);
 
 /* run --devices: a worker process a GPU; this process plans (without device facts, as shards do), hands out the
  * cases and merges, and uses no GPU. The exit code. */
-int dev_run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv);
+int devices_run_experiment(const run_opts *o, tl_experiment *x, int argc, char **argv);
 
 #endif

@@ -135,9 +135,9 @@ int submit_sweep(const tl_experiment *x, const submit_opts *o, tl_err *e)
                "# %s/experiment/experiment.yaml: the experiment as it is now (%zu bytes, sha256 %s)\n",
                o->dir, x->yaml_len, x->sha256);
         for (int i = 0; i < x->store.n; i++)
-            if (x->store.files[i].used && strcmp(x->store.files[i].origin, SRC_TILELAB))
+            if (x->store.files[i].used && strcmp(x->store.files[i].origin, SOURCE_TILELAB))
                 printf("# %s/experiment/%s: a %s of the experiment (sha256 %s)\n", o->dir, x->store.files[i].path,
-                       strcmp(x->store.files[i].origin, SRC_DATA) ? "kernel source" : "data file",
+                       strcmp(x->store.files[i].origin, SOURCE_DATA) ? "kernel source" : "data file",
                        x->store.files[i].sha256);
         printf(
                "# ---- %s/array.sbatch\n%s"

@@ -130,11 +130,11 @@ static int check_compile_path(void)
     mkdir(dir, 0700);
     const reg_op *op = reg_find_op("sgemm");
     const reg_variant *v = reg_find_variant(op, "smem_tile");
-    src_store st;
-    src_set set;
+    source_store st;
+    source_set set;
     tl_err e;
-    src_store_init(&st, "registry.yaml");
-    CHECK(src_resolve(&st, SRC_TILELAB, v->source, &set, &e) == 0, "%s", e.msg);
+    source_store_init(&st, "registry.yaml");
+    CHECK(source_resolve(&st, SOURCE_TILELAB, v->source, &set, &e) == 0, "%s", e.msg);
     long p32[REG_MAX_PARAMS] = {32}, p16[REG_MAX_PARAMS] = {16};
     reg_spec s = {.dims = {64, 64, 64}};
     jit_request rq = {.op = op, .store = &st, .src = &set, .entry = v->entry, .params = v->params,
@@ -155,8 +155,8 @@ static int check_compile_path(void)
     CHECK(jit_compile(&rq, dir, NULL, &again, &e) == 0 && again.cached && !strcmp(again.cubin_sha256, b.cubin_sha256),
           "the replaced entry is used");
     jit_cubin_free(&a), jit_cubin_free(&b), jit_cubin_free(&again);
-    src_set_free(&set);
-    src_store_free(&st);
+    source_set_free(&set);
+    source_store_free(&st);
     free(dir);
     return 1;
 }

@@ -330,7 +330,7 @@ static char *rewrite_log(const jit_request *rq, const char *log)
         if (shown) {
             int i = 0;
             while (strcmp(rq->src->names[i], shown)) i++;
-            char *d = src_display(rq->store, &rq->store->files[rq->src->files[i]]);
+            char *d = source_display(rq->store, &rq->store->files[rq->src->files[i]]);
             tl_buf_printf(&b, "%s%.*s", d, (int)(len - skip), line + skip);
             free(d);
         } else {
@@ -387,7 +387,7 @@ static char *whole_lines(const char *text, size_t room)
  * log with the files named as the user knows them. */
 static void compile_error(const jit_request *rq, const char *log, nvrtcResult rc, tl_err *e)
 {
-    char *main_shown = src_display(rq->store, &rq->store->files[rq->src->files[0]]);
+    char *main_shown = source_display(rq->store, &rq->store->files[rq->src->files[0]]);
     const char *check = log ? strstr(log, JIT_CHECK_FILE "(") : NULL;
     const char *entries[REG_MAX_KERNELS] = {rq->entry};
     memcpy(entries + 1, rq->also, sizeof rq->also);
@@ -451,7 +451,7 @@ int jit_sandbox(char *why, size_t len)
         real[strlen(real) - strlen("/cute/tensor.hpp")] = '\0';
     const char *dirs[] = {cuda_home(), cutlass_place.include, real ? real : "", exe, "/usr/lib", "/lib", "/usr/lib64",
                           "/lib64", "/etc/ld.so.cache", "/dev/null"};
-    int rc = sb_restrict(dirs, (int)(sizeof dirs / sizeof *dirs), why, len);
+    int rc = sandbox_restrict(dirs, (int)(sizeof dirs / sizeof *dirs), why, len);
     free(real);
     return rc;
 }
@@ -461,7 +461,7 @@ int jit_sandbox(char *why, size_t len)
 static int has_experiment_files(const jit_request *rq)
 {
     for (int i = 0; i < rq->src->n; i++)
-        if (strcmp(rq->store->files[rq->src->files[i]].origin, SRC_TILELAB)) return 1;
+        if (strcmp(rq->store->files[rq->src->files[i]].origin, SOURCE_TILELAB)) return 1;
     return 0;
 }
 
@@ -515,7 +515,7 @@ static int check_entries(const jit_request *rq, const jit_cubin *cb, tl_err *e)
         char kernels[512];
         int rc = jit_cubin_has_kernel(cb->cubin, cb->cubin_len, entries[i], kernels, sizeof kernels);
         if (rc == 1) continue;
-        char *shown = src_display(rq->store, &rq->store->files[rq->src->files[0]]);
+        char *shown = source_display(rq->store, &rq->store->files[rq->src->files[0]]);
         if (rc < 0) tl_err_set(e, "%s: the compiled module is not a readable cubin", shown);
         else
             tl_err_set(e, "%s: '%s' is not an extern \"C\" __global__ function of the compiled module (its kernels: "

@@ -36,8 +36,8 @@ typedef struct {
 /* What one compile needs. */
 typedef struct {
     const reg_op *op;
-    const src_store *store;
-    const src_set *src;    /* the files, main source first */
+    const source_store *store;
+    const source_set *src;    /* the files, main source first */
     const char *entry;     /* the kernel */
     const char *also[REG_MAX_KERNELS - 1]; /* the module's other kernels the run launches (NULL after the last) */
     const reg_param *params;

@@ -184,10 +184,10 @@ static int compile_experiment(const char *given, char ***done, int *ndone, int *
 static int compile_registry_for(const reg_op *op, const reg_variant *v, const long *params, const reg_spec *s,
                                 int arch, int front_end_only, const char *cache, jit_cubin *cb, tl_err *e, int *cute)
 {
-    src_store st;
-    src_set set;
-    src_store_init(&st, "registry.yaml");
-    int rc = src_resolve(&st, SRC_TILELAB, v->source, &set, e);
+    source_store st;
+    source_set set;
+    source_store_init(&st, "registry.yaml");
+    int rc = source_resolve(&st, SOURCE_TILELAB, v->source, &set, e);
     if (rc == 0) {
         jit_request rq = {.op = op, .store = &st, .src = &set, .entry = v->entry, .also = {v->entry2},
                           .params = v->params, .nparams = v->nparams, .values = params, .spec = s, .variant = v,
@@ -199,9 +199,9 @@ static int compile_registry_for(const reg_op *op, const reg_variant *v, const lo
             check_lto_cubin(what, &rq, cb);
             free(what);
         }
-        src_set_free(&set);
+        source_set_free(&set);
     }
-    src_store_free(&st);
+    source_store_free(&st);
     return rc;
 }
 
@@ -209,16 +209,16 @@ static int compile_registry_for(const reg_op *op, const reg_variant *v, const lo
  * else 0. */
 static size_t cute_source_bytes(const reg_variant *v)
 {
-    src_store st;
-    src_set set;
+    source_store st;
+    source_set set;
     tl_err e;
-    src_store_init(&st, "registry.yaml");
+    source_store_init(&st, "registry.yaml");
     size_t bytes = 0;
-    if (src_resolve(&st, SRC_TILELAB, v->source, &set, &e) == 0) {
+    if (source_resolve(&st, SOURCE_TILELAB, v->source, &set, &e) == 0) {
         for (int i = 0; set.cutlass && i < set.n; i++) bytes += strlen(st.files[set.files[i]].text);
-        src_set_free(&set);
+        source_set_free(&set);
     }
-    src_store_free(&st);
+    source_store_free(&st);
     return bytes;
 }
 
@@ -377,17 +377,17 @@ static int check_front_end_only(void)
     static const char tmpl[] = "template <int N> __device__ float f(float x) { static_assert(N < 4, \"N past 3\"); return x * N; }\n"
                                "extern \"C\" __global__ void k(const float *x, float *y, long long n) { y[0] = f<5>(x[0]); }\n";
     const reg_op *copy = reg_find_op("copy");
-    src_store st;
-    src_set set;
-    src_store_init_preloaded(&st, "t.yaml", 0);
-    CHECK(src_store_add(&st, SRC_EXPERIMENT, "k.cu", tmpl, sizeof tmpl - 1, NULL, &e) == 0, "%s", e.msg);
-    CHECK(src_resolve(&st, SRC_EXPERIMENT, "k.cu", &set, &e) == 0, "%s", e.msg);
+    source_store st;
+    source_set set;
+    source_store_init_preloaded(&st, "t.yaml", 0);
+    CHECK(source_store_add(&st, SOURCE_EXPERIMENT, "k.cu", tmpl, sizeof tmpl - 1, NULL, &e) == 0, "%s", e.msg);
+    CHECK(source_resolve(&st, SOURCE_EXPERIMENT, "k.cu", &set, &e) == 0, "%s", e.msg);
     reg_spec cs = {.dims = {1024}};
     jit_request rq = {.op = copy, .store = &st, .src = &set, .entry = "k", .spec = &cs, .arch = ARCH, .front_end_only = 1};
     CHECK(jit_compile(&rq, NULL, NULL, &cb, &e) != 0 && strstr(e.msg, "N past 3") && strstr(e.msg, "N=5"),
           "a template's static_assert, front end only: %s", e.msg);
-    src_set_free(&set);
-    src_store_free(&st);
+    source_set_free(&set);
+    source_store_free(&st);
     return 1;
 }
 

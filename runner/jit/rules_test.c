@@ -103,11 +103,11 @@ static int compile_stops(const char *op_name, const char *variant, const char *p
 {
     const reg_op *op = reg_find_op(op_name);
     const reg_variant *v = reg_find_variant(op, variant);
-    src_store st;
-    src_set set;
+    source_store st;
+    source_set set;
     tl_err e;
-    src_store_init(&st, "registry.yaml");
-    CHECK(src_resolve(&st, SRC_TILELAB, v->source, &set, &e) == 0, "%s", e.msg);
+    source_store_init(&st, "registry.yaml");
+    CHECK(source_resolve(&st, SOURCE_TILELAB, v->source, &set, &e) == 0, "%s", e.msg);
     long p[REG_MAX_PARAMS];
     for (int k = 0; k < v->nparams; k++) p[k] = v->params[k].def;
     reg_spec s = {.dims = {256, 256, 256, 0}};
@@ -121,8 +121,8 @@ static int compile_stops(const char *op_name, const char *variant, const char *p
     int rc = jit_compile(&rq, NULL, NULL, &out, &e);
     CHECK(rc != 0 && strstr(e.msg, expect), "the rule stops %s's compile, in the registry's words: %s", variant,
           rc ? e.msg : "it compiled");
-    src_set_free(&set);
-    src_store_free(&st);
+    source_set_free(&set);
+    source_store_free(&st);
     return 1;
 }
 

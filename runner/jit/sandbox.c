@@ -19,7 +19,7 @@
      LANDLOCK_ACCESS_FS_MAKE_SYM)
 #define READ_FS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 
-int sb_restrict(const char *const *dirs, int n, char *why, size_t len)
+int sandbox_restrict(const char *const *dirs, int n, char *why, size_t len)
 {
     struct landlock_ruleset_attr attr = {.handled_access_fs = ALL_FS};
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);

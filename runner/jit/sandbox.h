@@ -9,6 +9,6 @@
 /* From now on this process (and what it starts) reads, lists and runs files under dirs[0..n) only, and
  * writes none anywhere (descriptors already open are untouched). 0; or -1 with why when the kernel cannot
  * (no Landlock: older than Linux 5.13, or turned off), and nothing changed. */
-int sb_restrict(const char *const *dirs, int n, char *why, size_t len);
+int sandbox_restrict(const char *const *dirs, int n, char *why, size_t len);
 
 #endif

@@ -22,20 +22,20 @@ static void sandbox(void)
 
 static int compile_text(const char *text, jit_helper *h, tl_err *e)
 {
-    src_store st;
-    src_store_init_preloaded(&st, "t.yaml", 0);
-    CHECK(src_store_add(&st, SRC_EXPERIMENT, "k.cu", text, strlen(text), NULL, e) == 0, "%s", e->msg);
+    source_store st;
+    source_store_init_preloaded(&st, "t.yaml", 0);
+    CHECK(source_store_add(&st, SOURCE_EXPERIMENT, "k.cu", text, strlen(text), NULL, e) == 0, "%s", e->msg);
     int file = 0;
     char *name = "k.cu";
     int angle = strstr(text, "#include <") != NULL;
-    src_set set = {.files = &file, .names = &name, .n = 1, .angle = angle}; /* no scan: as if it missed the include */
+    source_set set = {.files = &file, .names = &name, .n = 1, .angle = angle}; /* no scan: as if it missed the include */
     reg_spec cs = {.dims = {1024}};
     jit_request rq = {.op = reg_find_op("copy"), .store = &st, .src = &set, .entry = "k", .spec = &cs, .arch = 90,
                       .front_end_only = 1};
     jit_cubin cb;
     int rc = jit_compile_in(&rq, NULL, NULL, h, &cb, e);
     if (rc == 0) jit_cubin_free(&cb);
-    src_store_free(&st);
+    source_store_free(&st);
     return rc;
 }
 

@@ -19,7 +19,7 @@
 
 /* ---- the sets ------------------------------------------------------------------------------- */
 
-const ctr_set_metric ctr_sets[] = {
+const counters_set_metric counters_sets[] = {
     {"memory", "dram__bytes_read.sum", "bytes read from DRAM (device memory) by the run"},
     {"memory", "dram__bytes_write.sum", "bytes written to DRAM by the run"},
     {"memory", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "global load requests (one per warp instruction)"},
@@ -49,18 +49,18 @@ const ctr_set_metric ctr_sets[] = {
     {"roofline", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", "FP32 multiplies (1 flop)"},
     {"roofline", "dram__bytes_read.sum", "bytes read from DRAM"},
     {"roofline", "dram__bytes_write.sum", "bytes written to DRAM"},
-    {"roofline", CTR_DURATION, "the kernels' time under the profiler, ns (every collection has it)"},
+    {"roofline", COUNTERS_DURATION, "the kernels' time under the profiler, ns (every collection has it)"},
 };
-const int ctr_nsets = (int)(sizeof ctr_sets / sizeof *ctr_sets);
+const int counters_nsets = (int)(sizeof counters_sets / sizeof *counters_sets);
 
 static int is_set(const char *name)
 {
-    for (int i = 0; i < ctr_nsets; i++)
-        if (!strcmp(ctr_sets[i].set, name)) return 1;
+    for (int i = 0; i < counters_nsets; i++)
+        if (!strcmp(counters_sets[i].set, name)) return 1;
     return 0;
 }
 
-int ctr_name_ok(const char *name)
+int counters_name_ok(const char *name)
 {
     size_t n = strlen(name);
     const char *sep = strstr(name, "__");
@@ -72,7 +72,7 @@ int ctr_name_ok(const char *name)
     return sep[2] != '\0' && sep[2] != '.';
 }
 
-static void list_push(ctr_list *l, const char *name, int line, int col)
+static void list_push(counters_list *l, const char *name, int line, int col)
 {
     for (int i = 0; i < l->n; i++)
         if (!strcmp(l->names[i], name)) return;
@@ -86,20 +86,20 @@ static void list_push(ctr_list *l, const char *name, int line, int col)
     l->n++;
 }
 
-int ctr_list_add(ctr_list *l, const char *item, int line, int col, tl_err *e)
+int counters_list_add(counters_list *l, const char *item, int line, int col, tl_err *e)
 {
     if (is_set(item)) {
-        for (int i = 0; i < ctr_nsets; i++)
-            if (!strcmp(ctr_sets[i].set, item)) list_push(l, ctr_sets[i].metric, line, col);
-    } else if (ctr_name_ok(item)) {
+        for (int i = 0; i < counters_nsets; i++)
+            if (!strcmp(counters_sets[i].set, item)) list_push(l, counters_sets[i].metric, line, col);
+    } else if (counters_name_ok(item)) {
         list_push(l, item, line, col);
     } else {
         tl_err_set(e, "'%s' is neither a set (memory, smem, occupancy, roofline) nor a metric name like "
                       "dram__bytes_read.sum (unit__counter.rollup, lower case)", item);
         return -1;
     }
-    if (l->n > CTR_MAX) {
-        tl_err_set(e, "more than %d metrics", CTR_MAX);
+    if (l->n > COUNTERS_MAX) {
+        tl_err_set(e, "more than %d metrics", COUNTERS_MAX);
         return -1;
     }
     char *t = tl_xasprintf("%s%s%s", l->text ? l->text : "", l->text && *l->text ? ", " : "", item);
@@ -108,14 +108,14 @@ int ctr_list_add(ctr_list *l, const char *item, int line, int col, tl_err *e)
     return 0;
 }
 
-void ctr_list_copy(ctr_list *dst, const ctr_list *src)
+void counters_list_copy(counters_list *dst, const counters_list *src)
 {
     memset(dst, 0, sizeof *dst);
     for (int i = 0; i < src->n; i++) list_push(dst, src->names[i], src->line[i], src->col[i]);
     dst->text = src->text ? tl_xstrdup(src->text) : NULL;
 }
 
-void ctr_list_free(ctr_list *l)
+void counters_list_free(counters_list *l)
 {
     for (int i = 0; i < l->n; i++) free(l->names[i]);
     free(l->names);
@@ -125,36 +125,36 @@ void ctr_list_free(ctr_list *l)
     memset(l, 0, sizeof *l);
 }
 
-ctr_combine ctr_combine_of(const char *name)
+counters_combine counters_combine_of(const char *name)
 {
     const char *dot = strchr(name, '.');
-    if (!dot) return CTR_WEIGHTED;
-    if (!strcmp(dot, ".sum")) return CTR_SUM;
-    if (!strcmp(dot, ".max")) return CTR_MAX_OF;
-    if (!strcmp(dot, ".min")) return CTR_MIN_OF;
-    return CTR_WEIGHTED;
+    if (!dot) return COUNTERS_WEIGHTED;
+    if (!strcmp(dot, ".sum")) return COUNTERS_SUM;
+    if (!strcmp(dot, ".max")) return COUNTERS_MAX_OF;
+    if (!strcmp(dot, ".min")) return COUNTERS_MIN_OF;
+    return COUNTERS_WEIGHTED;
 }
 
-double ctr_combine_values(ctr_combine how, const double *values, size_t stride, const double *weights, int nkernels)
+double counters_combine_values(counters_combine how, const double *values, size_t stride, const double *weights, int nkernels)
 {
     if (nkernels <= 0) return NAN;
-    double acc = how == CTR_SUM || how == CTR_WEIGHTED ? 0 : values[0], wsum = 0;
+    double acc = how == COUNTERS_SUM || how == COUNTERS_WEIGHTED ? 0 : values[0], wsum = 0;
     for (int k = 0; k < nkernels; k++) {
         double v = values[(size_t)k * stride];
-        if (how == CTR_SUM) acc += v;
-        else if (how == CTR_MAX_OF) acc = v > acc ? v : acc;
-        else if (how == CTR_MIN_OF) acc = v < acc ? v : acc;
+        if (how == COUNTERS_SUM) acc += v;
+        else if (how == COUNTERS_MAX_OF) acc = v > acc ? v : acc;
+        else if (how == COUNTERS_MIN_OF) acc = v < acc ? v : acc;
         else acc += v * weights[k], wsum += weights[k];
     }
-    if (how != CTR_WEIGHTED) return acc;
+    if (how != COUNTERS_WEIGHTED) return acc;
     if (wsum > 0) return acc / wsum;
-    /* No durations (cannot happen with CTR_DURATION collected): the plain mean. */
+    /* No durations (cannot happen with COUNTERS_DURATION collected): the plain mean. */
     acc = 0;
     for (int k = 0; k < nkernels; k++) acc += values[(size_t)k * stride];
     return acc / nkernels;
 }
 
-void ctr_result_free(ctr_result *r)
+void counters_result_free(counters_result *r)
 {
     free(r->reason);
     for (int i = 0; i < r->n; i++) free(r->names[i]), free(r->units[i]);
@@ -164,9 +164,9 @@ void ctr_result_free(ctr_result *r)
     memset(r, 0, sizeof *r);
 }
 
-void ctr_result_unavailable(ctr_result *r, const char *status, const char *why)
+void counters_result_unavailable(counters_result *r, const char *status, const char *why)
 {
-    ctr_result_free(r);
+    counters_result_free(r);
     r->status = status;
     r->reason = tl_xstrdup(why);
 }
@@ -206,7 +206,7 @@ void ctr_result_unavailable(ctr_result *r, const char *status, const char *why)
     X(cuptiRangeProfilerCounterDataImageInitialize)                                                                    \
     X(cuptiRangeProfilerGetCounterDataInfo)
 
-struct ctr_session {
+struct counters_session {
     void *lib;
     char *lib_path;
     char why[512];      /* why the session cannot collect; "" when it can */
@@ -222,7 +222,7 @@ struct ctr_session {
 #undef X
 };
 
-static const char *cupti_msg(ctr_session *s, CUptiResult rc)
+static const char *cupti_msg(counters_session *s, CUptiResult rc)
 {
     const char *m = NULL;
     if (s->cuptiGetResultString && s->cuptiGetResultString(rc, &m) == CUPTI_SUCCESS && m) return m;
@@ -239,8 +239,8 @@ static const char *cupti_msg(ctr_session *s, CUptiResult rc)
         }                                                                                                              \
     } while (0)
 
-static CUpti_Profiler_Host_Object *host_open(ctr_session *s, const unsigned char *avail, tl_err *e);
-static void host_close(ctr_session *s, CUpti_Profiler_Host_Object *h);
+static CUpti_Profiler_Host_Object *host_open(counters_session *s, const unsigned char *avail, tl_err *e);
+static void host_close(counters_session *s, CUpti_Profiler_Host_Object *h);
 
 static void *open_lib(char **path)
 {
@@ -276,7 +276,7 @@ static void *open_lib(char **path)
     return NULL;
 }
 
-static int load_funcs(ctr_session *s)
+static int load_funcs(counters_session *s)
 {
 #define X(f)                                                                                                           \
     *(void **)&s->f = dlsym(s->lib, #f);                                                                               \
@@ -290,7 +290,7 @@ static int load_funcs(ctr_session *s)
     return 0;
 }
 
-static int init_device(ctr_session *s)
+static int init_device(counters_session *s)
 {
     tl_err err, *e = &err;
     CUptiResult last = CUPTI_SUCCESS;
@@ -316,9 +316,9 @@ fail:
     return -1;
 }
 
-ctr_session *ctr_open(int device, const char *chip)
+counters_session *counters_open(int device, const char *chip)
 {
-    ctr_session *s = tl_xcalloc(1, sizeof *s);
+    counters_session *s = tl_xcalloc(1, sizeof *s);
     s->device = device;
     if (!(s->lib = open_lib(&s->lib_path))) {
         snprintf(s->why, sizeof s->why, "no libcupti.so found (set TILELAB_CUPTI to its path; it ships with the CUDA "
@@ -347,7 +347,7 @@ ctr_session *ctr_open(int device, const char *chip)
     return s;
 }
 
-void ctr_close(ctr_session *s)
+void counters_close(counters_session *s)
 {
     if (!s) return;
     if (s->profiler_up) {
@@ -360,24 +360,24 @@ void ctr_close(ctr_session *s)
     free(s);
 }
 
-const char *ctr_session_why(const ctr_session *s)
+const char *counters_session_why(const counters_session *s)
 {
     return s->why[0] ? s->why : NULL;
 }
 
-const char *ctr_chip(const ctr_session *s)
+const char *counters_chip(const counters_session *s)
 {
     return s->chip[0] ? s->chip : NULL;
 }
 
-const char *ctr_library(const ctr_session *s)
+const char *counters_library(const counters_session *s)
 {
     return s->lib_path;
 }
 
 /* ---- metric names ------------------------------------------------------------------------------ */
 
-static CUpti_Profiler_Host_Object *host_open(ctr_session *s, const unsigned char *avail, tl_err *e)
+static CUpti_Profiler_Host_Object *host_open(counters_session *s, const unsigned char *avail, tl_err *e)
 {
     CUptiResult last = CUPTI_SUCCESS;
     PARAMS(CUpti_Profiler_Host_Initialize_Params, hi);
@@ -391,7 +391,7 @@ fail:
     return NULL;
 }
 
-static void host_close(ctr_session *s, CUpti_Profiler_Host_Object *h)
+static void host_close(counters_session *s, CUpti_Profiler_Host_Object *h)
 {
     if (!h) return;
     PARAMS(CUpti_Profiler_Host_Deinitialize_Params, p);
@@ -422,7 +422,7 @@ static int distance(const char *a, const char *b)
 
 /* Up to three known names nearest to name (its base against the chip's base metrics; a bad rollup
  * against the base's own). */
-static void near_names(ctr_session *s, CUpti_Profiler_Host_Object *h, const char *name, char *out, size_t cap)
+static void near_names(counters_session *s, CUpti_Profiler_Host_Object *h, const char *name, char *out, size_t cap)
 {
     char base[256];
     snprintf(base, sizeof base, "%s", name);
@@ -478,7 +478,7 @@ static void near_names(ctr_session *s, CUpti_Profiler_Host_Object *h, const char
     }
 }
 
-static int known(ctr_session *s, CUpti_Profiler_Host_Object *h, const char *name, const char **unit)
+static int known(counters_session *s, CUpti_Profiler_Host_Object *h, const char *name, const char **unit)
 {
     PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params, mp);
     mp.pHostObject = h;
@@ -488,7 +488,7 @@ static int known(ctr_session *s, CUpti_Profiler_Host_Object *h, const char *name
     return 1;
 }
 
-int ctr_check(ctr_session *s, const ctr_list *l, const char *path, tl_err *e)
+int counters_check(counters_session *s, const counters_list *l, const char *path, tl_err *e)
 {
     if (!l->n || !s->lib || !s->cuptiProfilerHostInitialize || !s->chip[0]) return 0;
     CUpti_Profiler_Host_Object *h = host_open(s, NULL, e);
@@ -509,7 +509,7 @@ int ctr_check(ctr_session *s, const ctr_list *l, const char *path, tl_err *e)
 
 /* ---- collection -------------------------------------------------------------------------------- */
 
-static int availability(ctr_session *s, CUcontext ctx, tl_err *e)
+static int availability(counters_session *s, CUcontext ctx, tl_err *e)
 {
     CUptiResult last = CUPTI_SUCCESS;
     if (s->avail) return 0;
@@ -527,34 +527,34 @@ fail:
     return -1;
 }
 
-static void refuse(ctr_session *s, ctr_result *r, CUptiResult last, const char *msg)
+static void refuse(counters_session *s, counters_result *r, CUptiResult last, const char *msg)
 {
     if (last == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
         s->denied = 1;
-        ctr_result_unavailable(r, "not_permitted",
+        counters_result_unavailable(r, "not_permitted",
                                "profiling is not permitted for this user (the driver's RmProfilingAdminOnly; run as "
                                "root or set NVreg_RestrictProfilingToAdminUsers=0)");
     } else {
-        ctr_result_unavailable(r, last == CUPTI_ERROR_NOT_SUPPORTED ? "unsupported" : "error", msg);
+        counters_result_unavailable(r, last == CUPTI_ERROR_NOT_SUPPORTED ? "unsupported" : "error", msg);
     }
 }
 
 /* The names a collection asks CUPTI for: the list's, then the duration that weighs kernels. */
-static const char **ask_names(const ctr_list *l, int *n)
+static const char **ask_names(const counters_list *l, int *n)
 {
     const char **names = tl_xcalloc((size_t)l->n + 1, sizeof *names);
     int have = 0;
     for (int i = 0; i < l->n; i++) {
         names[i] = l->names[i];
-        have |= !strcmp(l->names[i], CTR_DURATION);
+        have |= !strcmp(l->names[i], COUNTERS_DURATION);
     }
     *n = l->n + !have;
-    if (!have) names[l->n] = CTR_DURATION;
+    if (!have) names[l->n] = COUNTERS_DURATION;
     return names;
 }
 
-static int evaluate(ctr_session *s, CUpti_Profiler_Host_Object *h, const unsigned char *data, size_t size,
-                    const char **names, int n, ctr_result *r, tl_err *e)
+static int evaluate(counters_session *s, CUpti_Profiler_Host_Object *h, const unsigned char *data, size_t size,
+                    const char **names, int n, counters_result *r, tl_err *e)
 {
     CUptiResult last = CUPTI_SUCCESS;
     double *per = NULL;
@@ -581,7 +581,7 @@ static int evaluate(ctr_session *s, CUpti_Profiler_Host_Object *h, const unsigne
     for (int k = 0; k < nk; k++) w[k] = per[(size_t)k * (size_t)n + (size_t)(n - 1)];
     /* The duration is the last name unless the list has it: find it. */
     for (int i = 0; i < n; i++)
-        if (!strcmp(names[i], CTR_DURATION))
+        if (!strcmp(names[i], COUNTERS_DURATION))
             for (int k = 0; k < nk; k++) w[k] = per[(size_t)k * (size_t)n + (size_t)i];
     r->n = n;
     r->names = tl_xcalloc((size_t)n, sizeof *r->names);
@@ -592,7 +592,7 @@ static int evaluate(ctr_session *s, CUpti_Profiler_Host_Object *h, const unsigne
         known(s, h, names[i], &unit);
         r->names[i] = tl_xstrdup(names[i]);
         r->units[i] = tl_xstrdup(unit ? unit : "");
-        r->values[i] = ctr_combine_values(ctr_combine_of(names[i]), per + i, (size_t)n, w, nk);
+        r->values[i] = counters_combine_values(counters_combine_of(names[i]), per + i, (size_t)n, w, nk);
     }
     free(w);
     free(per);
@@ -612,7 +612,7 @@ typedef struct {
     int enabled;
 } collection;
 
-static void collection_end(ctr_session *s, collection *c)
+static void collection_end(counters_session *s, collection *c)
 {
     if (c->enabled) {
         PARAMS(CUpti_RangeProfiler_Disable_Params, d);
@@ -626,7 +626,7 @@ static void collection_end(ctr_session *s, collection *c)
 
 /* Host object and config image for names; the range profiler enabled on ctx with a counter-data image
  * of `ranges` ranges (one per kernel of the run). */
-static int collection_begin(ctr_session *s, CUcontext ctx, const char **names, int n, int ranges, collection *c,
+static int collection_begin(counters_session *s, CUcontext ctx, const char **names, int n, int ranges, collection *c,
                             CUptiResult *lastp, tl_err *e)
 {
     CUptiResult last = CUPTI_SUCCESS;
@@ -689,8 +689,8 @@ fail:
 
 /* One collection of names over the run, with room for `ranges` kernels: r's status, -1 only when the
  * run failed. */
-static int collect_once(ctr_session *s, CUcontext cu, const char **names, int n, int ranges, ctr_step prepare,
-                        ctr_step run, void *ctx, ctr_result *r, tl_err *e)
+static int collect_once(counters_session *s, CUcontext cu, const char **names, int n, int ranges, counters_step prepare,
+                        counters_step run, void *ctx, counters_result *r, tl_err *e)
 {
     CUptiResult last = CUPTI_SUCCESS;
     collection c = {0};
@@ -701,7 +701,7 @@ static int collect_once(ctr_session *s, CUcontext cu, const char **names, int n,
         goto out;
     }
     int done = 0;
-    for (r->passes = 0; !done && r->passes < CTR_MAX_PASSES; r->passes++) {
+    for (r->passes = 0; !done && r->passes < COUNTERS_MAX_PASSES; r->passes++) {
         if (prepare(ctx, e)) goto run_fail;
         PARAMS(CUpti_RangeProfiler_Start_Params, st);
         st.pRangeProfilerObject = c.rp;
@@ -723,7 +723,7 @@ static int collect_once(ctr_session *s, CUcontext cu, const char **names, int n,
         done = sp.isAllPassSubmitted;
     }
     if (!done) {
-        ctr_result_unavailable(r, "error", "the metrics need more than 64 replays of the run");
+        counters_result_unavailable(r, "error", "the metrics need more than 64 replays of the run");
         goto out;
     }
     PARAMS(CUpti_RangeProfiler_DecodeData_Params, dd);
@@ -735,17 +735,17 @@ static int collect_once(ctr_session *s, CUcontext cu, const char **names, int n,
     if (dd.numOfRangeDropped) {
         char *m = tl_xasprintf("the run launched more than %d kernels: %zu were not profiled", ranges,
                                dd.numOfRangeDropped);
-        ctr_result_unavailable(r, "error", m);
+        counters_result_unavailable(r, "error", m);
         free(m);
         goto out;
     }
     long passes = r->passes;
     if (evaluate(s, c.host, c.data, c.data_size, names, n, r, &why)) {
-        ctr_result_unavailable(r, "error", why.msg);
+        counters_result_unavailable(r, "error", why.msg);
         goto out;
     }
     if (r->kernels == 0) {
-        ctr_result_unavailable(r, "no_kernels", "the run launched no kernel (a copy engine transfer such as "
+        counters_result_unavailable(r, "no_kernels", "the run launched no kernel (a copy engine transfer such as "
                                                 "cudaMemcpy has no SM or L1 counters)");
         goto out;
     }
@@ -759,13 +759,13 @@ out:
     return run_failed ? -1 : 0;
 }
 
-int ctr_collect(ctr_session *s, const ctr_list *l, int kernels, ctr_step prepare, ctr_step run, void *ctx,
-                ctr_result *r, tl_err *e)
+int counters_collect(counters_session *s, const counters_list *l, int kernels, counters_step prepare, counters_step run, void *ctx,
+                counters_result *r, tl_err *e)
 {
     tl_err why;
-    ctr_result_free(r);
+    counters_result_free(r);
     if (s->why[0]) {
-        ctr_result_unavailable(r, s->why_status, s->why);
+        counters_result_unavailable(r, s->why_status, s->why);
         return 0;
     }
     if (s->denied) {
@@ -774,7 +774,7 @@ int ctr_collect(ctr_session *s, const ctr_list *l, int kernels, ctr_step prepare
     }
     CUcontext cu = NULL;
     if (s->ctx_current(&cu) != CUDA_SUCCESS || !cu) {
-        ctr_result_unavailable(r, "error", "no current CUDA context");
+        counters_result_unavailable(r, "error", "no current CUDA context");
         return 0;
     }
     if (availability(s, cu, &why)) {
@@ -787,11 +787,11 @@ int ctr_collect(ctr_session *s, const ctr_list *l, int kernels, ctr_step prepare
      * So the room is exactly the run's kernels: counted first, in a pass of one metric, when the
      * caller cannot say. */
     if (kernels <= 0) {
-        const char *duration[] = {CTR_DURATION};
-        if (collect_once(s, cu, duration, 1, CTR_MAX_KERNELS, prepare, run, ctx, r, e)) return -1;
+        const char *duration[] = {COUNTERS_DURATION};
+        if (collect_once(s, cu, duration, 1, COUNTERS_MAX_KERNELS, prepare, run, ctx, r, e)) return -1;
         if (strcmp(r->status, "ok")) return 0;
         kernels = (int)r->kernels;
-        ctr_result_free(r);
+        counters_result_free(r);
     }
     int n;
     const char **names = ask_names(l, &n);

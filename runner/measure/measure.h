@@ -27,7 +27,7 @@ typedef struct {
 
 /* The defaults written into every result file. */
 extern const measure_protocol measure_defaults;
-/* A dispatching case's trial of one candidate (exec_case; l2_flush as the case's): a short measurement
+/* A dispatching case's trial of one candidate (execute_case; l2_flush as the case's): a short measurement
  * that only ranks the candidates, each of which is verified only if it then runs the case. */
 extern const measure_protocol measure_trial;
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DSP_MAX_ROWS 100000
-#define DSP_MAX_LINE 1024
+#define DISPATCH_MAX_ROWS 100000
+#define DISPATCH_MAX_LINE 1024
 
 static int line_err(tl_err *e, const char *name, int line, const char *fmt, const char *a, const char *b)
 {
@@ -83,7 +83,7 @@ static int parse_params(const reg_variant *v, char *f, long *params, const char 
     return 0;
 }
 
-static reg_spec row_spec(const dsp_row *r)
+static reg_spec row_spec(const dispatch_row *r)
 {
     reg_spec s = {0};
     memcpy(s.dims, r->dims, sizeof s.dims);
@@ -92,7 +92,7 @@ static reg_spec row_spec(const dsp_row *r)
     return s;
 }
 
-static int parse_row(const reg_op *op, const char *name, int line, char *s, dsp_row *r, tl_err *e)
+static int parse_row(const reg_op *op, const char *name, int line, char *s, dispatch_row *r, tl_err *e)
 {
     char *f[6], *save = NULL;
     int nf = 0;
@@ -132,18 +132,18 @@ static int parse_row(const reg_op *op, const char *name, int line, char *s, dsp_
     return 0;
 }
 
-static int same_problem(const dsp_row *a, const dsp_row *b)
+static int same_problem(const dispatch_row *a, const dispatch_row *b)
 {
     return !memcmp(a->dims, b->dims, sizeof a->dims) && !memcmp(a->layouts, b->layouts, sizeof a->layouts) &&
            a->dtype == b->dtype;
 }
 
-static int same_candidate(const dsp_row *a, const dsp_row *b)
+static int same_candidate(const dispatch_row *a, const dispatch_row *b)
 {
     return a->v == b->v && !memcmp(a->params, b->params, sizeof(long) * (size_t)a->v->nparams);
 }
 
-int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, dsp_table *t, tl_err *e)
+int dispatch_parse(const reg_op *op, const char *name, const char *text, size_t len, dispatch_table *t, tl_err *e)
 {
     memset(t, 0, sizeof *t);
     t->name = tl_xstrdup(name);
@@ -154,7 +154,7 @@ int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, 
         size_t end = at;
         while (end < len && text[end] != '\n') end++;
         line++;
-        char buf[DSP_MAX_LINE];
+        char buf[DISPATCH_MAX_LINE];
         if (end - at >= sizeof buf) {
             line_err(e, name, line, "a line longer than %s%s bytes", "1023", "");
             goto fail;
@@ -194,7 +194,7 @@ int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, 
             }
             continue;
         }
-        if (t->n == DSP_MAX_ROWS) {
+        if (t->n == DISPATCH_MAX_ROWS) {
             line_err(e, name, line, "more than %s%s rows", "100000", "");
             goto fail;
         }
@@ -219,7 +219,7 @@ int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, 
         goto fail;
     }
     for (int i = 0; i < t->n; i++) {
-        dsp_row *r = &t->rows[i];
+        dispatch_row *r = &t->rows[i];
         r->prob = r->cand = -1;
         if (i > 0 && same_problem(r, &t->rows[i - 1])) r->prob = t->rows[i - 1].prob; /* a problem's rows in a row */
         for (int j = 0; j <= i && (r->prob < 0 || r->cand < 0); j++) {
@@ -236,11 +236,11 @@ int dsp_parse(const reg_op *op, const char *name, const char *text, size_t len, 
     }
     return 0;
 fail:
-    dsp_free(t);
+    dispatch_free(t);
     return -1;
 }
 
-int dsp_header_device(const char *text, size_t len, char *out, size_t n)
+int dispatch_header_device(const char *text, size_t len, char *out, size_t n)
 {
     out[0] = '\0';
     for (size_t at = 0; at < len;) {
@@ -265,14 +265,14 @@ int dsp_header_device(const char *text, size_t len, char *out, size_t n)
     return 0;
 }
 
-void dsp_free(dsp_table *t)
+void dispatch_free(dispatch_table *t)
 {
     for (int i = 0; i < t->n; i++) free(t->rows[i].text);
     free(t->rows), free(t->name), free(t->device), free(t->measured);
     memset(t, 0, sizeof *t);
 }
 
-static double distance(const reg_op *op, const dsp_row *r, const reg_spec *s)
+static double distance(const reg_op *op, const dispatch_row *r, const reg_spec *s)
 {
     double d = 0;
     for (int a = 0; a < op->naxes; a++) {
@@ -283,35 +283,35 @@ static double distance(const reg_op *op, const dsp_row *r, const reg_spec *s)
 }
 
 /* The op's overhead for row r's candidate on spec (1 without a model). */
-static double overhead(const dsp_table *t, const reg_op *op, const dsp_row *r, const reg_spec *s)
+static double overhead(const dispatch_table *t, const reg_op *op, const dispatch_row *r, const reg_spec *s)
 {
     if (!op->dispatch || !op->dispatch->overhead) return 1.0;
     double f = op->dispatch->overhead(op, r->v, r->params, s, t->sms);
     return f >= 1.0 && f < 1e6 ? f : 1.0;
 }
 
-/* The pick with the op's switch w (dsp_model.switches) set as the op says for spec (a problem the
+/* The pick with the op's switch w (dispatch_model.switches) set as the op says for spec (a problem the
  * table did not measure), where the table has the picked candidate's twin (the same rung and params but
  * that one, on where the pick has it off or the other way) among the candidates of these rows (row[c],
  * rd[c]: as in rank_among) and the twin takes spec. */
-static int switched(const dsp_table *t, const reg_op *op, int w, const reg_spec *s, int best, const int *row,
+static int switched(const dispatch_table *t, const reg_op *op, int w, const reg_spec *s, int best, const int *row,
                     const double *rd)
 {
     if (best < 0 || !op->dispatch || !op->dispatch->switches[w].param || !op->dispatch->switches[w].on) return best;
-    const dsp_row *b = &t->rows[best];
+    const dispatch_row *b = &t->rows[best];
     int pi = reg_find_param(b->v, op->dispatch->switches[w].param);
     if (pi < 0) return best;
     for (int c = 0; c < t->n; c++) {
         if (rd[c] == HUGE_VAL || c == b->cand) continue;
-        const dsp_row *o = &t->rows[row[c]];
+        const dispatch_row *o = &t->rows[row[c]];
         if (o->v != b->v || (o->params[pi] != 0) == (b->params[pi] != 0)) continue;
         int same = 1;
         for (int k = 0; k < b->v->nparams && same; k++) same = k == pi || o->params[k] == b->params[k];
         if (!same) continue;
-        const dsp_row *on = b->params[pi] ? b : o, *off = on == b ? o : b;
+        const dispatch_row *on = b->params[pi] ? b : o, *off = on == b ? o : b;
         int want_on = op->dispatch->switches[w].on(b->v, on->params, s);
         if (want_on < 0) return best;
-        const dsp_row *want = want_on ? on : off;
+        const dispatch_row *want = want_on ? on : off;
         char no[256];
         if (want == b || !reg_check(want->v, want->params, s, no, sizeof no)) return best;
         return row[c];
@@ -335,10 +335,10 @@ static int by_rank(const void *a, const void *b)
 
 /* out[0 .. got) and candidate row pick (after the op's switches where spec was not measured, dmin > 0),
  * unless its candidate is there already: the new count. */
-static int add_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, int pick, double dmin, const int *row,
+static int add_pick(const dispatch_table *t, const reg_op *op, const reg_spec *s, int pick, double dmin, const int *row,
                     const double *rd, int *out, int got)
 {
-    for (int sw = 0; sw < DSP_SWITCHES && dmin > 0; sw++) /* measured: as measured */
+    for (int sw = 0; sw < DISPATCH_SWITCHES && dmin > 0; sw++) /* measured: as measured */
         pick = switched(t, op, sw, s, pick, row, rd);
     for (int j = 0; j < got; j++)
         if (t->rows[out[j]].cand == t->rows[pick].cand) return got;
@@ -359,7 +359,7 @@ static void sort_by_distance(int *p, int n, const double *d)
 /* The k best candidates among the rows with use[i] (spec's dtype and maybe layouts), best first, as their
  * rows into out (each after the op's switches, no candidate twice): their count, 0 when no row's rung
  * takes spec. */
-static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, const char *use, int k, int *out)
+static int rank_among(const dispatch_table *t, const reg_op *op, const reg_spec *s, const char *use, int k, int *out)
 {
     int n = t->n, nr = 0;
     double dmin = HUGE_VAL;
@@ -375,31 +375,31 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
     }
     /* w[p]: the weight of problem p (its first row), 0 when it is not near. A problem the table
      * measured is decided by its own rows. */
-    double near = dmin == 0 ? 0 : DSP_NEAR;
+    double near = dmin == 0 ? 0 : DISPATCH_NEAR;
     for (int i = 0; i < n; i++)
         if (use[i] && t->rows[i].prob == i && d[i] <= dmin + near)
-            w[i] = exp(-(d[i] - dmin) / DSP_SCALE), nearj[i] = nnear, nearp[nnear++] = i;
+            w[i] = exp(-(d[i] - dmin) / DISPATCH_SCALE), nearj[i] = nnear, nearp[nnear++] = i;
     /* has[j * n + c]: whether candidate c has a row at the near problem nearp[j]. */
     char *has = tl_xcalloc((size_t)nnear * n + 1, 1);
     /* here[c]: candidate c's overhead on spec (>= 1, so 0 is not yet known). */
     for (int i = 0; i < n; i++)
         if (use[i] && !here[t->rows[i].cand]) here[t->rows[i].cand] = overhead(t, op, &t->rows[i], s);
-    /* score[c] = sum over near p of w[p] (c's rel at p, scaled to spec, - DSP_REL_ABSENT), so that
-     * DSP_REL_ABSENT + score[c] / (the weight of the near problems c could run on) is the weighted mean;
+    /* score[c] = sum over near p of w[p] (c's rel at p, scaled to spec, - DISPATCH_REL_ABSENT), so that
+     * DISPATCH_REL_ABSENT + score[c] / (the weight of the near problems c could run on) is the weighted mean;
      * row[c], rd[c]: c's row at its nearest problem. */
     for (int i = 0; i < n; i++) {
         if (!use[i]) continue;
-        const dsp_row *r = &t->rows[i];
+        const dispatch_row *r = &t->rows[i];
         if (w[r->prob] > 0) {
             reg_spec at = row_spec(r);
-            score[r->cand] += w[r->prob] * (r->rel * here[r->cand] / overhead(t, op, r, &at) - DSP_REL_ABSENT);
+            score[r->cand] += w[r->prob] * (r->rel * here[r->cand] / overhead(t, op, r, &at) - DISPATCH_REL_ABSENT);
         }
         if (d[i] < rd[r->cand]) rd[r->cand] = d[i], row[r->cand] = i;
         if (w[r->prob] > 0) has[(size_t)nearj[r->prob] * n + r->cand] = 1;
     }
     for (int c = 0; c < n; c++) {
         if (rd[c] == HUGE_VAL) continue; /* not a candidate of these rows */
-        const dsp_row *r = &t->rows[c];
+        const dispatch_row *r = &t->rows[c];
         char no[256];
         if (!reg_check(r->v, r->params, s, no, sizeof no)) continue;
         /* The weight of the near problems c could run on: one its rung refuses (skinny's small side
@@ -410,18 +410,18 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
             if (!reg_check(r->v, r->params, &at, no, sizeof no)) continue;
             /* Nor does one where c has no row and its shape would cost it far more than here does
              * (a 128-row tile at m = 48): the tuning kept only the rows within reach of the fastest. */
-            if (!has[(size_t)j * n + c] && overhead(t, op, r, &at) > DSP_ABSENT_WASTE * here[c]) continue;
+            if (!has[(size_t)j * n + c] && overhead(t, op, r, &at) > DISPATCH_ABSENT_WASTE * here[c]) continue;
             wc += w[nearp[j]];
         }
         if (wc <= 0) continue;
-        rk[nr++] = (ranked){DSP_REL_ABSENT + score[c] / wc, rd[c], row[c], c};
+        rk[nr++] = (ranked){DISPATCH_REL_ABSENT + score[c] / wc, rd[c], row[c], c};
     }
     qsort(rk, (size_t)nr, sizeof *rk, by_rank);
-    /* With trials (k >= 4), k / DSP_WINNERS_PER of the k places go to what won outright at the nearest measured problems
+    /* With trials (k >= 4), k / DISPATCH_WINNERS_PER of the k places go to what won outright at the nearest measured problems
      * (their fastest row whose rung takes spec, nearest first): a consensus over the neighbours can rank
      * low a candidate that was far the fastest at the nearest of them (tf32x3 at 16384 x 24 x 2048, asked
      * about 32768 x 24 x 2048, behind a dozen skinny rows that did well everywhere). */
-    int got = 0, winners = k >= 4 ? k / DSP_WINNERS_PER : 0;
+    int got = 0, winners = k >= 4 ? k / DISPATCH_WINNERS_PER : 0;
     for (int i = 0; i < nr && got < k - winners; i++) got = add_pick(t, op, s, rk[i].row, dmin, row, rd, out, got);
     int *order = tl_xcalloc((size_t)nnear + 1, sizeof *order);
     for (int j = 0; j < nnear; j++) order[j] = nearp[j];
@@ -430,7 +430,7 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
         int best = -1;
         for (int i = order[j]; i < n && t->rows[i].prob == order[j]; i++) {
             char no[256];
-            const dsp_row *r = &t->rows[i];
+            const dispatch_row *r = &t->rows[i];
             if (use[i] && reg_check(r->v, r->params, s, no, sizeof no) &&
                 (best < 0 || r->rel < t->rows[best].rel))
                 best = i;
@@ -446,7 +446,7 @@ static int rank_among(const dsp_table *t, const reg_op *op, const reg_spec *s, c
     return got;
 }
 
-int dsp_rank(const dsp_table *t, const reg_op *op, const reg_spec *s, int k, int *rows, char *why, size_t whylen)
+int dispatch_rank(const dispatch_table *t, const reg_op *op, const reg_spec *s, int k, int *rows, char *why, size_t whylen)
 {
     int same_dtype = 0, got = 0;
     char *use = tl_xcalloc((size_t)t->n + 1, 1);
@@ -454,7 +454,7 @@ int dsp_rank(const dsp_table *t, const reg_op *op, const reg_spec *s, int k, int
     for (int pass = 0; pass < 2 && got == 0 && k > 0; pass++) {
         int any = 0;
         for (int i = 0; i < t->n; i++) {
-            const dsp_row *r = &t->rows[i];
+            const dispatch_row *r = &t->rows[i];
             use[i] = r->dtype == s->dtype && (pass == 1 || !memcmp(r->layouts, s->layouts, sizeof r->layouts));
             same_dtype |= r->dtype == s->dtype;
             any |= use[i];
@@ -468,15 +468,15 @@ int dsp_rank(const dsp_table *t, const reg_op *op, const reg_spec *s, int k, int
     return -1;
 }
 
-int dsp_pick(const dsp_table *t, const reg_op *op, const reg_spec *s, char *why, size_t whylen)
+int dispatch_pick(const dispatch_table *t, const reg_op *op, const reg_spec *s, char *why, size_t whylen)
 {
     int row;
-    return dsp_rank(t, op, s, 1, &row, why, whylen) < 0 ? -1 : row;
+    return dispatch_rank(t, op, s, 1, &row, why, whylen) < 0 ? -1 : row;
 }
 
 /* k's rel: the lowest rel at problem p (a row of table at) among the candidates rows[0 .. n) of t; 0 when
  * at has no row of any of them there. */
-static double best_rel(const dsp_table *t, const int *rows, int n, const dsp_table *at, int p)
+static double best_rel(const dispatch_table *t, const int *rows, int n, const dispatch_table *at, int p)
 {
     double best = 0;
     for (int j = 0; j < n; j++)
@@ -486,23 +486,23 @@ static double best_rel(const dsp_table *t, const int *rows, int n, const dsp_tab
     return best;
 }
 
-int dsp_leave_one_out(const dsp_table *t, const reg_op *op, int trials, dsp_check **out)
+int dispatch_leave_one_out(const dispatch_table *t, const reg_op *op, int trials, dispatch_check **out)
 {
     int *rows = tl_xcalloc((size_t)(trials > 0 ? trials : 1), sizeof *rows);
     char *use = tl_xcalloc((size_t)t->n + 1, 1);
-    dsp_check *c = tl_xcalloc((size_t)t->n + 1, sizeof *c);
+    dispatch_check *c = tl_xcalloc((size_t)t->n + 1, sizeof *c);
     int n = 0;
     for (int p = 0; p < t->n; p++) {
-        const dsp_row *r = &t->rows[p];
+        const dispatch_row *r = &t->rows[p];
         if (r->prob != p) continue;
         int any = 0;
         for (int i = 0; i < t->n; i++) {
-            const dsp_row *q = &t->rows[i];
+            const dispatch_row *q = &t->rows[i];
             use[i] = q->prob != p && q->dtype == r->dtype && !memcmp(q->layouts, r->layouts, sizeof q->layouts);
             any |= use[i];
         }
         reg_spec s = row_spec(r);
-        dsp_check *k = &c[n++];
+        dispatch_check *k = &c[n++];
         k->prob = p;
         int got = any ? rank_among(t, op, &s, use, trials, rows) : 0;
         k->pick = got > 0 ? rows[0] : -1;
@@ -514,19 +514,19 @@ int dsp_leave_one_out(const dsp_table *t, const reg_op *op, int trials, dsp_chec
     return n;
 }
 
-int dsp_against(const dsp_table *t, const reg_op *op, const dsp_table *held, int trials, dsp_check **out)
+int dispatch_against(const dispatch_table *t, const reg_op *op, const dispatch_table *held, int trials, dispatch_check **out)
 {
-    dsp_check *c = tl_xcalloc((size_t)held->n + 1, sizeof *c);
+    dispatch_check *c = tl_xcalloc((size_t)held->n + 1, sizeof *c);
     int *rows = tl_xcalloc((size_t)(trials > 0 ? trials : 1), sizeof *rows);
     int n = 0;
     for (int p = 0; p < held->n; p++) {
-        const dsp_row *r = &held->rows[p];
+        const dispatch_row *r = &held->rows[p];
         if (r->prob != p) continue;
         reg_spec s = row_spec(r);
         char why[256];
-        dsp_check *k = &c[n++];
+        dispatch_check *k = &c[n++];
         k->prob = p;
-        int got = dsp_rank(t, op, &s, trials, rows, why, sizeof why);
+        int got = dispatch_rank(t, op, &s, trials, rows, why, sizeof why);
         k->pick = got > 0 ? rows[0] : -1;
         k->tried = got > 0 ? got : 0;
         k->rel = best_rel(t, rows, k->tried, held, p);
@@ -536,7 +536,7 @@ int dsp_against(const dsp_table *t, const reg_op *op, const dsp_table *held, int
     return n;
 }
 
-int dsp_table_op_name(const char *text, size_t len, char *name, size_t nname)
+int dispatch_table_op_name(const char *text, size_t len, char *name, size_t nname)
 {
     for (size_t at = 0; at < len;) {
         size_t end = at;
@@ -556,7 +556,7 @@ int dsp_table_op_name(const char *text, size_t len, char *name, size_t nname)
     return -1;
 }
 
-void dsp_problem_text(const reg_op *op, const dsp_row *r, char *sizes, size_t nsizes, char *layouts, size_t nlayouts)
+void dispatch_problem_text(const reg_op *op, const dispatch_row *r, char *sizes, size_t nsizes, char *layouts, size_t nlayouts)
 {
     size_t at = 0;
     sizes[0] = layouts[0] = '\0';

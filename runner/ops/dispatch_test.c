@@ -47,12 +47,12 @@ static int check_parse_errors(void)
     };
     int n = 0;
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++, n++) {
-        dsp_table t;
+        dispatch_table t;
         tl_err e;
-        int rc = dsp_parse(sgemm(), "t.table", bad[i].text, strlen(bad[i].text), &t, &e);
+        int rc = dispatch_parse(sgemm(), "t.table", bad[i].text, strlen(bad[i].text), &t, &e);
         CHECK(rc == -1 && strstr(e.msg, bad[i].want), "table %zu: got '%s', want '%s'", i, rc ? e.msg : "(parsed)",
               bad[i].want);
-        if (rc == 0) dsp_free(&t);
+        if (rc == 0) dispatch_free(&t);
     }
     return n;
 }
@@ -68,29 +68,29 @@ static const char *TABLE =
     "m=4096,n=4096,k=4096 a=col,b=row f32 warptile -\n"
     "m=4096,n=4096,k=4096 a=row,b=row tf32 mma_sync -\n";
 
-static int pick(const dsp_table *t, long m, long n, long k, int acol, int bcol, int dtype, char *why)
+static int pick(const dispatch_table *t, long m, long n, long k, int acol, int bcol, int dtype, char *why)
 {
     reg_spec s = {.dims = {m, n, k}, .layouts = {acol, bcol}, .dtype = dtype};
-    return dsp_pick(t, sgemm(), &s, why, 256);
+    return dispatch_pick(t, sgemm(), &s, why, 256);
 }
 
 /* Parses a table that must parse; 0 when it did (else the failure is counted). */
-static int parse_ok(const char *text, dsp_table *t)
+static int parse_ok(const char *text, dispatch_table *t)
 {
     tl_err e;
-    if (dsp_parse(sgemm(), "t.table", text, strlen(text), t, &e) == 0) return 0;
+    if (dispatch_parse(sgemm(), "t.table", text, strlen(text), t, &e) == 0) return 0;
     CHECK(0, "parse: %s", e.msg);
     return -1;
 }
 
 static int check_pick(void)
 {
-    dsp_table t;
+    dispatch_table t;
     char why[256];
     if (parse_ok(TABLE, &t)) return 1;
     CHECK(t.n == 6 && !strcmp(t.device, "Test GPU") && !strcmp(t.measured, "today"), "header: %d rows, '%s', '%s'",
           t.n, t.device, t.measured);
-    const dsp_row *h = &t.rows[0];
+    const dispatch_row *h = &t.rows[0];
     CHECK(h->params[reg_find_param(h->v, "BN")] == 128 && h->params[reg_find_param(h->v, "BK")] == 16 &&
               h->params[reg_find_param(h->v, "STAGES")] == 3 && h->line == 4 && strstr(h->text, "hopper BM=128"),
           "row 0: BN %ld BK %ld line %d '%s'", h->params[1], h->params[2], h->line, h->text);
@@ -111,7 +111,7 @@ static int check_pick(void)
     CHECK(pick(&t, 4096, 4096, 4096, 0, 0, 1, why) == 5, "tf32");
     CHECK(pick(&t, 4096, 4096, 4096, 0, 0, 2, why) == -1 && strstr(why, "the table t.table has no row of dtype bf16"),
           "bf16: %s", why);
-    dsp_free(&t);
+    dispatch_free(&t);
     return 12;
 }
 
@@ -129,7 +129,7 @@ static const char *CONSENSUS =
 
 static int check_consensus(void)
 {
-    dsp_table t;
+    dispatch_table t;
     char why[256];
     if (parse_ok(CONSENSUS, &t)) return 1;
     CHECK(t.rows[1].rel == 1.06 && t.rows[0].rel == 1 && t.rows[1].prob == 0 && t.rows[4].prob == 3 &&
@@ -141,13 +141,13 @@ static int check_consensus(void)
     CHECK(pick(&t, 2900, 2900, 4096, 0, 0, 0, why) == 4, "half way, a little nearer the large C: row %d",
           pick(&t, 2900, 2900, 4096, 0, 0, 0, why));
 
-    /* Near one of them, the other farther than DSP_NEAR: that one's winner. */
+    /* Near one of them, the other farther than DISPATCH_NEAR: that one's winner. */
     CHECK(pick(&t, 1100, 1100, 4096, 0, 0, 0, why) == 0, "near the small C: %d", pick(&t, 1100, 1100, 4096, 0, 0, 0, why));
     CHECK(pick(&t, 7000, 7000, 4096, 0, 0, 0, why) == 3, "near the large C: %d", pick(&t, 7000, 7000, 4096, 0, 0, 0, why));
     /* Near naive's problem alone: naive, the only candidate measured there; the others score
-     * DSP_REL_ABSENT. */
+     * DISPATCH_REL_ABSENT. */
     CHECK(pick(&t, 30000, 30000, 64, 0, 0, 0, why) == 6, "near naive's problem: %d", pick(&t, 30000, 30000, 64, 0, 0, 0, why));
-    dsp_free(&t);
+    dispatch_free(&t);
     /* A measured problem is decided by its own rows, however its neighbours voted. */
     static const char *EXACT = "op sgemm\n"
                                "m=1024,n=1024,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
@@ -158,14 +158,14 @@ static int check_consensus(void)
     CHECK(pick(&t, 1024, 1024, 4096, 0, 0, 0, why) == 0, "measured: %d", pick(&t, 1024, 1024, 4096, 0, 0, 0, why));
     /* Each problem predicted from the other: 1024^2 gets warptile (the fastest at 1200^2; 1.04 at
      * 1024^2), 1200^2 gets cute_pipeline (1.3 there). */
-    dsp_check *lo = NULL;
-    int nlo = dsp_leave_one_out(&t, sgemm(), 1, &lo);
+    dispatch_check *lo = NULL;
+    int nlo = dispatch_leave_one_out(&t, sgemm(), 1, &lo);
     CHECK(nlo == 2 && lo[0].prob == 0 && lo[0].pick == 2 && lo[0].rel == 1.04 && lo[1].prob == 2 && lo[1].pick == 0 &&
               lo[1].rel == 1.3,
           "leave one out: %d problems, pick %d rel %g, pick %d rel %g", nlo, lo[0].pick, lo[0].rel, lo[1].pick, lo[1].rel);
     free(lo);
     /* Trying two candidates each: both problems get their fastest (rel 1), the pick unchanged. */
-    nlo = dsp_leave_one_out(&t, sgemm(), 2, &lo);
+    nlo = dispatch_leave_one_out(&t, sgemm(), 2, &lo);
     CHECK(nlo == 2 && lo[0].pick == 2 && lo[0].tried == 2 && lo[0].rel == 1 && lo[1].pick == 0 && lo[1].tried == 2 &&
               lo[1].rel == 1,
           "leave one out, two tried: pick %d (%d tried) rel %g, pick %d (%d tried) rel %g", lo[0].pick, lo[0].tried,
@@ -173,7 +173,7 @@ static int check_consensus(void)
     free(lo);
     CHECK(pick(&t, 1020, 1020, 4096, 0, 0, 0, why) == 1, "beside it, the neighbours' vote: %d",
           pick(&t, 1020, 1020, 4096, 0, 0, 0, why));
-    dsp_free(&t);
+    dispatch_free(&t);
     return 9;
 }
 
@@ -198,14 +198,14 @@ static const char *WINNERS =
 
 static int check_winners(void)
 {
-    dsp_table t;
+    dispatch_table t;
     char why[256];
     if (parse_ok(WINNERS, &t)) return 1;
     reg_spec s = {.dims = {4000, 4000, 4096}, .layouts = {0, 0}, .dtype = 0};
     int rows[8], got[9] = {0};
     const char *names[9] = {0};
     for (int k = 1; k <= 8; k++) {
-        int n = dsp_rank(&t, sgemm(), &s, k, rows, why, sizeof why);
+        int n = dispatch_rank(&t, sgemm(), &s, k, rows, why, sizeof why);
         got[k] = 0;
         for (int i = 0; i < n; i++) got[k] |= !strcmp(t.rows[rows[i]].v->name, "naive");
         names[k] = n > 0 ? t.rows[rows[0]].v->name : "(none)";
@@ -215,7 +215,7 @@ static int check_winners(void)
           names[1], got[1], got[2], got[3]);
     CHECK(got[4] && got[8] && !strcmp(names[4], "hopper"), "naive tried at 4 and 8: %d %d; first %s", got[4], got[8],
           names[4]);
-    dsp_free(&t);
+    dispatch_free(&t);
     return 3;
 }
 
@@ -233,14 +233,14 @@ static int check_against(void)
                               "m=1100,n=1100,k=4096 a=row,b=row f32 cute_pipeline - rel=1\n"
                               "m=1100,n=1100,k=4096 a=row,b=row f32 warptile - rel=1.07\n"
                               "m=1024,n=1024,k=4096 a=row,b=row f32 warptile - rel=1\n";
-    dsp_table t, h;
+    dispatch_table t, h;
     if (parse_ok(TABLE, &t)) return 1;
     if (parse_ok(HELD, &h)) {
-        dsp_free(&t);
+        dispatch_free(&t);
         return 1;
     }
-    dsp_check *c = NULL;
-    int n = dsp_against(&t, sgemm(), &h, 1, &c);
+    dispatch_check *c = NULL;
+    int n = dispatch_against(&t, sgemm(), &h, 1, &c);
     /* 1100^2: warptile (within 4% at both neighbours, where cute_pipeline lost 30% at one), 1.07 there
      * though cute_pipeline was the fastest; 1024^2, measured by the table: its fastest, cute_pipeline,
      * which the held-out table has no row of. */
@@ -251,15 +251,15 @@ static int check_against(void)
     free(c);
     /* Two tried (trials: 2): 1100^2 finds cute_pipeline, its fastest, though the pick is still warptile;
      * three asked for, two candidates there are. */
-    n = dsp_against(&t, sgemm(), &h, 3, &c);
+    n = dispatch_against(&t, sgemm(), &h, 3, &c);
     CHECK(n == 2 && c[0].tried == 2 && !strcmp(t.rows[c[0].pick].v->name, "warptile") && c[0].rel == 1,
           "against, trials 3: %d problems; %d tried, rel %g", n, n ? c[0].tried : -1, n ? c[0].rel : -1.0);
     free(c);
-    dsp_free(&t), dsp_free(&h);
+    dispatch_free(&t), dispatch_free(&h);
     return 2;
 }
 
-/* dsp_rank: the candidates by score, best first, the first dsp_pick's; k caps them, no candidate twice. */
+/* dispatch_rank: the candidates by score, best first, the first dispatch_pick's; k caps them, no candidate twice. */
 static int check_rank(void)
 {
     static const char *TABLE = "op sgemm\n"
@@ -269,30 +269,30 @@ static int check_rank(void)
                                "m=1200,n=1200,k=4096 a=row,b=row f32 warptile - rel=1\n"
                                "m=1200,n=1200,k=4096 a=row,b=row f32 cute_pipeline - rel=1.3\n"
                                "m=1200,n=1200,k=4096 a=row,b=row f32 hopper - rel=1.1\n";
-    dsp_table t;
+    dispatch_table t;
     if (parse_ok(TABLE, &t)) return 1;
     reg_spec s = {.dims = {1100, 1100, 4096}, .layouts = {REG_ROW, REG_ROW}};
     int rows[8] = {0}, n;
     char why[256];
     /* At 1100^2, between the two: warptile (1.04 and 1), then the two that lost 10 - 30% at one of them. */
-    n = dsp_rank(&t, sgemm(), &s, 8, rows, why, sizeof why);
-    CHECK(n == 3 && rows[0] == dsp_pick(&t, sgemm(), &s, why, sizeof why) && !strcmp(t.rows[rows[0]].v->name, "warptile"),
+    n = dispatch_rank(&t, sgemm(), &s, 8, rows, why, sizeof why);
+    CHECK(n == 3 && rows[0] == dispatch_pick(&t, sgemm(), &s, why, sizeof why) && !strcmp(t.rows[rows[0]].v->name, "warptile"),
           "rank: %d, first %s", n, n > 0 ? t.rows[rows[0]].v->name : "-");
     int seen = 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++) seen += t.rows[rows[i]].cand == t.rows[rows[j]].cand;
     CHECK(seen == 0, "rank: a candidate twice");
-    CHECK(dsp_rank(&t, sgemm(), &s, 2, rows, why, sizeof why) == 2 && !strcmp(t.rows[rows[0]].v->name, "warptile"),
+    CHECK(dispatch_rank(&t, sgemm(), &s, 2, rows, why, sizeof why) == 2 && !strcmp(t.rows[rows[0]].v->name, "warptile"),
           "rank capped at 2");
     s.dtype = 2; /* bf16: no row of it */
-    CHECK(dsp_rank(&t, sgemm(), &s, 4, rows, why, sizeof why) == -1 && strstr(why, "no row of dtype"),
+    CHECK(dispatch_rank(&t, sgemm(), &s, 4, rows, why, sizeof why) == -1 && strstr(why, "no row of dtype"),
           "rank without rows: %s", why);
-    dsp_free(&t);
+    dispatch_free(&t);
     return 4;
 }
 
 /* A near problem a candidate's rung refuses (skinny's small side over its SMAX) is left out of that
- * candidate's mean, where one it ran too slowly for a row of counts DSP_REL_ABSENT: at m = 24, SMAX 24
+ * candidate's mean, where one it ran too slowly for a row of counts DISPATCH_REL_ABSENT: at m = 24, SMAX 24
  * (the fastest at m = 20, refused at m = 32) beats SMAX 32 (1.1 and 1). */
 static const char *REFUSED = "op sgemm\n"
                              "m=20,n=16384,k=2048 a=row,b=row f32 skinny SIDE=0,SMAX=24,SPT=6 rel=1\n"
@@ -302,14 +302,14 @@ static const char *REFUSED = "op sgemm\n"
 
 static int check_refused(void)
 {
-    dsp_table t;
+    dispatch_table t;
     char why[256];
     if (parse_ok(REFUSED, &t)) return 1;
     CHECK(pick(&t, 24, 16384, 2048, 0, 0, 0, why) == 0, "m = 24: row %d", pick(&t, 24, 16384, 2048, 0, 0, 0, why));
     /* Near m = 20 and m = 4, where SMAX 24 ran but has no row: absent there, so SMAX 32 (1.1, 1). */
     CHECK(pick(&t, 8, 16384, 2048, 0, 0, 0, why) == 1 || pick(&t, 8, 16384, 2048, 0, 0, 0, why) == 3,
           "m = 8: row %d", pick(&t, 8, 16384, 2048, 0, 0, 0, why));
-    dsp_free(&t);
+    dispatch_free(&t);
     return 2;
 }
 
@@ -324,7 +324,7 @@ static const char *WAVES = "op sgemm\nsms 64\n"
 
 static int check_waves(void)
 {
-    dsp_table t;
+    dispatch_table t;
     char why[256];
     if (parse_ok(WAVES, &t)) return 1;
     CHECK(t.sms == 64 && t.rows[1].rel == 1.1, "sms %d", t.sms);
@@ -337,13 +337,13 @@ static int check_waves(void)
     t.sms = 0;
     CHECK(pick(&t, 1152, 1024, 4096, 0, 0, 0, why) == 0, "1152 x 1024 without the SM count: row %d",
           pick(&t, 1152, 1024, 4096, 0, 0, 0, why));
-    dsp_free(&t);
+    dispatch_free(&t);
     return 5;
 }
 
 /* A near problem without a row of a candidate whose shape would cost that candidate far more than the
- * problem asked about (over DSP_ABSENT_WASTE times: 128-row tiles at m = 48, 2.7 rows padded for one)
- * is left out of its mean rather than counted DSP_REL_ABSENT: at 128 x 16384 x 4096 the 128 x 128 tile,
+ * problem asked about (over DISPATCH_ABSENT_WASTE times: 128-row tiles at m = 48, 2.7 rows padded for one)
+ * is left out of its mean rather than counted DISPATCH_REL_ABSENT: at 128 x 16384 x 4096 the 128 x 128 tile,
  * fastest at 128 x 8192 x 4096 and absent at 48 x 16384 x 4096, beats the 64 x 128 one, slower at m = 128
  * and within reach at m = 48 (its overhead there 1.33). */
 #define W128 "hopper BM=128,BN=128,BK=16,WM=64,WN=32,WNITER=2,TM=8,TN=4,STAGES=3,MINB=2"
@@ -356,7 +356,7 @@ static const char *WASTE = "op sgemm\n"
 
 static int check_absent_waste(void)
 {
-    dsp_table t;
+    dispatch_table t;
     char why[256];
     if (parse_ok(WASTE, &t)) return 1;
     CHECK(pick(&t, 128, 16384, 4096, 0, 0, 0, why) == 0, "128 x 16384 x 4096: row %d", pick(&t, 128, 16384, 4096, 0, 0, 0, why));
@@ -364,9 +364,9 @@ static int check_absent_waste(void)
     CHECK(pick(&t, 40, 16384, 4096, 0, 0, 0, why) != 0, "40 x 16384 x 4096: row %d", pick(&t, 40, 16384, 4096, 0, 0, 0, why));
     /* Two candidates ranked: both, the 128 x 128 first. */
     reg_spec s = {.dims = {128, 16384, 4096}};
-    int rows[4], got = dsp_rank(&t, sgemm(), &s, 4, rows, why, sizeof why);
+    int rows[4], got = dispatch_rank(&t, sgemm(), &s, 4, rows, why, sizeof why);
     CHECK(got == 3 && rows[0] == 0 && rows[1] == 1, "ranked %d: %d %d", got, rows[0], rows[1]);
-    dsp_free(&t);
+    dispatch_free(&t);
     return 3;
 }
 
@@ -382,7 +382,7 @@ static const char *PACK = "op sgemm\n"
 
 static int check_pack(void)
 {
-    dsp_table t;
+    dispatch_table t;
     char why[256];
     if (parse_ok(PACK, &t)) return 1;
     CHECK(pick(&t, 9216, 128, 6144, 1, 1, 0, why) == 0, "measured: packed");
@@ -392,7 +392,7 @@ static int check_pack(void)
           pick(&t, 9152, 128, 6144, 1, 1, 0, why));
     /* A row-major is always copied (the pack makes it column-major): hopper. */
     CHECK(pick(&t, 9152, 128, 6144, 0, 1, 0, why) == 1, "A row-major: row %d", pick(&t, 9152, 128, 6144, 0, 1, 0, why));
-    dsp_free(&t);
+    dispatch_free(&t);
     return 4;
 }
 
@@ -406,13 +406,13 @@ static const char *ODDS = "op sgemm\n"
 
 static int check_odd(void)
 {
-    dsp_table t;
+    dispatch_table t;
     char why[256];
     if (parse_ok(ODDS, &t)) return 1;
     CHECK(pick(&t, 9216, 128, 6144, 0, 0, 0, why) == 0, "measured: ODD 0");
     CHECK(pick(&t, 9000, 128, 6000, 0, 0, 0, why) == 1, "K = 6000, BK 32: ODD 1, row %d", pick(&t, 9000, 128, 6000, 0, 0, 0, why));
     CHECK(pick(&t, 9000, 128, 6144, 0, 0, 0, why) == 0, "K = 6144: as picked, row %d", pick(&t, 9000, 128, 6144, 0, 0, 0, why));
-    dsp_free(&t);
+    dispatch_free(&t);
     return 3;
 }
 
@@ -428,7 +428,7 @@ static const char *AINS = "op sgemm\n"
 
 static int check_ain(void)
 {
-    dsp_table t;
+    dispatch_table t;
     char why[256];
     if (parse_ok(AINS, &t)) return 1;
     CHECK(pick(&t, 4096, 4096, 4096, 0, 0, 0, why) == 0, "measured: AIN 1");
@@ -439,7 +439,7 @@ static int check_ain(void)
     /* A column-major with M % 4 != 0: AIN copies it into the same m-major stages as AIN 0, as picked. */
     CHECK(pick(&t, 4001, 4000, 4002, 1, 0, 0, why) == 2, "column-major A, M = 4001: as picked, row %d",
           pick(&t, 4001, 4000, 4002, 1, 0, 0, why));
-    dsp_free(&t);
+    dispatch_free(&t);
     return 4;
 }
 
@@ -460,7 +460,7 @@ static int check_switch(void)
     };
     int n = 0;
     for (int i = 0; i < 2; i++) {
-        dsp_table t;
+        dispatch_table t;
         char why[256];
         if (parse_ok(tables[i], &t)) return 1;
         /* 2048^3: 512 tiles of 128 x 64, 116 past the wave of 396, cut in 3: but measured. */
@@ -475,7 +475,7 @@ static int check_switch(void)
         /* 1000 x 600: 80 tiles, under a wave: 4 slices each, SK. */
         CHECK(pick(&t, 1000, 600, 2048, 1, 0, 0, why) == 1, "table %d, 1000 x 600: row %d", i, pick(&t, 1000, 600, 2048, 1, 0, 0, why));
         n += 5;
-        dsp_free(&t);
+        dispatch_free(&t);
     }
     return n;
 }

@@ -249,7 +249,7 @@ struct reg_op {
      * op's kernels cannot ask for tensor maps. */
     int (*operand_tensor)(const reg_problem *p, int i, reg_tensor *t);
     /* Optional: what a dispatching variant's table (runner/ops/dispatch.h) asks of the op, or NULL. */
-    const struct dsp_model *dispatch;
+    const struct dispatch_model *dispatch;
     /* Declared in the experiment file (runner/ops/dop.h), else NULL: then its reference is a variant of the
      * experiment (references[0]), run once per problem, and every case id holds the declaration. */
     const struct dop *decl;

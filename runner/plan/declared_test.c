@@ -55,9 +55,9 @@ static void make_folder(void)
     PUT("exp/k/sub/y.cuh", "#include \"x.cuh\"\n");
     PUT("exp/k/sub/x.cuh", "// another x\n");
     put("exp/k/nul.cu", "abc\0def", 7);
-    char *big = calloc(SRC_MAX_BYTES + 2, 1);
-    memset(big, ' ', SRC_MAX_BYTES + 1);
-    put("exp/k/big.cu", big, SRC_MAX_BYTES + 1);
+    char *big = calloc(SOURCE_MAX_BYTES + 2, 1);
+    memset(big, ' ', SOURCE_MAX_BYTES + 1);
+    put("exp/k/big.cu", big, SOURCE_MAX_BYTES + 1);
     free(big);
     char a[1024], b[1024];
     snprintf(a, sizeof a, "%s/exp/k/linkout.cu", root);
@@ -187,7 +187,7 @@ static int check_plan(void)
           l->block[0], l->grid[0], l->grid[1], l->smem);
     CHECK(p.cases[3].skipped && !strcmp(p.cases[3].reason, "requires BM % 64 == 0"), "BM=96: %s", p.cases[3].reason);
     /* Sources: the main file under the link's name, and its includes, as NVRTC will be given them. */
-    const src_set *s = &x.variants[0].src;
+    const source_set *s = &x.variants[0].src;
     CHECK(s->n == 3 && !strcmp(s->names[0], "k/linkin.cu") && !strcmp(s->names[1], "inc/a.cuh") &&
               !strcmp(s->names[2], "../common.cuh"), "set of %d", s->n);
     CHECK(!strcmp(x.store.files[s->files[2]].path, "k/common.cuh"), "../common.cuh from inc/ is k/common.cuh");
@@ -289,15 +289,15 @@ static const scan_row scan_rows[] = {
 static int check_scanner(void)
 {
     for (size_t i = 0; i < sizeof scan_rows / sizeof *scan_rows; i++) {
-        src_include *inc;
-        int n = src_scan_includes(scan_rows[i].text, strlen(scan_rows[i].text), &inc);
+        source_include *inc;
+        int n = source_scan_includes(scan_rows[i].text, strlen(scan_rows[i].text), &inc);
         tl_buf b = {0};
         tl_buf_printf(&b, "%s", "");
         for (int k = 0; k < n; k++) tl_buf_printf(&b, "%c%s@%d;", inc[k].kind, inc[k].name, inc[k].line);
         CHECK(!strcmp(b.s, scan_rows[i].want), "scan of:\n%s\ngot:  %s\nwant: %s", scan_rows[i].text, b.s,
               scan_rows[i].want);
         tl_buf_free(&b);
-        src_includes_free(inc, n);
+        source_includes_free(inc, n);
     }
     return (int)(sizeof scan_rows / sizeof *scan_rows);
 }
@@ -315,7 +315,7 @@ static int check_join(void)
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         char out[256];
         const char *why;
-        int rc = src_join(rows[i].dir, rows[i].name, out, sizeof out, &why);
+        int rc = source_join(rows[i].dir, rows[i].name, out, sizeof out, &why);
         if (rows[i].want) CHECK(rc == 0 && !strcmp(out, rows[i].want), "%s + %s = %s", rows[i].dir, rows[i].name, out);
         else CHECK(rc != 0 && why, "%s + %s accepted as %s", rows[i].dir, rows[i].name, out);
     }

@@ -164,7 +164,7 @@ static int check_case(tl_case *c, const plan_limits *lim, tl_err *e)
 /* Case c runs what row r of its variant's table names. */
 static void dispatch_to(tl_case *c, const tl_experiment *x, const cfg_variant *cv, int r)
 {
-    const dsp_row *row = &cv->table->rows[r];
+    const dispatch_row *row = &cv->table->rows[r];
     c->run = row->v;
     memcpy(c->run_params, row->params, sizeof c->run_params);
     c->run_src = &cv->run_src[row->v - x->op->variants];
@@ -180,12 +180,12 @@ static void trial_from(const tl_case *c, tl_case *t)
     t->nlaunch = 0;
 }
 
-/* Trial t, which runs row r of cv's table, as the op's twin of it (dsp_model.trial_twin) into *w, when the op
+/* Trial t, which runs row r of cv's table, as the op's twin of it (dispatch_model.trial_twin) into *w, when the op
  * has one for t's problem: 1, else 0. Its dispatch names the row and what the twin changes. */
 static int twin_of(const tl_case *t, const cfg_variant *cv, int r, tl_case *w)
 {
     long twin[REG_MAX_PARAMS];
-    const dsp_model *m = t->op->dispatch;
+    const dispatch_model *m = t->op->dispatch;
     if (!m || !m->trial_twin || !m->trial_twin(t->run, t->run_params, &t->spec, twin)) return 0;
     trial_from(t, w);
     memcpy(w->run_params, twin, sizeof w->run_params);
@@ -203,7 +203,7 @@ static int twin_of(const tl_case *t, const cfg_variant *cv, int r, tl_case *w)
 }
 
 /* c's trials: the candidates rows[0 .. nr) (the first c's pick) that pass check_case on c's problem, when
- * more than one does and the pick does; then the op's twins (dsp_model.trial_twin) of the first half of the
+ * more than one does and the pick does; then the op's twins (dispatch_model.trial_twin) of the first half of the
  * `trials:` asked for, those that pass, CFG_MAX_TRIALS candidates in all at most. Before c's identity,
  * which names them (add_case then gives it to them). */
 static int add_trials(tl_case *c, const tl_experiment *x, const cfg_variant *cv, const int *rows, int nr,
@@ -263,7 +263,7 @@ static int add_case(tl_plan *p, const tl_experiment *x, const cfg_variant *cv, c
     c->run_src = &cv->src;
     if (cv->table) {
         char why[512];
-        int rows[CFG_MAX_TRIALS], nr = dsp_rank(cv->table, x->op, spec, cv->trials, rows, why, sizeof why);
+        int rows[CFG_MAX_TRIALS], nr = dispatch_rank(cv->table, x->op, spec, cv->trials, rows, why, sizeof why);
         if (nr < 0) c->reason = tl_xstrdup(why);
         else dispatch_to(c, x, cv, rows[0]);
         if (nr >= 1 && cv->trials > 1 && add_trials(c, x, cv, rows, nr, lim, e)) return -1;

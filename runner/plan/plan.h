@@ -31,13 +31,13 @@ typedef struct tl_case {
      * params the table picked for this problem. */
     const reg_variant *run;
     long run_params[REG_MAX_PARAMS];
-    const src_set *run_src; /* REG_NVRTC: the files run's compile reads */
+    const source_set *run_src; /* REG_NVRTC: the files run's compile reads */
     char *dispatch;         /* a dispatching variant: "hopper BM=...,... (TABLE:LINE)", else NULL */
     /* A dispatching variant with `trials:` over 1 whose table ranks more than one candidate for the problem
-     * (dsp_rank): each of them as a case (trial[0] the pick, as this case has it), with this case's identity,
+     * (dispatch_rank): each of them as a case (trial[0] the pick, as this case has it), with this case's identity,
      * texts and problem but its own run, run_params, run_src, launch and dispatch (those it may not run on
      * the device, e.g. for memory, left out). The run times each on the problem and runs the fastest as the
-     * case (exec_case). NULL and 0 otherwise. */
+     * case (execute_case). NULL and 0 otherwise. */
     struct tl_case *trial;
     int ntrials;
     /* A declared op (reg_op.decl): the case of this problem whose run makes its reference (the reference

@@ -87,21 +87,21 @@ void report_list_op(FILE *f, const reg_op *op)
 /* `search:`: how many searches, their points and what a budget runs of them. */
 static void report_searches_planned(FILE *f, const tl_experiment *x, const tl_plan *p)
 {
-    srch_plan sp;
+    search_plan sp;
     tl_err e;
-    if (srch_plan_make(x, p, &sp, &e)) return; /* (config already refused an experiment with nothing to search) */
+    if (search_plan_make(x, p, &sp, &e)) return; /* (config already refused an experiment with nothing to search) */
     int lo = 0, hi = 0, cases = 0;
     for (int s = 0; s < sp.nspaces; s++) {
-        int n = sp.spaces[s].npoints, b = srch_budget_cases(x->search, &sp.spaces[s]);
+        int n = sp.spaces[s].npoints, b = search_budget_cases(x->search, &sp.spaces[s]);
         lo = s && lo < n ? lo : n, hi = hi > n ? hi : n;
         cases += b && b < n ? b : n;
     }
-    char *text = srch_spec_text(x->search);
+    char *text = search_spec_text(x->search);
     fprintf(f, "  search: %s; %d search%s (a problem and a variant entry each) of %d .. %d points the rules allow; "
                "%s%d cases run of them, besides the cases that run as in a sweep\n", text, sp.nspaces,
-            sp.nspaces == 1 ? "" : "es", lo, hi, x->search->budget_kind == SRCH_SECONDS ? "at most " : "", cases);
+            sp.nspaces == 1 ? "" : "es", lo, hi, x->search->budget_kind == SEARCH_SECONDS ? "at most " : "", cases);
     free(text);
-    srch_plan_free(&sp);
+    search_plan_free(&sp);
 }
 
 void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl_plan *p, int picks)
@@ -189,13 +189,13 @@ void report_validate(FILE *f, const char *path, const tl_experiment *x, const tl
 static void report_table_device(FILE *f, const tl_experiment *x, const env_info *env)
 {
     for (int v = 0; env->have_gpu && v < x->nvariants; v++) {
-        const dsp_table *t = x->variants[v].table;
+        const dispatch_table *t = x->variants[v].table;
         if (!t || !t->device[0] || !strcmp(t->device, env->gpu_name)) continue;
         const char *mine = NULL;
         for (int i = 0; i < reg_nsources && !mine; i++) {
             const reg_source *r = &reg_sources[i];
             char device[256];
-            if (reg_is_table_of(r->path, x->op->name) && dsp_header_device(r->text, r->len, device, sizeof device) &&
+            if (reg_is_table_of(r->path, x->op->name) && dispatch_header_device(r->text, r->len, device, sizeof device) &&
                 !strcmp(device, env->gpu_name))
                 mine = r->path;
         }

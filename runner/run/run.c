@@ -51,10 +51,10 @@ typedef struct {
     run_share sh;
     char *cache;              /* the trusted kernel cache, until exec takes it */
     jit_memo memo;            /* the experiment's own kernels, compiled before any GPU work */
-    ctr_session *ctr;         /* hardware counters' session, or NULL */
+    counters_session *ctr;         /* hardware counters' session, or NULL */
     char *path;               /* the result file */
     char *argv_text;          /* the command line as recorded */
-    exec_ctx ex;
+    execute_ctx ex;
     int have_exec;
     h5out out;
     int have_out;
@@ -67,9 +67,9 @@ typedef struct {
     double start_libs_s;      /* the GPU set-up (cuBLAS, streams, buffers, NVML), s */
     char *sanitizer;          /* --sanitize: compute-sanitizer */
     int gpu_gone;             /* after a restart, the GPU did not come back: not bad input, a failed run */
-    srch_plan sp;             /* `search:`: the plan's searches */
-    srch_held *held;          /* `search:`: what the file holds of each plan case (--resume) */
-    srch_driver *drv;         /* `search:`: which case runs next */
+    search_plan sp;             /* `search:`: the plan's searches */
+    search_held *held;          /* `search:`: what the file holds of each plan case (--resume) */
+    search_driver *drv;         /* `search:`: which case runs next */
 } run_state;
 
 int run_needs_gpu(const tl_plan *p)
@@ -249,13 +249,13 @@ static int wants_counters(const tl_experiment *x)
 
 /* The counter session of a run on env's GPU: metric names this chip lacks are bad input (exit 2, before
  * any GPU work); a session that cannot collect is said once, and the run measures without counters. */
-static int open_counters(const tl_experiment *x, const env_info *env, ctr_session **s)
+static int open_counters(const tl_experiment *x, const env_info *env, counters_session **s)
 {
     tl_err e;
-    *s = ctr_open(env->device, NULL);
-    if (ctr_session_why(*s)) {
+    *s = counters_open(env->device, NULL);
+    if (counters_session_why(*s)) {
         fprintf(stderr, "tilelab: counters: not collected: %s; the cases are measured without them\n",
-                ctr_session_why(*s));
+                counters_session_why(*s));
         return 0;
     }
     if (config_check_counters(*s, x, &e)) {
@@ -296,7 +296,7 @@ static int run_plan(run_state *s)
     int failed = env_gpu(&s->env, &e);
     s->start_cuda_s = tl_now_s() - t;
     const char *depth = getenv("TILELAB_REEXEC_DEPTH");
-    if (depth && atoi(depth) > 0 && (failed || exec_health_check(&e))) {
+    if (depth && atoi(depth) > 0 && (failed || execute_health_check(&e))) {
         /* The runner started again after a lost context or a hang, and the GPU is not back: the file keeps every
          * case done, the rest waits for the GPU (a --devices worker ends, the others go on). */
         if (s->o->worker_cases) /* the run that started it names the file and the command */
@@ -336,7 +336,7 @@ static int search_prepare(run_state *s)
 {
     tl_err e;
     if (!s->x->search || s->o->cases_of) return 0;
-    if (srch_plan_make(s->x, &s->p, &s->sp, &e)) {
+    if (search_plan_make(s->x, &s->p, &s->sp, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         return -1;
     }
@@ -348,8 +348,8 @@ static int search_prepare(run_state *s)
 static int search_held_of_run(run_state *s, tl_err *e)
 {
     hid_t f = h5in_open(s->o->search_held, e);
-    srch_held *run = NULL;
-    int rc = f < 0 ? -1 : srch_held_read(f, s->o->search_held, &s->p, s->x->search, &run, e);
+    search_held *run = NULL;
+    int rc = f < 0 ? -1 : search_held_read(f, s->o->search_held, &s->p, s->x->search, &run, e);
     if (f >= 0) H5Fclose(f);
     if (rc) return -1;
     unsigned char *mine = tl_xcalloc((size_t)s->sp.nproblems + 1, 1);
@@ -370,7 +370,7 @@ static int search_open(run_state *s)
     int rc = 0;
     if (s->have.n) {
         hid_t f = h5in_open_locked(s->path, &e);
-        rc = f < 0 ? -1 : srch_held_read(f, s->path, &s->p, s->x->search, &s->held, &e);
+        rc = f < 0 ? -1 : search_held_read(f, s->path, &s->p, s->x->search, &s->held, &e);
         if (f >= 0) H5Fclose(f);
     }
     if (rc == 0 && s->o->search_held) rc = search_held_of_run(s, &e);
@@ -378,7 +378,7 @@ static int search_open(run_state *s)
         fprintf(stderr, "runner: %s\n", e.msg);
         return -1;
     }
-    s->drv = srch_driver_new(s->x, &s->p, &s->sp, s->sh.todo, s->held);
+    s->drv = search_driver_new(s->x, &s->p, &s->sp, s->sh.todo, s->held);
     return 0;
 }
 
@@ -395,7 +395,7 @@ static int run_prepare(run_state *s)
         fprintf(stderr, "runner: %s\n", e.msg);
         return -1;
     }
-    if (s->o->sanitize && !(s->sanitizer = san_find(&e))) {
+    if (s->o->sanitize && !(s->sanitizer = sanitize_find(&e))) {
         fprintf(stderr, "runner: %s\n", e.msg);
         return -1;
     }
@@ -415,7 +415,7 @@ static int run_open(run_state *s)
     const run_opts *o = s->o;
     tl_err e;
     double t = tl_now_s();
-    if (exec_init(&s->ex, s->x, &s->env, s->use_gpu, &e)) {
+    if (execute_init(&s->ex, s->x, &s->env, s->use_gpu, &e)) {
         fprintf(stderr, "runner: %s\n", e.msg);
         return -1;
     }
@@ -518,15 +518,15 @@ static void report_overhead(run_state *s, double wall, double timed)
  * others, and out of the share. */
 static int record_timeout(run_state *s, int device, tl_err *e)
 {
-    wd_marker m;
-    int got = wd_take_marker(s->path, &m, e);
+    watchdog_marker m;
+    int got = watchdog_take_marker(s->path, &m, e);
     if (got <= 0) return got;
     plan_id *ids = plan_ids(&s->p);
     int i = plan_find(ids, s->p.ncases, m.case_id);
     free(ids);
     if (i < 0 || !s->sh.todo[i]) return 0; /* not this run's to record (another shard's, or held already) */
     tl_result *r = &s->res[s->nres++];
-    exec_result_init(&s->ex, &s->p.cases[i], r);
+    execute_result_init(&s->ex, &s->p.cases[i], r);
     r->status = "timeout";
     r->reason = tl_xasprintf("ran past its limit of %.0f s (case_timeout_s) in its %s phase; the runner started "
                              "again and went on", m.limit_s, m.phase);
@@ -550,13 +550,13 @@ static void sanitize_case(run_state *s, const tl_case *tc, tl_result *r, double 
 {
     const char *entries[REG_MAX_KERNELS];
     int n = r->c->run->kind == REG_NVRTC ? decl_entries(r->c->run, entries) : 0;
-    san_job j = {s->sanitizer, (san_tool)s->o->sanitize, s->x->path, 3 * limit_s}; /* the tool is slow */
-    san_findings f;
+    sanitize_job j = {s->sanitizer, (sanitize_tool)s->o->sanitize, s->x->path, 3 * limit_s}; /* the tool is slow */
+    sanitize_findings f;
     tl_err e;
     double t0 = tl_now_s();
-    int rc = san_run_case(&j, tc->id, entries, n, &f, &e);
+    int rc = sanitize_run_case(&j, tc->id, entries, n, &f, &e);
     r->phase_s[PH_VERIFY] += tl_now_s() - t0;
-    r->sanitize_tool = san_tool_names[j.tool];
+    r->sanitize_tool = sanitize_tool_names[j.tool];
     r->sanitize_errors = rc ? -1 : f.errors;
     r->sanitize_report = f.report;
     f.report = NULL;
@@ -573,26 +573,26 @@ static void sanitize_case(run_state *s, const tl_case *tc, tl_result *r, double 
         was = NULL;
     }
     if (was) free(was);
-    san_findings_free(&f);
+    sanitize_findings_free(&f);
 }
 
 /* The plan case to run after case i (-1: the first), or -1 when none is left: the next of the share in plan
  * order, or the one the search driver picks. */
 static int next_case(run_state *s, int i)
 {
-    if (s->drv) return srch_driver_next(s->drv);
+    if (s->drv) return search_driver_next(s->drv);
     for (i++; i < s->p.ncases; i++)
         if (s->sh.todo[i]) return i;
     return -1;
 }
 
 /* A search's case ran: its outcome to the driver, the driver's record of it to the file. */
-static void search_note(run_state *s, int i, tl_result *r)
+static void note_search(run_state *s, int i, tl_result *r)
 {
     double cost = 0;
     for (int k = 0; k < PH_N; k++) cost += r->phase_s[k];
-    srch_note note;
-    srch_driver_ran(s->drv, i, r->status, srch_result_objective(s->x->search, r), cost, &note);
+    search_note note;
+    search_driver_ran(s->drv, i, r->status, search_result_objective(s->x->search, r), cost, &note);
     if (!note.proposer) return; /* a sweep case of the search's experiment */
     r->search_step = note.step;
     r->search_proposer = note.proposer;
@@ -618,37 +618,37 @@ static int run_cases(run_state *s, tl_err *e)
     memset(out->phase_s, 0, sizeof out->phase_s);
     out->write_s = 0;
     static progress_ctx pc; /* lives as long as the writer thread (joined in h5out_finish or h5out_close) */
-    int total = s->drv ? s->sh.nearlier + srch_driver_expected(s->drv) : s->sh.nshare; /* a search: its budgets */
+    int total = s->drv ? s->sh.nearlier + search_driver_expected(s->drv) : s->sh.nshare; /* a search: its budgets */
     pc = (progress_ctx){o->quiet, s->sh.nearlier, total, t0, report_progress_widths(&s->p, s->sh.todo)};
     if (h5out_start_writer(out, case_saved, &pc, e)) return -1;
-    if (record_timeout(s, device, e) || wd_start(s->path, s->argc, s->argv, e)) return -1;
+    if (record_timeout(s, device, e) || watchdog_start(s->path, s->argc, s->argv, e)) return -1;
     for (int i = next_case(s, -1); i >= 0 && !s->lost; i = next_case(s, i)) {
         tl_result *r = &s->res[s->nres++];
         const tl_case *tc = &s->p.cases[i];
-        double limit = s->x->case_timeout_s > 0 ? s->x->case_timeout_s : wd_default_limit(tc->protocol.max_time_s);
+        double limit = s->x->case_timeout_s > 0 ? s->x->case_timeout_s : watchdog_default_limit(tc->protocol.max_time_s);
         /* (--sanitize's child has its limit from the run that started it, which kills it past that.) */
-        wd_arm(tc->id, tc->skipped || o->sanitize_child ? 0 : limit);
-        int bad = exec_case(&s->ex, tc, r, e);
-        wd_disarm();
+        watchdog_arm(tc->id, tc->skipped || o->sanitize_child ? 0 : limit);
+        int bad = execute_case(&s->ex, tc, r, e);
+        watchdog_disarm();
         if (bad) return -1;
         if (o->sanitize && sanitizable(r)) sanitize_case(s, tc, r, limit);
         r->device = device;
         if (s->sh.retry_of && s->sh.retry_of[i]) r->retried = tl_xstrdup(s->sh.retry_of[i]);
         /* A session that could not start was said once already (open_counters). */
         if (!said && r->counters.status && !strcmp(r->counters.status, "not_permitted") && s->ex.ctr &&
-            !ctr_session_why(s->ex.ctr)) {
+            !counters_session_why(s->ex.ctr)) {
             fprintf(stderr, "tilelab: counters: %s; the cases are measured without them\n", r->counters.reason);
             said = 1;
         }
-        if (s->drv) search_note(s, i, r);
-        if (!strcmp(r->status, "error") && exec_context_lost(&s->ex, r)) s->lost = 1;
+        if (s->drv) note_search(s, i, r);
+        if (!strcmp(r->status, "error") && execute_context_lost(&s->ex, r)) s->lost = 1;
         double tw = tl_now_s();
         if (h5out_write_case(out, r, e)) return -1;
         out->write_s += tl_now_s() - tw;
         for (int k = 0; k < PH_N; k++) out->phase_s[k] += r->phase_s[k];
         timed += r->samples.timed_s;
     }
-    wd_stop();
+    watchdog_stop();
     /* The wall time ends when the last case is in the file. */
     double tw = tl_now_s();
     if (h5out_drain(out, e)) return -1;
@@ -662,17 +662,17 @@ static int run_cases(run_state *s, tl_err *e)
 /* A line a search this run took part in: the best point, its objective, and what it took to find it. */
 static void report_searches(const run_state *s)
 {
-    const srch_spec *spec = s->x->search;
+    const search_spec *spec = s->x->search;
     for (int k = 0; k < s->sp.nspaces; k++) {
-        const srch_result *r = srch_driver_result(s->drv, k);
+        const search_result *r = search_driver_result(s->drv, k);
         if (!r->mine) continue;
-        char *label = srch_space_label(&s->p, &s->sp.spaces[k]);
-        printf("search %s (%s, %d points): %d evaluated in %.1f s", label, srch_strategy_name(spec->strategy),
+        char *label = search_space_label(&s->p, &s->sp.spaces[k]);
+        printf("search %s (%s, %d points): %d evaluated in %.1f s", label, search_strategy_name(spec->strategy),
                s->sp.spaces[k].npoints, r->evals, r->seconds);
         if (r->best_case >= 0)
             printf(", best %s %s %.6g (%s) at evaluation %d, %.1f s in\n", s->p.cases[r->best_case].params_text,
-                   srch_objective_name(spec), r->best, spec->objective == SRCH_TIME ? "ms median"
-                   : spec->objective == SRCH_ENERGY ? "J a run" : "counter", r->best_step, r->best_at_s);
+                   search_objective_name(spec), r->best, spec->objective == SEARCH_TIME ? "ms median"
+                   : spec->objective == SEARCH_ENERGY ? "J a run" : "counter", r->best_step, r->best_at_s);
         else
             printf(", none ok\n");
         free(label);
@@ -696,7 +696,7 @@ static int run_all(run_state *s)
         s->have_out = 0;
         /* After a kernel fault the CUDA context is lost for good: the case is in the file as an error, and the
          * runner starts again as a new process (a new context) that resumes the file. */
-        wd_reexec_resume(s->argc, s->argv, s->path, "the CUDA context is lost"); /* returns only when it cannot */
+        watchdog_reexec_resume(s->argc, s->argv, s->path, "the CUDA context is lost"); /* returns only when it cannot */
         return TL_EXIT_FAILED;
     }
     if (!o->worker_cases) { /* a worker's run says it through the run that started it */
@@ -713,9 +713,9 @@ static int run_all(run_state *s)
 static void run_state_free(run_state *s)
 {
     compile_ahead_stop(s->ahead); /* before the memo it fills goes */
-    srch_driver_free(s->drv);
+    search_driver_free(s->drv);
     free(s->held);
-    if (s->sp.spaces) srch_plan_free(&s->sp);
+    if (s->sp.spaces) search_plan_free(&s->sp);
     if (s->have_out) h5out_close(&s->out);
     h5out_existing_free(&s->have);
     for (int i = 0; s->res && i < s->nres; i++) result_free(&s->res[i]);
@@ -723,8 +723,8 @@ static void run_state_free(run_state *s)
     free(s->sh.todo);
     for (int i = 0; s->sh.retry_of && i < s->p.ncases; i++) free(s->sh.retry_of[i]);
     free(s->sh.retry_of);
-    if (s->have_exec) exec_free(&s->ex);
-    ctr_close(s->ctr);
+    if (s->have_exec) execute_free(&s->ex);
+    counters_close(s->ctr);
     jit_memo_free(&s->memo);
     free(s->cache);
     plan_free(&s->p);

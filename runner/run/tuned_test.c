@@ -93,7 +93,7 @@ static int check_tuned_cases(void)
     CHECK(bf16->skipped && strstr(bf16->reason, "has no row of dtype bf16") && !bf16->dispatch, "bf16: %s",
           bf16->reason ? bf16->reason : "(not skipped)");
     /* The table is carried: it is a used file of the experiment. */
-    const src_file *f = src_store_find(&x.store, SRC_EXPERIMENT, "my.table");
+    const source_file *f = source_store_find(&x.store, SOURCE_EXPERIMENT, "my.table");
     CHECK(f && f->used, "my.table not in the store");
     char id[17];
     memcpy(id, big->id, sizeof id);
@@ -116,7 +116,7 @@ static int check_tuned_cases(void)
     return 8;
 }
 
-/* `trials: K`: a case tries the K candidates its table ranks first (dsp_rank), the pick first. The
+/* `trials: K`: a case tries the K candidates its table ranks first (dispatch_rank), the pick first. The
  * candidates are cases of their own with the case's id; the canonical text names them (another trial set,
  * another case); compiling ahead takes every candidate's kernel; the cost model counts their runs. */
 static int check_trials(void)
@@ -337,7 +337,7 @@ static int check_default_table(void)
 }
 
 /* The tables the runner carries (kernels/OP/ *.table): each parses for its op, names its device in its
- * header (dsp_header_device reads the same as the parse), and `table: tilelab:OP/NAME.table` runs it. */
+ * header (dispatch_header_device reads the same as the parse), and `table: tilelab:OP/NAME.table` runs it. */
 static int check_carried_tables(void)
 {
     int n = 0, tables = 0;
@@ -348,13 +348,13 @@ static int check_carried_tables(void)
         tables++;
         char op[32], device[256];
         snprintf(op, sizeof op, "%.*s", (int)strcspn(r->path, "/"), r->path);
-        dsp_table t;
+        dispatch_table t;
         tl_err e;
-        int rc = dsp_parse(reg_find_op(op), r->path, r->text, r->len, &t, &e);
+        int rc = dispatch_parse(reg_find_op(op), r->path, r->text, r->len, &t, &e);
         CHECK(rc == 0, "%s: %s", r->path, e.msg);
         n++;
         if (rc) continue;
-        CHECK(dsp_header_device(r->text, r->len, device, sizeof device) && t.device[0] && !strcmp(device, t.device),
+        CHECK(dispatch_header_device(r->text, r->len, device, sizeof device) && t.device[0] && !strcmp(device, t.device),
               "%s: header device '%s', parsed '%s'", r->path, device, t.device);
         n++;
         char *yaml = tl_xasprintf("name: t\nop: %s\nseed: 1\nsizes: {mnk: 4096}\n"
@@ -373,14 +373,14 @@ static int check_carried_tables(void)
         }
         n++;
         free(where), free(yaml);
-        dsp_free(&t);
+        dispatch_free(&t);
     }
     CHECK(tables >= 2, "the runner carries %d tables (tuned_h100, tuned_h200)", tables);
     char device[64];
     static const char *late = "op sgemm\nm=64,n=64,k=64 a=row,b=row f32 hopper -\ndevice X\n";
-    CHECK(!dsp_header_device(late, strlen(late), device, sizeof device), "a device line after the rows: '%s'", device);
+    CHECK(!dispatch_header_device(late, strlen(late), device, sizeof device), "a device line after the rows: '%s'", device);
     static const char *cut = "# c\nop sgemm\n  device   NVIDIA H200 with a long name\r\nsms 132\n";
-    CHECK(dsp_header_device(cut, strlen(cut), device, 12) && !strcmp(device, "NVIDIA H200"), "cut to fit: '%s'", device);
+    CHECK(dispatch_header_device(cut, strlen(cut), device, 12) && !strcmp(device, "NVIDIA H200"), "cut to fit: '%s'", device);
     return n + 3;
 }
 

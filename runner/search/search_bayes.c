@@ -1,5 +1,5 @@
 /* bayes: Bayesian optimisation over a search's points. A Gaussian process models the log objective on the
- * points' places (search.h: srch_space.pos); the next point is the one of most expected improvement over the
+ * points' places (search.h: search_space.pos); the next point is the one of most expected improvement over the
  * best so far. Failed points count as the worst seen.
  *
  * The kernel is half a Matern 5/2 over all dimensions at once and half the mean of one Matern 5/2 a dimension:
@@ -8,7 +8,7 @@
  * evaluations can learn. The tensor-core GEMM spaces of the search benchmark are close to that second kind (its
  * page gives, per space, how much of the log times one effect a param explains). Each dimension has its length
  * scale, used by both halves; the length scales and the noise are fitted by the log marginal likelihood over a
- * grid, one coordinate at a time. The starting points cover the params' values (srch_covering_new).
+ * grid, one coordinate at a time. The starting points cover the params' values (search_covering_new).
  *
  * The factor L of the kernel matrix grows by a row an evaluation, and with it V = L^-1 K(evaluated, pool), so
  * a prediction over the whole pool costs one pass over V; a new fit rebuilds both. */
@@ -34,7 +34,7 @@ typedef struct {
     int ndims;
     int n0;            /* evaluations drawn before the model is used */
     double *x;         /* npoints x ndims places */
-    double ls[SRCH_MAX_DIMS], noise;
+    double ls[SEARCH_MAX_DIMS], noise;
     int nfit;          /* evaluations at the last fit, 0 before one */
     /* The model's evaluations (in order), its factor and the pool it predicts. */
     int *obs, nobs, cap;
@@ -67,9 +67,9 @@ static const double *place(const bo_state *b, int p)
     return b->x + (size_t)p * b->ndims;
 }
 
-static void *bo_new(srch_run *r)
+static void *bo_new(search_run *r)
 {
-    const srch_space *sp = r->sp;
+    const search_space *sp = r->sp;
     bo_state *b = tl_xcalloc(1, sizeof *b);
     b->ndims = sp->ndims;
     /* Enough points to see each param move once or so, before a model is trusted. */
@@ -87,7 +87,7 @@ static void *bo_new(srch_run *r)
         int *all = tl_xcalloc((size_t)sp->npoints, sizeof *all);
         for (int p = 0; p < sp->npoints; p++) all[p] = p;
         for (int k = 0; k < b->npool; k++) {
-            int j = k + srch_rng_below(&r->rng, sp->npoints - k), t = all[k];
+            int j = k + search_rng_below(&r->rng, sp->npoints - k), t = all[k];
             all[k] = all[j], all[j] = t;
             b->pool[k] = all[k];
         }
@@ -122,7 +122,7 @@ static double quantile_sorted(const double *s, int n, double q)
 /* Log objective (when every value is positive), capped at the median plus 1.5 interquartile ranges: kernels
  * 30 times slower than the best would otherwise set the model's scale, and the model is for the fast ones.
  * Failed points sit at the cap. Then standardised. */
-static void targets(const srch_run *r, const int *pts, int n, double *t)
+static void targets(const search_run *r, const int *pts, int n, double *t)
 {
     int all_pos = 1, nok = 0;
     for (int i = 0; i < n; i++)
@@ -196,7 +196,7 @@ static int by_target(const void *a, const void *b)
 }
 
 /* Length scales and noise by coordinate ascent over their grids, on at most BO_FIT_MAX evaluations (the best). */
-static void fit(const srch_run *r, bo_state *b)
+static void fit(const search_run *r, bo_state *b)
 {
     int n = b->nobs;
     double *t = tl_xcalloc((size_t)n, sizeof *t);
@@ -273,7 +273,7 @@ static int add_row(bo_state *b, int p)
     return 0;
 }
 
-static void rebuild(const srch_run *r, bo_state *b)
+static void rebuild(const search_run *r, bo_state *b)
 {
     int n = b->nobs, *pts = tl_xcalloc((size_t)n + 1, sizeof *pts);
     memcpy(pts, b->obs, sizeof *pts * (size_t)n);
@@ -296,16 +296,16 @@ static double norm_cdf(double z)
     return 0.5 * erfc(-z / sqrt(2.0));
 }
 
-static int hamming(const srch_run *r, int p, int q)
+static int hamming(const search_run *r, int p, int q)
 {
-    const int *a = srch_coord(r, p), *c = srch_coord(r, q);
+    const int *a = search_coord(r, p), *c = search_coord(r, q);
     int h = 0;
     for (int d = 0; d < r->sp->ndims; d++) h += a[d] != c[d];
     return h;
 }
 
 /* The fewest params in which a pool point not evaluated differs from the best point (0: none is left). */
-static int nearest_ring(const srch_run *r, const bo_state *b)
+static int nearest_ring(const search_run *r, const bo_state *b)
 {
     int near = 0;
     for (int c = 0; c < b->npool; c++) {
@@ -317,12 +317,12 @@ static int nearest_ring(const srch_run *r, const bo_state *b)
     return near;
 }
 
-static int bo_next(srch_run *r, char *why, size_t n)
+static int bo_next(search_run *r, char *why, size_t n)
 {
     bo_state *b = r->impl;
     if (r->nevals < b->n0 || r->best < 0) {
         snprintf(why, n, "bayes: a starting point (%d of %d), covering the params' values", r->nevals + 1, b->n0);
-        return srch_covering_new(r, b->obs, b->nobs);
+        return search_covering_new(r, b->obs, b->nobs);
     }
     if (!b->nfit || b->nobs >= BO_REFIT * b->nfit) {
         fit(r, b);
@@ -368,11 +368,11 @@ static int bo_next(srch_run *r, char *why, size_t n)
     return pick;
 }
 
-static void bo_tell(srch_run *r, int point, srch_outcome o, double y)
+static void bo_tell(search_run *r, int point, search_outcome o, double y)
 {
     (void)y;
     bo_state *b = r->impl;
-    if (o == SRCH_INVALID) return;
+    if (o == SEARCH_INVALID) return;
     if (b->nfit && add_row(b, point)) { /* (before the first fit, the fit builds the factor) */
         grow(b, b->nobs + 1);
         b->obs[b->nobs++] = point;
@@ -383,5 +383,5 @@ static void bo_tell(srch_run *r, int point, srch_outcome o, double y)
     }
 }
 
-const srch_strategy srch_bayes = {"bayes", "a Gaussian process of the log objective, the next point of most expected improvement",
+const search_strategy search_bayes = {"bayes", "a Gaussian process of the log objective, the next point of most expected improvement",
                                   bo_new, {bo_next, bo_tell, bo_free}};

@@ -9,7 +9,7 @@
 typedef struct {
     int plan_index;
     int step;          /* 0: an invalid point */
-    srch_outcome o;
+    search_outcome o;
     double objective;  /* NAN unless ok */
     double best;       /* the best so far, NAN before an ok one */
     double cost_s;
@@ -17,22 +17,22 @@ typedef struct {
 } trace_step;
 
 typedef struct {
-    srch_result r;
+    search_result r;
     trace_step *steps;
     int nsteps;
 } search_state;
 
-struct srch_driver {
+struct search_driver {
     const tl_experiment *x;
     const tl_plan *p;
-    const srch_plan *sp;
+    const search_plan *sp;
     const unsigned char *todo;
-    const srch_held *held;
+    const search_held *held;
     int problem;       /* the problem under way */
     int phase;         /* 0: its sweep cases, 1: its searches */
     int cursor;        /* phase 0: the next plan index to look at */
     int search;        /* phase 1: the search under way (into sp->spaces), or -1 before the problem's first */
-    srch_run *run;     /* that search's strategy */
+    search_run *run;     /* that search's strategy */
     int budget;        /* its budget of evaluations (0: of seconds) */
     int pending;       /* the plan case handed out, -1 when none */
     char why[256];     /* why it was proposed */
@@ -40,11 +40,11 @@ struct srch_driver {
     int *first_search; /* per problem: its first search in sp->spaces order */
 };
 
-double srch_result_objective(const srch_spec *s, const tl_result *r)
+double search_result_objective(const search_spec *s, const tl_result *r)
 {
     if (strcmp(r->status, "ok")) return NAN;
-    if (s->objective == SRCH_TIME) return r->samples.n ? r->st.median_ms : NAN;
-    if (s->objective == SRCH_ENERGY) return r->energy.j_per_run;
+    if (s->objective == SEARCH_TIME) return r->samples.n ? r->st.median_ms : NAN;
+    if (s->objective == SEARCH_ENERGY) return r->energy.j_per_run;
     for (int k = 0; k < r->counters.n; k++)
         if (!strcmp(r->counters.names[k], s->counter)) return r->counters.values[k];
     return NAN;
@@ -57,10 +57,10 @@ static uint64_t label_seed(uint64_t seed, const char *label, int entry)
     return (h ^ (uint64_t)entry) * 0x9e3779b97f4a7c15ULL;
 }
 
-srch_driver *srch_driver_new(const tl_experiment *x, const tl_plan *p, const srch_plan *sp, const unsigned char *todo,
-                             const srch_held *held)
+search_driver *search_driver_new(const tl_experiment *x, const tl_plan *p, const search_plan *sp, const unsigned char *todo,
+                             const search_held *held)
 {
-    srch_driver *d = tl_xcalloc(1, sizeof *d);
+    search_driver *d = tl_xcalloc(1, sizeof *d);
     d->x = x, d->p = p, d->sp = sp, d->todo = todo, d->held = held;
     d->search = -1, d->pending = -1;
     d->ss = tl_xcalloc((size_t)sp->nspaces + 1, sizeof *d->ss);
@@ -69,7 +69,7 @@ srch_driver *srch_driver_new(const tl_experiment *x, const tl_plan *p, const src
     for (int s = sp->nspaces - 1; s >= 0; s--) d->first_search[sp->spaces[s].problem] = s;
     for (int s = 0; s < sp->nspaces; s++) {
         d->ss[s].r.best_case = -1, d->ss[s].r.best = NAN;
-        const srch_space *sc = &sp->spaces[s];
+        const search_space *sc = &sp->spaces[s];
         for (int k = 0; k < sc->npoints && !d->ss[s].r.mine; k++) {
             int i = sc->plan_index[k];
             d->ss[s].r.mine = todo[i] || (held && held[i].status);
@@ -78,10 +78,10 @@ srch_driver *srch_driver_new(const tl_experiment *x, const tl_plan *p, const src
     return d;
 }
 
-void srch_driver_free(srch_driver *d)
+void search_driver_free(search_driver *d)
 {
     if (!d) return;
-    srch_free(d->run);
+    search_free(d->run);
     for (int s = 0; s < d->sp->nspaces; s++) {
         for (int k = 0; k < d->ss[s].nsteps; k++) free(d->ss[s].steps[k].why);
         free(d->ss[s].steps);
@@ -91,44 +91,44 @@ void srch_driver_free(srch_driver *d)
 }
 
 /* Tells the search under way the outcome of plan case i and keeps it in the trace; the trace's step. */
-static trace_step *tell(srch_driver *d, int i, const char *status, double objective, double cost_s)
+static trace_step *tell(search_driver *d, int i, const char *status, double objective, double cost_s)
 {
     search_state *st = &d->ss[d->search];
-    const srch_spec *spec = d->x->search;
-    srch_outcome o = !status || !strcmp(status, "skipped") ? SRCH_INVALID
-                     : !strcmp(status, "ok") && isfinite(objective) ? SRCH_OK : SRCH_FAILED;
+    const search_spec *spec = d->x->search;
+    search_outcome o = !status || !strcmp(status, "skipped") ? SEARCH_INVALID
+                     : !strcmp(status, "ok") && isfinite(objective) ? SEARCH_OK : SEARCH_FAILED;
     double y = spec && spec->higher_better ? -objective : objective;
-    srch_tell(d->run, d->sp->point_of[i], o, y);
+    search_tell(d->run, d->sp->point_of[i], o, y);
     st->steps = realloc(st->steps, sizeof *st->steps * (size_t)(st->nsteps + 1));
     if (!st->steps) abort();
     trace_step *t = &st->steps[st->nsteps++];
-    *t = (trace_step){i, 0, o, o == SRCH_OK ? objective : NAN, st->r.best, cost_s, tl_xstrdup(d->why)};
-    if (o == SRCH_INVALID) {
+    *t = (trace_step){i, 0, o, o == SEARCH_OK ? objective : NAN, st->r.best, cost_s, tl_xstrdup(d->why)};
+    if (o == SEARCH_INVALID) {
         st->r.invalid++;
         return t;
     }
     t->step = ++st->r.evals;
     st->r.seconds += isfinite(cost_s) && cost_s > 0 ? cost_s : 0;
-    if (o == SRCH_OK && (st->r.best_case < 0 || (spec && spec->higher_better ? objective > st->r.best : objective < st->r.best))) {
+    if (o == SEARCH_OK && (st->r.best_case < 0 || (spec && spec->higher_better ? objective > st->r.best : objective < st->r.best))) {
         st->r.best = objective, st->r.best_case = i, st->r.best_step = t->step, st->r.best_at_s = st->r.seconds;
     }
     t->best = st->r.best;
     return t;
 }
 
-static int spent(const srch_driver *d)
+static int spent(const search_driver *d)
 {
-    const srch_result *r = &d->ss[d->search].r;
-    const srch_spec *s = d->x->search;
+    const search_result *r = &d->ss[d->search].r;
+    const search_spec *s = d->x->search;
     return d->budget ? r->evals >= d->budget : r->seconds >= s->budget;
 }
 
 /* The next case of the search under way to run, or -1 when it is over. */
-static int search_next(srch_driver *d)
+static int driver_next_point(search_driver *d)
 {
-    const srch_space *sc = &d->sp->spaces[d->search];
+    const search_space *sc = &d->sp->spaces[d->search];
     while (!spent(d)) {
-        int pt = srch_next(d->run, d->why, sizeof d->why);
+        int pt = search_next(d->run, d->why, sizeof d->why);
         if (pt < 0) return -1;
         int i = sc->plan_index[pt];
         if (d->held && d->held[i].status) {
@@ -144,19 +144,19 @@ static int search_next(srch_driver *d)
     return -1;
 }
 
-static void start_search(srch_driver *d, int s)
+static void start_search(search_driver *d, int s)
 {
-    srch_free(d->run);
+    search_free(d->run);
     d->run = NULL;
     d->search = s;
-    const srch_space *sc = &d->sp->spaces[s];
-    char *label = srch_space_label(d->p, sc);
-    d->run = srch_start(sc, d->x->search->strategy, label_seed(d->x->search->seed, label, sc->entry));
+    const search_space *sc = &d->sp->spaces[s];
+    char *label = search_space_label(d->p, sc);
+    d->run = search_start(sc, d->x->search->strategy, label_seed(d->x->search->seed, label, sc->entry));
     free(label);
-    d->budget = srch_budget_cases(d->x->search, sc);
+    d->budget = search_budget_cases(d->x->search, sc);
 }
 
-int srch_driver_next(srch_driver *d)
+int search_driver_next(search_driver *d)
 {
     if (d->pending >= 0) return d->pending; /* (asked again before it ran) */
     while (d->problem < d->sp->nproblems) {
@@ -172,7 +172,7 @@ int srch_driver_next(srch_driver *d)
             d->phase = 1, d->search = -1;
         }
         if (d->search >= 0) {
-            int i = search_next(d);
+            int i = driver_next_point(d);
             if (i >= 0) return i;
         }
         /* The problem's next search that is this run's. */
@@ -182,14 +182,14 @@ int srch_driver_next(srch_driver *d)
             start_search(d, s);
             continue;
         }
-        srch_free(d->run);
+        search_free(d->run);
         d->run = NULL;
         d->problem++, d->phase = 0, d->cursor = 0, d->search = -1;
     }
     return -1;
 }
 
-void srch_driver_ran(srch_driver *d, int i, const char *status, double objective, double cost_s, srch_note *note)
+void search_driver_ran(search_driver *d, int i, const char *status, double objective, double cost_s, search_note *note)
 {
     memset(note, 0, sizeof *note);
     note->objective = note->best = NAN;
@@ -203,15 +203,15 @@ void srch_driver_ran(srch_driver *d, int i, const char *status, double objective
     note->best = t->best;
 }
 
-int srch_driver_expected(const srch_driver *d)
+int search_driver_expected(const search_driver *d)
 {
     long long n = 0;
     for (int i = 0; i < d->p->ncases; i++)
         n += d->sp->space_of[i] < 0 && d->todo[i] && !(d->held && d->held[i].status);
     for (int s = 0; s < d->sp->nspaces; s++) {
         if (!d->ss[s].r.mine) continue;
-        const srch_space *sc = &d->sp->spaces[s];
-        int budget = srch_budget_cases(d->x->search, sc), held = 0;
+        const search_space *sc = &d->sp->spaces[s];
+        int budget = search_budget_cases(d->x->search, sc), held = 0;
         for (int k = 0; k < sc->npoints; k++) held += d->held && d->held[sc->plan_index[k]].status;
         int left = (budget && budget < sc->npoints ? budget : sc->npoints) - held;
         n += left > 0 ? left : 0;
@@ -219,18 +219,18 @@ int srch_driver_expected(const srch_driver *d)
     return n > 2000000000 ? 2000000000 : (int)n;
 }
 
-const srch_result *srch_driver_result(const srch_driver *d, int s)
+const search_result *search_driver_result(const search_driver *d, int s)
 {
     return &d->ss[s].r;
 }
 
-int srch_driver_trace_len(const srch_driver *d, int s)
+int search_driver_trace_len(const search_driver *d, int s)
 {
     return d->ss[s].nsteps;
 }
 
-void srch_driver_trace_row(const srch_driver *d, int s, int k, srch_trace_row *row)
+void search_driver_trace_row(const search_driver *d, int s, int k, search_trace_row *row)
 {
     const trace_step *t = &d->ss[s].steps[k];
-    *row = (srch_trace_row){t->plan_index, t->step, t->objective, t->best, t->cost_s, t->why};
+    *row = (search_trace_row){t->plan_index, t->step, t->objective, t->best, t->cost_s, t->why};
 }

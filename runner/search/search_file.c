@@ -41,10 +41,10 @@ static double counter_of(hid_t g, const char *name)
 {
     double v = NAN;
     if (H5Lexists(g, "counters", H5P_DEFAULT) <= 0) return v;
-    hid_t d = H5Dopen2(g, "counters", H5P_DEFAULT), sp = d >= 0 ? H5Dget_space(d) : -1, mt = h5_counter_type();
+    hid_t d = H5Dopen2(g, "counters", H5P_DEFAULT), sp = d >= 0 ? H5Dget_space(d) : -1, mt = h5util_counter_type();
     hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
     if (n > 0 && n < 4096 && mt >= 0) {
-        h5_counter_row *rows = tl_xcalloc((size_t)n, sizeof *rows);
+        h5util_counter_row *rows = tl_xcalloc((size_t)n, sizeof *rows);
         if (H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0) {
             for (hssize_t k = 0; k < n; k++)
                 if (rows[k].name && !strcmp(rows[k].name, name)) v = rows[k].value;
@@ -58,9 +58,9 @@ static double counter_of(hid_t g, const char *name)
     return v;
 }
 
-int srch_held_read(hid_t f, const char *path, const tl_plan *p, const srch_spec *s, srch_held **out, tl_err *e)
+int search_held_read(hid_t f, const char *path, const tl_plan *p, const search_spec *s, search_held **out, tl_err *e)
 {
-    srch_held *h = tl_xcalloc((size_t)p->ncases + 1, sizeof *h);
+    search_held *h = tl_xcalloc((size_t)p->ncases + 1, sizeof *h);
     plan_id *ids = plan_ids(p);
     hid_t cases = H5Gopen2(f, "/cases", H5P_DEFAULT);
     if (cases < 0) {
@@ -73,20 +73,20 @@ int srch_held_read(hid_t f, const char *path, const tl_plan *p, const srch_spec 
         if (H5Lexists(cases, id->id, H5P_DEFAULT) <= 0) continue;
         hid_t g = H5Gopen2(cases, id->id, H5P_DEFAULT);
         if (g < 0) continue;
-        srch_held *c = &h[id->index];
-        char *status = h5_read_str(g, "status");
+        search_held *c = &h[id->index];
+        char *status = h5util_read_str(g, "status");
         c->status = known_status(status);
         free(status);
         c->objective = NAN;
         if (c->status && !strcmp(c->status, "ok")) {
-            if (s->objective == SRCH_TIME) c->objective = median_of(g);
-            else if (s->objective == SRCH_ENERGY) h5_read_f64(g, "energy_j", &c->objective);
+            if (s->objective == SEARCH_TIME) c->objective = median_of(g);
+            else if (s->objective == SEARCH_ENERGY) h5util_read_f64(g, "energy_j", &c->objective);
             else c->objective = counter_of(g, s->counter);
         }
         c->cost_s = 0;
         for (int ph = 0; ph < PH_N; ph++) {
             double t = 0;
-            if (h5_read_f64(g, sch_fields[SCH_CASE_T_COMPILE_S + ph].name, &t) == 0 && isfinite(t) && t > 0)
+            if (h5util_read_f64(g, sch_fields[SCH_CASE_T_COMPILE_S + ph].name, &t) == 0 && isfinite(t) && t > 0)
                 c->cost_s += t;
         }
         H5Gclose(g);
@@ -97,22 +97,22 @@ int srch_held_read(hid_t f, const char *path, const tl_plan *p, const srch_spec 
     return 0;
 }
 
-int srch_share_unfinished(const char *path, const tl_experiment *x, const tl_plan *p, const unsigned char *share,
+int search_share_unfinished(const char *path, const tl_experiment *x, const tl_plan *p, const unsigned char *share,
                           int *unfinished, tl_err *e)
 {
-    srch_plan sp;
-    if (srch_plan_make(x, p, &sp, e)) return -1;
-    srch_held *held = NULL;
+    search_plan sp;
+    if (search_plan_make(x, p, &sp, e)) return -1;
+    search_held *held = NULL;
     hid_t f = h5in_open(path, e);
-    int rc = f < 0 ? -1 : srch_held_read(f, path, p, x->search, &held, e);
+    int rc = f < 0 ? -1 : search_held_read(f, path, p, x->search, &held, e);
     if (f >= 0) H5Fclose(f);
     if (rc == 0) {
         /* The driver hands out only what the file lacks: its first proposal is what --resume would run. */
-        srch_driver *d = srch_driver_new(x, p, &sp, share, held);
-        *unfinished = srch_driver_next(d) >= 0;
-        srch_driver_free(d);
+        search_driver *d = search_driver_new(x, p, &sp, share, held);
+        *unfinished = search_driver_next(d) >= 0;
+        search_driver_free(d);
     }
     free(held);
-    srch_plan_free(&sp);
+    search_plan_free(&sp);
     return rc;
 }

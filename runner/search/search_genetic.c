@@ -16,7 +16,7 @@ typedef struct {
     int *members;   /* scratch: the current population, best first */
 } ga_state;
 
-static void *ga_new(srch_run *r)
+static void *ga_new(search_run *r)
 {
     ga_state *g = tl_xcalloc(1, sizeof *g);
     /* About one point in fifty, within bounds: a population large enough to mix, small enough to breed early. */
@@ -34,7 +34,7 @@ static void ga_free(void *impl)
 }
 
 /* The fittest OK points, best first (ties by step): n of them, at most g->pop. */
-static int ga_population(srch_run *r, ga_state *g)
+static int ga_population(search_run *r, ga_state *g)
 {
     int n = 0;
     for (int p = 0; p < r->sp->npoints; p++) {
@@ -53,33 +53,33 @@ static int ga_population(srch_run *r, ga_state *g)
 }
 
 /* A tournament of two: the fitter of two members drawn at random (members are sorted, best first). */
-static int ga_pick(srch_run *r, const ga_state *g, int n)
+static int ga_pick(search_run *r, const ga_state *g, int n)
 {
-    int a = srch_rng_below(&r->rng, n), b = srch_rng_below(&r->rng, n);
+    int a = search_rng_below(&r->rng, n), b = search_rng_below(&r->rng, n);
     return g->members[a < b ? a : b];
 }
 
-static void ga_mutate(srch_run *r, int *c)
+static void ga_mutate(search_run *r, int *c)
 {
-    const srch_space *sp = r->sp;
+    const search_space *sp = r->sp;
     int changed = 0;
     for (int d = 0; d < sp->ndims; d++) {
-        if (srch_rng_below(&r->rng, sp->ndims) != 0) continue; /* each dimension with probability 1 / ndims */
+        if (search_rng_below(&r->rng, sp->ndims) != 0) continue; /* each dimension with probability 1 / ndims */
         changed = 1;
-        if (srch_rng_unit(&r->rng) < 0.75) { /* mostly a neighbouring value: good values sit near good values */
-            int v = c[d] + (srch_rng_below(&r->rng, 2) ? 1 : -1);
+        if (search_rng_unit(&r->rng) < 0.75) { /* mostly a neighbouring value: good values sit near good values */
+            int v = c[d] + (search_rng_below(&r->rng, 2) ? 1 : -1);
             c[d] = v < 0 ? 1 % sp->card[d] : v >= sp->card[d] ? sp->card[d] - 2 : v;
         } else {
-            c[d] = srch_rng_below(&r->rng, sp->card[d]);
+            c[d] = search_rng_below(&r->rng, sp->card[d]);
         }
     }
     if (!changed) { /* every child differs from its parents' crossing somewhere */
-        int d = srch_rng_below(&r->rng, sp->ndims);
-        c[d] = (c[d] + 1 + srch_rng_below(&r->rng, sp->card[d] - 1)) % sp->card[d];
+        int d = search_rng_below(&r->rng, sp->ndims);
+        c[d] = (c[d] + 1 + search_rng_below(&r->rng, sp->card[d] - 1)) % sp->card[d];
     }
 }
 
-static int ga_next(srch_run *r, char *why, size_t n)
+static int ga_next(search_run *r, char *why, size_t n)
 {
     ga_state *g = r->impl;
     int npop = ga_population(r, g);
@@ -87,26 +87,26 @@ static int ga_next(srch_run *r, char *why, size_t n)
         /* Drawn to cover the params' values: crossing can only pass on values the population holds. */
         snprintf(why, n, "genetic: the first population (%d of %d), covering the params' values", r->nevals + 1,
                  g->pop);
-        return srch_covering_new(r, g->members, npop);
+        return search_covering_new(r, g->members, npop);
     }
-    const srch_space *sp = r->sp;
-    int c[SRCH_MAX_DIMS];
+    const search_space *sp = r->sp;
+    int c[SEARCH_MAX_DIMS];
     int a = ga_pick(r, g, npop), b = ga_pick(r, g, npop);
     for (int t = 0; t < GA_TRIES; t++) {
-        const int *ca = srch_coord(r, a), *cb = srch_coord(r, b);
-        for (int d = 0; d < sp->ndims; d++) c[d] = srch_rng_below(&r->rng, 2) ? ca[d] : cb[d];
+        const int *ca = search_coord(r, a), *cb = search_coord(r, b);
+        for (int d = 0; d < sp->ndims; d++) c[d] = search_rng_below(&r->rng, 2) ? ca[d] : cb[d];
         ga_mutate(r, c);
-        int p = srch_point_at(r, c);
+        int p = search_point_at(r, c);
         if (p >= 0 && r->state[p] == PT_NEW) {
             snprintf(why, n, "genetic: a child of steps %d and %d", r->step[a], r->step[b]);
             return p;
         }
     }
-    int p = srch_nearest_new(r, c);
+    int p = search_nearest_new(r, c);
     snprintf(why, n, "genetic: a child of steps %d and %d, moved to the nearest point not evaluated", r->step[a],
              r->step[b]);
     return p;
 }
 
-const srch_strategy srch_genetic = {"genetic", "a population of the fittest points, crossed and mutated", ga_new,
+const search_strategy search_genetic = {"genetic", "a population of the fittest points, crossed and mutated", ga_new,
                                     {ga_next, NULL, ga_free}};

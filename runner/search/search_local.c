@@ -15,7 +15,7 @@ typedef struct {
     int restart;     /* the last restart's point: the climb's next start, once evaluated */
 } ls_state;
 
-static void *ls_new(srch_run *r)
+static void *ls_new(search_run *r)
 {
     (void)r;
     ls_state *s = tl_xcalloc(1, sizeof *s);
@@ -30,11 +30,11 @@ static void ls_free(void *impl)
 
 /* A neighbour of p not evaluated: one param one value over (first the near ones, in random order), else one
  * param at any value; -1 when none is left. */
-static int ls_neighbour(srch_run *r, int p, int *far)
+static int ls_neighbour(search_run *r, int p, int *far)
 {
-    const srch_space *sp = r->sp;
-    int c[SRCH_MAX_DIMS], cand[2 * SRCH_MAX_DIMS], nc = 0;
-    memcpy(c, srch_coord(r, p), sizeof *c * (size_t)sp->ndims);
+    const search_space *sp = r->sp;
+    int c[SEARCH_MAX_DIMS], cand[2 * SEARCH_MAX_DIMS], nc = 0;
+    memcpy(c, search_coord(r, p), sizeof *c * (size_t)sp->ndims);
     for (int pass = 0; pass < 2; pass++) {
         for (int d = 0; d < sp->ndims; d++) {
             int was = c[d];
@@ -42,28 +42,28 @@ static int ls_neighbour(srch_run *r, int p, int *far)
                 int step = abs(v - was);
                 if (step == 0 || (pass == 0) != (step == 1)) continue;
                 c[d] = v;
-                int q = srch_point_at(r, c);
+                int q = search_point_at(r, c);
                 if (q >= 0 && r->state[q] == PT_NEW) {
                     if (pass == 0) cand[nc++] = q;
-                    else if (srch_rng_below(&r->rng, ++nc) == 0) cand[0] = q; /* uniformly among the far ones */
+                    else if (search_rng_below(&r->rng, ++nc) == 0) cand[0] = q; /* uniformly among the far ones */
                 }
             }
             c[d] = was;
         }
         if (nc) {
             *far = pass;
-            return pass == 0 ? cand[srch_rng_below(&r->rng, nc)] : cand[0];
+            return pass == 0 ? cand[search_rng_below(&r->rng, nc)] : cand[0];
         }
     }
     return -1;
 }
 
-static int ls_next(srch_run *r, char *why, size_t n)
+static int ls_next(search_run *r, char *why, size_t n)
 {
     ls_state *s = r->impl;
     if (r->nevals < LS_START || r->best < 0) {
         snprintf(why, n, "local: a starting point (%d of %d), drawn uniformly", r->nevals + 1, LS_START);
-        return srch_random_new(r);
+        return search_random_new(r);
     }
     if (s->restart >= 0 && r->state[s->restart] != PT_NEW) { /* the restart evaluated: climb from it */
         s->current = s->restart;
@@ -76,28 +76,28 @@ static int ls_next(srch_run *r, char *why, size_t n)
         return p;
     }
     /* A local optimum: every neighbour evaluated, none better. Restart near the best point found. */
-    const srch_space *sp = r->sp;
-    int c[SRCH_MAX_DIMS];
-    memcpy(c, srch_coord(r, r->best), sizeof *c * (size_t)sp->ndims);
+    const search_space *sp = r->sp;
+    int c[SEARCH_MAX_DIMS];
+    memcpy(c, search_coord(r, r->best), sizeof *c * (size_t)sp->ndims);
     for (int k = 0; k < LS_KICK && k < sp->ndims; k++) {
-        int d = srch_rng_below(&r->rng, sp->ndims);
-        c[d] = srch_rng_below(&r->rng, sp->card[d]);
+        int d = search_rng_below(&r->rng, sp->ndims);
+        c[d] = search_rng_below(&r->rng, sp->card[d]);
     }
-    p = srch_nearest_new(r, c);
+    p = search_nearest_new(r, c);
     s->restart = p;
     snprintf(why, n, "local: a restart near step %d (a local optimum at step %d)", r->step[r->best],
              r->step[s->current]);
     return p;
 }
 
-static void ls_tell(srch_run *r, int point, srch_outcome o, double y)
+static void ls_tell(search_run *r, int point, search_outcome o, double y)
 {
     ls_state *s = r->impl;
     /* First improvement: the climb moves to a better neighbour as soon as it is seen. */
-    if (o == SRCH_OK && s->current >= 0 && point != s->restart && r->state[s->current] == PT_OK &&
+    if (o == SEARCH_OK && s->current >= 0 && point != s->restart && r->state[s->current] == PT_OK &&
         y < r->y[s->current])
         s->current = point;
 }
 
-const srch_strategy srch_local = {"local", "iterated first-improvement hill climbing with restarts near the best",
+const search_strategy search_local = {"local", "iterated first-improvement hill climbing with restarts near the best",
                                   ls_new, {ls_next, ls_tell, ls_free}};

@@ -70,7 +70,7 @@ static int number_problems(const tl_plan *p, int *problem_of)
     return nprob;
 }
 
-int srch_plan_make(const tl_experiment *x, const tl_plan *p, srch_plan *sp, tl_err *e)
+int search_plan_make(const tl_experiment *x, const tl_plan *p, search_plan *sp, tl_err *e)
 {
     memset(sp, 0, sizeof *sp);
     size_t n = (size_t)p->ncases + 1;
@@ -84,9 +84,9 @@ int srch_plan_make(const tl_experiment *x, const tl_plan *p, srch_plan *sp, tl_e
     for (int i = 0; i < p->ncases; i++) {
         const tl_case *c = &p->cases[i];
         const cfg_variant *cv = c->cv;
-        int entry = (int)(cv - x->variants), ndims = 0, dims[SRCH_MAX_DIMS];
+        int entry = (int)(cv - x->variants), ndims = 0, dims[SEARCH_MAX_DIMS];
         sp->space_of[i] = sp->point_of[i] = -1;
-        for (int k = 0; k < cv->v->nparams && ndims < SRCH_MAX_DIMS; k++)
+        for (int k = 0; k < cv->v->nparams && ndims < SEARCH_MAX_DIMS; k++)
             if (cv->nvalues[k] > 1) dims[ndims++] = k;
         if (!ndims) continue;
         int *at = &slot[sp->problem_of[i] * x->nvariants + entry];
@@ -94,7 +94,7 @@ int srch_plan_make(const tl_experiment *x, const tl_plan *p, srch_plan *sp, tl_e
             *at = sp->nspaces++;
             sp->spaces = realloc(sp->spaces, sizeof *sp->spaces * (size_t)sp->nspaces);
             if (!sp->spaces) abort();
-            srch_space *s = &sp->spaces[*at];
+            search_space *s = &sp->spaces[*at];
             memset(s, 0, sizeof *s);
             s->problem = sp->problem_of[i], s->entry = entry, s->first_case = i, s->ndims = ndims, s->nraw = 1;
             for (int d = 0; d < ndims; d++) {
@@ -104,7 +104,7 @@ int srch_plan_make(const tl_experiment *x, const tl_plan *p, srch_plan *sp, tl_e
                 s->nraw *= s->card[d];
             }
         }
-        srch_space *s = &sp->spaces[*at];
+        search_space *s = &sp->spaces[*at];
         sp->space_of[i] = *at;
         if (c->skipped) continue; /* the rules leave it out: not a point */
         s->coord = realloc(s->coord, sizeof *s->coord * (size_t)(s->npoints + 1) * (size_t)ndims);
@@ -117,13 +117,13 @@ int srch_plan_make(const tl_experiment *x, const tl_plan *p, srch_plan *sp, tl_e
     free(slot);
     if (!sp->nspaces) {
         tl_err_set(e, "%s: nothing to search: no variant has a param with a list of values", x->path);
-        srch_plan_free(sp);
+        search_plan_free(sp);
         return -1;
     }
     return 0;
 }
 
-void srch_plan_free(srch_plan *sp)
+void search_plan_free(search_plan *sp)
 {
     for (int s = 0; s < sp->nspaces; s++) {
         for (int d = 0; d < sp->spaces[s].ndims; d++) free(sp->spaces[s].pos[d]);
@@ -133,7 +133,7 @@ void srch_plan_free(srch_plan *sp)
     memset(sp, 0, sizeof *sp);
 }
 
-char *srch_space_label(const tl_plan *p, const srch_space *s)
+char *search_space_label(const tl_plan *p, const search_space *s)
 {
     const tl_case *c = &p->cases[s->first_case];
     return tl_xasprintf("%s %s %s %s", c->sizes_text, c->layout_text, c->dtype, c->variant->name);

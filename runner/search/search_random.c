@@ -3,11 +3,11 @@
 
 #include <stdio.h>
 
-static int random_next(srch_run *r, char *why, size_t n)
+static int random_next(search_run *r, char *why, size_t n)
 {
     snprintf(why, n, "random: drawn uniformly from the %d points not evaluated", r->nunvisited);
-    return srch_random_new(r);
+    return search_random_new(r);
 }
 
-const srch_strategy srch_random = {"random", "every point as likely as any other not yet evaluated: the baseline",
+const search_strategy search_random = {"random", "every point as likely as any other not yet evaluated: the baseline",
                                    NULL, {random_next, NULL, NULL}};

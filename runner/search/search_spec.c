@@ -7,30 +7,30 @@
 
 #include "runner/search/search.h"
 
-const char *const srch_budget_names[3] = {"cases", "fraction", "seconds"};
+const char *const search_budget_names[3] = {"cases", "fraction", "seconds"};
 
-void srch_spec_free(srch_spec *s)
+void search_spec_free(search_spec *s)
 {
     free(s->counter);
     memset(s, 0, sizeof *s);
 }
 
-const char *srch_objective_name(const srch_spec *s)
+const char *search_objective_name(const search_spec *s)
 {
-    return s->objective == SRCH_TIME ? "time" : s->objective == SRCH_ENERGY ? "energy" : s->counter;
+    return s->objective == SEARCH_TIME ? "time" : s->objective == SEARCH_ENERGY ? "energy" : s->counter;
 }
 
-char *srch_spec_text(const srch_spec *s)
+char *search_spec_text(const search_spec *s)
 {
     return tl_xasprintf("strategy=%s;budget=%s:%.15g;objective=%s;better=%s;seed=%llu",
-                        srch_strategy_name(s->strategy), srch_budget_names[s->budget_kind], s->budget,
-                        srch_objective_name(s), s->higher_better ? "higher" : "lower", (unsigned long long)s->seed);
+                        search_strategy_name(s->strategy), search_budget_names[s->budget_kind], s->budget,
+                        search_objective_name(s), s->higher_better ? "higher" : "lower", (unsigned long long)s->seed);
 }
 
-int srch_budget_cases(const srch_spec *s, const srch_space *sp)
+int search_budget_cases(const search_spec *s, const search_space *sp)
 {
-    if (s->budget_kind == SRCH_CASES) return (int)fmin(s->budget, 2e9);
-    if (s->budget_kind == SRCH_FRACTION) {
+    if (s->budget_kind == SEARCH_CASES) return (int)fmin(s->budget, 2e9);
+    if (s->budget_kind == SEARCH_FRACTION) {
         double n = ceil(s->budget * sp->npoints - 1e-9);
         return n < 1 ? 1 : (int)n;
     }

@@ -11,7 +11,7 @@
 
 /* ---- the generator: splitmix64 -------------------------------------------------------------------------- */
 
-uint64_t srch_rng_next(srch_rng *g)
+uint64_t search_rng_next(search_rng *g)
 {
     uint64_t z = (g->s += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -19,14 +19,14 @@ uint64_t srch_rng_next(srch_rng *g)
     return z ^ (z >> 31);
 }
 
-double srch_rng_unit(srch_rng *g)
+double search_rng_unit(search_rng *g)
 {
-    return (double)(srch_rng_next(g) >> 11) * (1.0 / 9007199254740992.0);
+    return (double)(search_rng_next(g) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-int srch_rng_below(srch_rng *g, int n)
+int search_rng_below(search_rng *g, int n)
 {
-    return n <= 1 ? 0 : (int)(srch_rng_next(g) % (uint64_t)n);
+    return n <= 1 ? 0 : (int)(search_rng_next(g) % (uint64_t)n);
 }
 
 /* ---- the shared part ------------------------------------------------------------------------------------- */
@@ -38,33 +38,33 @@ static uint64_t coord_hash(const int *coord, int ndims)
     return h;
 }
 
-int srch_point_at(const srch_run *r, const int *coord)
+int search_point_at(const search_run *r, const int *coord)
 {
-    const srch_space *sp = r->sp;
+    const search_space *sp = r->sp;
     for (int d = 0; d < sp->ndims; d++)
         if (coord[d] < 0 || coord[d] >= sp->card[d]) return -1;
     for (uint64_t h = coord_hash(coord, sp->ndims) & (uint64_t)(r->tcap - 1);; h = (h + 1) & (uint64_t)(r->tcap - 1)) {
         int p = r->table[h] - 1;
         if (p < 0) return -1;
-        if (!memcmp(srch_coord(r, p), coord, sizeof *coord * (size_t)sp->ndims)) return p;
+        if (!memcmp(search_coord(r, p), coord, sizeof *coord * (size_t)sp->ndims)) return p;
     }
 }
 
-int srch_random_new(srch_run *r)
+int search_random_new(search_run *r)
 {
-    return r->nunvisited ? r->unvisited[srch_rng_below(&r->rng, r->nunvisited)] : -1;
+    return r->nunvisited ? r->unvisited[search_rng_below(&r->rng, r->nunvisited)] : -1;
 }
 
-int srch_covering_new(srch_run *r, const int *pts, int n)
+int search_covering_new(search_run *r, const int *pts, int n)
 {
-    const srch_space *sp = r->sp;
+    const search_space *sp = r->sp;
     int best = -1, most = -1;
     for (int k = 0; k < 32 && r->nunvisited; k++) {
-        int p = srch_random_new(r), fresh = 0;
-        const int *c = srch_coord(r, p);
+        int p = search_random_new(r), fresh = 0;
+        const int *c = search_coord(r, p);
         for (int d = 0; d < sp->ndims; d++) {
             int seen = 0;
-            for (int i = 0; i < n && !seen; i++) seen = srch_coord(r, pts[i])[d] == c[d];
+            for (int i = 0; i < n && !seen; i++) seen = search_coord(r, pts[i])[d] == c[d];
             fresh += !seen;
         }
         if (fresh > most) most = fresh, best = p;
@@ -72,27 +72,27 @@ int srch_covering_new(srch_run *r, const int *pts, int n)
     return best;
 }
 
-static double coord_distance(const srch_space *sp, const int *a, const int *b)
+static double coord_distance(const search_space *sp, const int *a, const int *b)
 {
     double s = 0;
     for (int d = 0; d < sp->ndims; d++) s += fabs((double)(a[d] - b[d])) / (sp->card[d] > 1 ? sp->card[d] - 1 : 1);
     return s;
 }
 
-int srch_nearest_new(srch_run *r, const int *coord)
+int search_nearest_new(search_run *r, const int *coord)
 {
     int best = -1, ties = 0;
     double bd = INFINITY;
     for (int k = 0; k < r->nunvisited; k++) {
         int p = r->unvisited[k];
-        double dist = coord_distance(r->sp, coord, srch_coord(r, p));
+        double dist = coord_distance(r->sp, coord, search_coord(r, p));
         if (dist < bd - 1e-12) bd = dist, best = p, ties = 1;
-        else if (dist < bd + 1e-12 && srch_rng_below(&r->rng, ++ties) == 0) best = p; /* one of the ties, uniformly */
+        else if (dist < bd + 1e-12 && search_rng_below(&r->rng, ++ties) == 0) best = p; /* one of the ties, uniformly */
     }
     return best;
 }
 
-static void take(srch_run *r, int p)
+static void take(search_run *r, int p)
 {
     int k = r->unvisited_at[p];
     if (k < 0) return;
@@ -104,9 +104,9 @@ static void take(srch_run *r, int p)
 
 /* ---- the run ------------------------------------------------------------------------------------------------- */
 
-srch_run *srch_run_new(const srch_space *sp, uint64_t seed)
+search_run *search_run_new(const search_space *sp, uint64_t seed)
 {
-    srch_run *r = tl_xcalloc(1, sizeof *r);
+    search_run *r = tl_xcalloc(1, sizeof *r);
     r->sp = sp;
     r->rng.s = seed ^ 0x7f4a7c159e3779b9ULL;
     size_t n = (size_t)sp->npoints;
@@ -121,40 +121,40 @@ srch_run *srch_run_new(const srch_space *sp, uint64_t seed)
     for (r->tcap = 16; r->tcap < 2 * sp->npoints; r->tcap *= 2) {}
     r->table = tl_xcalloc((size_t)r->tcap, sizeof *r->table);
     for (int p = 0; p < sp->npoints; p++) {
-        uint64_t h = coord_hash(srch_coord(r, p), sp->ndims) & (uint64_t)(r->tcap - 1);
+        uint64_t h = coord_hash(search_coord(r, p), sp->ndims) & (uint64_t)(r->tcap - 1);
         while (r->table[h]) h = (h + 1) & (uint64_t)(r->tcap - 1);
         r->table[h] = p + 1;
     }
     return r;
 }
 
-int srch_next(srch_run *r, char *why, size_t n)
+int search_next(search_run *r, char *why, size_t n)
 {
     if (!r->nunvisited) return -1;
     int p = r->ops->next(r, why, n);
     if (p < 0 || r->state[p] != PT_NEW) { /* the strategy has nothing of its own left */
-        p = srch_random_new(r);
+        p = search_random_new(r);
         snprintf(why, n, "%s: nothing left to propose of its own, drawn uniformly", "search");
     }
     return p;
 }
 
-void srch_tell(srch_run *r, int point, srch_outcome o, double y)
+void search_tell(search_run *r, int point, search_outcome o, double y)
 {
     if (point < 0 || point >= r->sp->npoints || r->state[point] != PT_NEW) return;
     take(r, point);
-    if (o == SRCH_INVALID) {
+    if (o == SEARCH_INVALID) {
         r->state[point] = PT_INVALID;
     } else {
         r->step[point] = ++r->nevals;
-        r->state[point] = o == SRCH_OK && isfinite(y) ? PT_OK : PT_FAILED;
+        r->state[point] = o == SEARCH_OK && isfinite(y) ? PT_OK : PT_FAILED;
         r->y[point] = y;
         if (r->state[point] == PT_OK && (r->best < 0 || y < r->y[r->best])) r->best = point;
     }
     if (r->ops->tell) r->ops->tell(r, point, o, y);
 }
 
-void srch_free(srch_run *r)
+void search_free(search_run *r)
 {
     if (!r) return;
     if (r->ops->free) r->ops->free(r->impl);

@@ -25,15 +25,15 @@ static int allowed(const int *c)
 
 /* A bowl with its floor at (4, 1, 3, 2, *), a second, shallower bowl elsewhere, and an interaction term;
  * points at (0, 5, *, *, *) fail; points with c[3] == 3 and c[4] == 0 the device cannot run. */
-static double landscape(const int *c, srch_outcome *o)
+static double landscape(const int *c, search_outcome *o)
 {
-    *o = c[0] == 0 && c[1] == 5 ? SRCH_FAILED : c[3] == 3 && c[4] == 0 ? SRCH_INVALID : SRCH_OK;
+    *o = c[0] == 0 && c[1] == 5 ? SEARCH_FAILED : c[3] == 3 && c[4] == 0 ? SEARCH_INVALID : SEARCH_OK;
     double a = (c[0] - 4) * (c[0] - 4) + 2.0 * (c[1] - 1) * (c[1] - 1) + (c[2] - 3) * (c[2] - 3) + 0.5 * abs(c[3] - 2);
     double b = 1.5 + (c[0] - 1) * (c[0] - 1) + (c[1] - 4) * (c[1] - 4) * 0.5 + c[2] * 0.3;
     return 1.0 + fmin(a, b) * 0.1 + 0.02 * c[4] * (c[0] % 2);
 }
 
-static void make_space(srch_space *s, const int *cards, int sum_limit)
+static void make_space(search_space *s, const int *cards, int sum_limit)
 {
     memcpy(card, cards, sizeof card), limit = sum_limit;
     memset(s, 0, sizeof *s);
@@ -56,54 +56,54 @@ static void make_space(srch_space *s, const int *cards, int sum_limit)
     }
 }
 
-static void free_space(srch_space *s)
+static void free_space(search_space *s)
 {
     for (int d = 0; d < NDIMS; d++) free(s->pos[d]);
     free(s->coord), free(s->plan_index);
 }
 
 /* The best ok objective of the whole space. */
-static double optimum(const srch_space *s)
+static double optimum(const search_space *s)
 {
     double best = INFINITY;
     for (int p = 0; p < s->npoints; p++) {
-        srch_outcome o;
+        search_outcome o;
         double y = landscape(s->coord + (size_t)p * NDIMS, &o);
-        if (o == SRCH_OK && y < best) best = y;
+        if (o == SEARCH_OK && y < best) best = y;
     }
     return best;
 }
 
 /* Runs strategy st for `evals` evaluations (invalid points not counted): the proposals in seq (when not NULL),
  * the best objective found. Checks each proposal on the way. */
-static double run(const srch_space *s, int st, uint64_t seed, int evals, int *seq, int *nseq)
+static double run(const search_space *s, int st, uint64_t seed, int evals, int *seq, int *nseq)
 {
-    srch_run *r = srch_start(s, st, seed);
+    search_run *r = search_start(s, st, seed);
     unsigned char *told = tl_xcalloc((size_t)s->npoints, 1);
     char why[256];
     int n = 0, counted = 0;
     double best = INFINITY;
     while (counted < evals) {
-        int p = srch_next(r, why, sizeof why);
+        int p = search_next(r, why, sizeof why);
         if (p < 0) break;
-        CHECK(p < s->npoints && !told[p], "%s proposed point %d, %s", srch_strategy_name(st), p,
+        CHECK(p < s->npoints && !told[p], "%s proposed point %d, %s", search_strategy_name(st), p,
               p < s->npoints ? "already told" : "outside the space");
-        CHECK(why[0] != '\0', "%s gave no reason for point %d", srch_strategy_name(st), p);
+        CHECK(why[0] != '\0', "%s gave no reason for point %d", search_strategy_name(st), p);
         told[p] = 1;
         if (seq) seq[n] = p;
         n++;
-        srch_outcome o;
+        search_outcome o;
         double y = landscape(s->coord + (size_t)p * NDIMS, &o);
-        srch_tell(r, p, o, y);
-        counted += o != SRCH_INVALID;
-        if (o == SRCH_OK && y < best) best = y;
+        search_tell(r, p, o, y);
+        counted += o != SEARCH_INVALID;
+        if (o == SEARCH_OK && y < best) best = y;
         CHECK(r->best < 0 || r->state[r->best] == PT_OK, "%s holds a point that did not run ok as its best",
-              srch_strategy_name(st));
+              search_strategy_name(st));
     }
-    if (r->best >= 0) CHECK(r->y[r->best] == best, "%s's best is not the best ok point told", srch_strategy_name(st));
+    if (r->best >= 0) CHECK(r->y[r->best] == best, "%s's best is not the best ok point told", search_strategy_name(st));
     if (nseq) *nseq = n;
     free(told);
-    srch_free(r);
+    search_free(r);
     return best;
 }
 
@@ -115,11 +115,11 @@ static int by_double(const void *a, const void *b)
 
 int main(void)
 {
-    srch_space s;
+    search_space s;
     make_space(&s, small, 9);
     int *a = tl_xcalloc((size_t)s.npoints + 1, sizeof *a), *b = tl_xcalloc((size_t)s.npoints + 1, sizeof *b);
-    for (int st = 0; st < srch_nstrategies; st++) {
-        const char *name = srch_strategy_name(st);
+    for (int st = 0; st < search_nstrategies; st++) {
+        const char *name = search_strategy_name(st);
         /* The same seed and outcomes: the same proposals. Another seed: others. */
         int na, nb;
         run(&s, st, 7, 60, a, &na);
@@ -140,21 +140,21 @@ int main(void)
     /* Quality at 4% of the space, over 15 seeds: the median of best / optimum. */
     enum { SEEDS = 15 };
     int budget = (int)ceil(0.04 * s.npoints);
-    double med[SRCH_MAX_STRATEGIES];
-    for (int st = 0; st < srch_nstrategies; st++) {
+    double med[SEARCH_MAX_STRATEGIES];
+    for (int st = 0; st < search_nstrategies; st++) {
         double q[SEEDS];
         for (int k = 0; k < SEEDS; k++) q[k] = opt / run(&s, st, 100 + (uint64_t)k, budget, NULL, NULL);
         qsort(q, SEEDS, sizeof *q, by_double);
         med[st] = q[SEEDS / 2];
         printf("%-8s %d points, budget %d: best found over the optimum, median %.4f, worst %.4f\n",
-               srch_strategy_name(st), s.npoints, budget, med[st], q[0]);
+               search_strategy_name(st), s.npoints, budget, med[st], q[0]);
     }
-    const int random = srch_strategy_find("random"), genetic = srch_strategy_find("genetic"),
-              bayes = srch_strategy_find("bayes");
-    CHECK(random >= 0 && genetic >= 0 && bayes >= 0 && srch_strategy_find("annealing") < 0, "the strategies' table");
-    for (int st = 0; st < srch_nstrategies; st++)
+    const int random = search_strategy_find("random"), genetic = search_strategy_find("genetic"),
+              bayes = search_strategy_find("bayes");
+    CHECK(random >= 0 && genetic >= 0 && bayes >= 0 && search_strategy_find("annealing") < 0, "the strategies' table");
+    for (int st = 0; st < search_nstrategies; st++)
         if (st != random)
-            CHECK(med[st] > med[random], "%s (median %.4f) is no better than random (%.4f)", srch_strategy_name(st),
+            CHECK(med[st] > med[random], "%s (median %.4f) is no better than random (%.4f)", search_strategy_name(st),
                   med[st], med[random]);
     CHECK(med[bayes] == 1.0, "bayes did not find the optimum in the median (%.4f)", med[bayes]);
     /* The first points of genetic and bayes cover the params' values (crossing passes on only the values the
@@ -177,7 +177,7 @@ int main(void)
            "bayes %d\n", all / SEEDS, NDIMS + 2, SEEDS, all, seen[0], seen[1], seen[2]);
     for (int w = 1; w < 3; w++)
         CHECK(seen[w] >= seen[0] + all / 10, "%s's first points hold %d of %d param values, random's %d",
-              srch_strategy_name(covering[w]), seen[w], all, seen[0]);
+              search_strategy_name(covering[w]), seen[w], all, seen[0]);
     free(a), free(b);
     free_space(&s);
     printf("%s\n", test_failures ? "FAILED" : "ok");

@@ -106,7 +106,7 @@ static char *folder(const char *name)
     return d;
 }
 
-static hid_t h5_create(const char *dir, const char *name)
+static hid_t h5util_create(const char *dir, const char *name)
 {
     char *path = tl_xasprintf("%s/%s", dir, name);
     hid_t h = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -151,7 +151,7 @@ static int fill_matches(tl_experiment *x, tl_plan *p, const unsigned char *want,
 static int test_types(void)
 {
     char *d = folder("types");
-    hid_t h = h5_create(d, "all.h5");
+    hid_t h = h5util_create(d, "all.h5");
     for (int i = 0; i < NTYPES; i++) {
         unsigned char data[40];
         char rel[32], init[128];
@@ -225,7 +225,7 @@ static int test_bad(void)
     CHECK(symlink(out, link) == 0, "symlink");
     char *sub = tl_xasprintf("%s/sub.npy", d);
     mkdir(sub, 0700);
-    hid_t h = h5_create(d, "w.h5");
+    hid_t h = h5util_create(d, "w.h5");
     hsize_t five = 5;
     hid_t sp = H5Screate_simple(1, &five, NULL);
     short s[5] = {1, 2, 3, 4, 5};
@@ -301,7 +301,7 @@ static int test_ids(void)
     put_npy(d, "a.npy", "'<f4'", 0, "(5,)", f, sizeof f);
     put_npy(d, "renamed.npy", "'<f4'", 0, "(5,)", f, sizeof f);
     put_npy(d, "other.npy", "'<f4'", 0, "(5,)", g, sizeof g);
-    hid_t h = h5_create(d, "a.h5");
+    hid_t h = h5util_create(d, "a.h5");
     hsize_t five = 5;
     hid_t sp = H5Screate_simple(1, &five, NULL), ds = H5Dcreate2(h, "x", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT,
                                                                  H5P_DEFAULT);
@@ -340,14 +340,14 @@ static char *ids_of(tl_experiment *x)
 static int parse_embedded(const char *h5, const char *data_dir, tl_experiment *y, tl_err *e)
 {
     h5in_source src = {0};
-    src_store st;
+    source_store st;
     int n, rc = -1;
     hid_t f = h5in_open(h5, e);
     if (f < 0) return -1;
     if (h5in_read_source(f, h5, &src, e) == 0 && h5src_load_store(f, h5, 0, &st, &n, e) == 0) {
-        rc = data_dir ? src_store_set_data_dir(&st, data_dir, e) : 0;
+        rc = data_dir ? source_store_set_data_dir(&st, data_dir, e) : 0;
         if (rc == 0) rc = config_parse_with("r.h5:config_yaml", src.config_yaml, strlen(src.config_yaml), &st, y, e);
-        src_store_free(&st);
+        source_store_free(&st);
     }
     H5Fclose(f);
     h5in_source_free(&src);
@@ -370,7 +370,7 @@ static int test_carried(void)
     char *want = ids_of(&x);
     CHECK(parse_embedded(h5, NULL, &y, &e) == 0, "from the file alone: %s", e.msg);
     if (!test_failures) {
-        const src_file *f = src_store_find(&y.store, SRC_DATA, "lowpass.npy");
+        const source_file *f = source_store_find(&y.store, SOURCE_DATA, "lowpass.npy");
         size_t len;
         char *bytes = slurp(npy, &len);
         CHECK(f && f->used && f->text && f->len == len && !memcmp(f->text, bytes, len), "/sources holds lowpass.npy");
@@ -418,14 +418,14 @@ static int test_not_carried(void)
         CHECK(0, "%s", e.msg);
         return 1;
     }
-    const src_file *f = src_store_find(&x.store, SRC_DATA, "big.npy");
-    CHECK(f && !src_carried(f), "a 68 MB file is not carried");
+    const source_file *f = source_store_find(&x.store, SOURCE_DATA, "big.npy");
+    CHECK(f && !source_carried(f), "a 68 MB file is not carried");
     /* In the file: an empty dataset named by its hash, with its size. */
     hid_t hf = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT);
     char *name = tl_xasprintf("/sources/%s", f ? f->sha256 : "");
     hid_t ds = H5Dopen2(hf, name, H5P_DEFAULT), sp = H5Dget_space(ds);
     long long bytes = 0;
-    CHECK(ds >= 0 && H5Sget_simple_extent_npoints(sp) == 0 && h5_read_i64(ds, "bytes", &bytes) == 0 &&
+    CHECK(ds >= 0 && H5Sget_simple_extent_npoints(sp) == 0 && h5util_read_i64(ds, "bytes", &bytes) == 0 &&
               f && bytes == (long long)f->len, "/sources holds its size only (%lld bytes)", bytes);
     H5Sclose(sp), H5Dclose(ds), H5Fclose(hf);
     char *want = ids_of(&x);

@@ -13,13 +13,13 @@
 #include "runner/store/h5src.h"
 #include "runner/store/h5util.h"
 
-int extract_store_files(const src_store *s, const char *dir, tl_err *e)
+int extract_store_files(const source_store *s, const char *dir, tl_err *e)
 {
     int n = 0;
     for (int i = 0; i < s->n; i++) {
-        const src_file *f = &s->files[i];
-        if (!f->used || !strcmp(f->origin, SRC_TILELAB) || f->absent) continue;
-        /* Paths in a store are normalised and relative (src_join): they stay inside dir. */
+        const source_file *f = &s->files[i];
+        if (!f->used || !strcmp(f->origin, SOURCE_TILELAB) || f->absent) continue;
+        /* Paths in a store are normalised and relative (source_join): they stay inside dir. */
         char *path = tl_xasprintf("%s/%s", dir, f->path), *copy = tl_xstrdup(path);
         int bad = tl_mkdir_p(dirname(copy), e) || tl_write_file_atomic(path, f->text, f->len, e);
         free(path), free(copy);
@@ -81,7 +81,7 @@ static void remove_tree(const char *path)
 int extract_result(const char *h5, const char *dir, extract_report *r, tl_err *e)
 {
     h5in_source src = {0};
-    src_store store = {0};
+    source_store store = {0};
     int rc = -1, made = 0, nfiles;
     memset(r, 0, sizeof *r);
     if (dir_free(dir, e)) goto out;
@@ -97,7 +97,7 @@ int extract_result(const char *h5, const char *dir, extract_report *r, tl_err *e
     char *name = yaml_name(&src);
     r->yaml = tl_xasprintf("%s/%s", dir, name);
     free(name);
-    if (src_store_find(&store, SRC_EXPERIMENT, r->yaml + strlen(dir) + 1)) {
+    if (source_store_find(&store, SOURCE_EXPERIMENT, r->yaml + strlen(dir) + 1)) {
         tl_err_set(e, "%s: the experiment file's name is also a kernel source's", h5);
         goto out;
     }
@@ -105,8 +105,8 @@ int extract_result(const char *h5, const char *dir, extract_report *r, tl_err *e
     if ((r->nsources = extract_store_files(&store, dir, e)) < 0) goto out;
     tl_buf absent = {0};
     for (int i = 0; i < store.n; i++) {
-        const src_file *sf = &store.files[i];
-        if (!strcmp(sf->origin, SRC_DATA) && !sf->absent) r->ndata++;
+        const source_file *sf = &store.files[i];
+        if (!strcmp(sf->origin, SOURCE_DATA) && !sf->absent) r->ndata++;
         if (sf->absent)
             tl_buf_printf(&absent, "%s%s (%.1f MiB, sha256 %s)", r->nabsent++ ? "\n" : "", sf->path, sf->len / 1048576.0,
                           sf->sha256);
@@ -127,7 +127,7 @@ out:
     if (rc && made) remove_tree(dir);
     if (rc) extract_report_free(r);
     h5in_source_free(&src);
-    src_store_free(&store);
+    source_store_free(&store);
     return rc;
 }
 

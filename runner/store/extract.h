@@ -21,6 +21,6 @@ void extract_report_free(extract_report *r);
 /* Writes the used files of the experiment's folder a store holds (kernel sources and data files, not
  * those absent) under dir, their paths relative to it: what `submit` copies into its sweep folder.
  * Returns the number written, -1 on failure. */
-int extract_store_files(const src_store *s, const char *dir, tl_err *e);
+int extract_store_files(const source_store *s, const char *dir, tl_err *e);
 
 #endif

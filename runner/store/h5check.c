@@ -46,12 +46,12 @@ static H5I_type_t kind_of(hid_t loc, const char *name)
     return t;
 }
 
-/* Whether an attribute of the object at name cannot be read in full (h5_read_attrs: what a merge copies). */
+/* Whether an attribute of the object at name cannot be read in full (h5util_read_attrs: what a merge copies). */
 static int attrs_unreadable(hid_t loc, const char *name)
 {
     hid_t o = H5Oopen(loc, name, H5P_DEFAULT);
     if (o < 0) return 1;
-    int rc = h5_read_attrs(o);
+    int rc = h5util_read_attrs(o);
     H5Oclose(o);
     return rc != 0;
 }
@@ -66,7 +66,7 @@ static void held(hid_t a, char *out, size_t n)
     const char *what = cl == H5T_STRING ? "string" : cl == H5T_INTEGER ? "integer" : cl == H5T_FLOAT ? "float"
                        : cl == H5T_COMPOUND ? "compound record" : "value of another type";
     if (t >= 0) H5Tclose(t);
-    if (h5_attr_shape(a, &count, &rank)) snprintf(out, n, "an unreadable %s", what);
+    if (h5util_attr_shape(a, &count, &rank)) snprintf(out, n, "an unreadable %s", what);
     else if (rank == 0 || (rank == 1 && count == 1)) snprintf(out, n, "%s %s", strchr("aeiou", what[0]) ? "an" : "a", what);
     else snprintf(out, n, "an array of %lld %ss", (long long)count, what);
 }
@@ -80,7 +80,7 @@ static int check_attr_types(checker *c, hid_t obj, sch_group group, const char *
         if (f->group != group || strchr(f->name, '<') || H5Aexists(obj, f->name) <= 0) continue;
         hid_t a = H5Aopen(obj, f->name, H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : -1;
         hssize_t n = -1;
-        int rank = -1, ok = t >= 0 && h5_attr_shape(a, &n, &rank) == 0;
+        int rank = -1, ok = t >= 0 && h5util_attr_shape(a, &n, &rank) == 0;
         H5T_class_t cl = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
         int one = rank == 0 || (rank == 1 && n == 1);
         if (f->type == SCH_STR) ok = ok && one && cl == H5T_STRING;
@@ -116,7 +116,7 @@ static int check_root(checker *c, hid_t f)
     char *v[SCH_N] = {0};
     int rc = 0;
     for (int i = 0; i < SCH_N && !rc; i++) /* the root's MUST rows, all strings */
-        if (sch_fields[i].group == SCH_ROOT && sch_fields[i].check == SCH_MUST && !(v[i] = h5_read_str(f, sch_fields[i].name)))
+        if (sch_fields[i].group == SCH_ROOT && sch_fields[i].check == SCH_MUST && !(v[i] = h5util_read_str(f, sch_fields[i].name)))
             rc = bad(c, "the root attribute '%s' is missing or not a string", sch_fields[i].name);
     if (!rc) {
         char hex[65];
@@ -128,7 +128,7 @@ static int check_root(checker *c, hid_t f)
     }
     for (int i = 0; i < SCH_N; i++) free(v[i]);
     if (rc) return rc;
-    if (h5_read_attrs(f)) return bad(c, "a root attribute cannot be read");
+    if (h5util_read_attrs(f)) return bad(c, "a root attribute cannot be read");
     if (check_attr_types(c, f, SCH_ROOT, "/")) return -1;
     if (kind_of(f, "/env") != H5I_GROUP) return bad(c, "/env is missing or not a group");
     if (attrs_unreadable(f, "/env")) return bad(c, "an attribute of /env cannot be read");
@@ -208,7 +208,7 @@ static int known_status(const char *s)
 /* The identity of a case: its id is the first 16 hex digits of the hash of its canonical text. */
 static int check_identity(checker *c, hid_t g, const char *name)
 {
-    char *id = h5_read_str(g, "case_id"), *canonical = h5_read_str(g, "canonical"), hex[65];
+    char *id = h5util_read_str(g, "case_id"), *canonical = h5util_read_str(g, "canonical"), hex[65];
     int rc = 0;
     if (!id || strcmp(id, name)) rc = bad(c, "/cases/%s: its case_id attribute is missing or another id", name);
     else if (!canonical) rc = bad(c, "/cases/%s: its canonical attribute is missing or not a string", name);
@@ -233,7 +233,7 @@ static int check_samples(checker *c, hid_t g, const char *name, const char *stat
     return 0;
 }
 
-/* Counters (schema 1.3): a 1-D compound of name, value, unit that reads as h5_counter_row. */
+/* Counters (schema 1.3): a 1-D compound of name, value, unit that reads as h5util_counter_row. */
 static int check_counters(checker *c, hid_t g, const char *name)
 {
     if (H5Lexists(g, "counters", H5P_DEFAULT) <= 0) return 0;
@@ -241,11 +241,11 @@ static int check_counters(checker *c, hid_t g, const char *name)
     hsize_t dim = 0;
     int rc = -1;
     if (d >= 0 && (s = H5Dget_space(d)) >= 0 && H5Sget_simple_extent_ndims(s) == 1 &&
-        H5Sget_simple_extent_dims(s, &dim, NULL) >= 0 && dim <= 4 * CTR_MAX && (t = H5Dget_type(d)) >= 0 &&
+        H5Sget_simple_extent_dims(s, &dim, NULL) >= 0 && dim <= 4 * COUNTERS_MAX && (t = H5Dget_type(d)) >= 0 &&
         H5Tget_class(t) == H5T_COMPOUND && H5Tget_member_index(t, "name") >= 0 &&
         H5Tget_member_index(t, "value") >= 0 && H5Tget_member_index(t, "unit") >= 0) {
-        h5_counter_row rows[4 * CTR_MAX];
-        hid_t mt = h5_counter_type();
+        h5util_counter_row rows[4 * COUNTERS_MAX];
+        hid_t mt = h5util_counter_type();
         if (mt >= 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0) {
             rc = 0;
             for (hsize_t i = 0; i < dim; i++)
@@ -257,7 +257,7 @@ static int check_counters(checker *c, hid_t g, const char *name)
     if (t >= 0) H5Tclose(t);
     if (s >= 0) H5Sclose(s);
     if (d >= 0) H5Dclose(d);
-    if (rc) return bad(c, "/cases/%s: counters is not a list of (name, value, unit) of at most %d rows", name, 4 * CTR_MAX);
+    if (rc) return bad(c, "/cases/%s: counters is not a list of (name, value, unit) of at most %d rows", name, 4 * COUNTERS_MAX);
     return 0;
 }
 
@@ -268,15 +268,15 @@ static int check_bounded(checker *c, hid_t g, const char *name, const sch_field 
     if (H5Aexists(g, f->name) <= 0) return 0;
     int ok = 0;
     if (f->type == SCH_STR) {
-        char *v = h5_read_str(g, f->name);
+        char *v = h5util_read_str(g, f->name);
         ok = v && (double)strlen(v) >= f->lo && (double)strlen(v) <= f->hi;
         free(v);
     } else if (f->type == SCH_F64) {
         double v;
-        ok = h5_read_f64(g, f->name, &v) == 0 && v >= f->lo && v <= f->hi;
+        ok = h5util_read_f64(g, f->name, &v) == 0 && v >= f->lo && v <= f->hi;
     } else if (f->type == SCH_I64) {
         long long v;
-        ok = h5_read_i64(g, f->name, &v) == 0 && (double)v >= f->lo && (double)v <= f->hi;
+        ok = h5util_read_i64(g, f->name, &v) == 0 && (double)v >= f->lo && (double)v <= f->hi;
     }
     return ok ? 0 : bad(c, "/cases/%s: %s is not %s", name, f->name, f->what);
 }
@@ -288,16 +288,16 @@ static int check_case(checker *c, hid_t cases, const char *name)
     if (kind_of(cases, name) != H5I_GROUP) return bad(c, "/cases/%s: not a group", name);
     hid_t g = H5Gopen2(cases, name, H5P_DEFAULT);
     if (g < 0) return bad(c, "/cases/%s: cannot open it", name);
-    if (h5_read_attrs(g)) {
+    if (h5util_read_attrs(g)) {
         H5Gclose(g);
         return bad(c, "/cases/%s: an attribute cannot be read", name);
     }
-    char *status = h5_read_str(g, "status"), *op = h5_read_str(g, "op"), *variant = h5_read_str(g, "variant");
+    char *status = h5util_read_str(g, "status"), *op = h5util_read_str(g, "op"), *variant = h5util_read_str(g, "variant");
     int rc = check_identity(c, g, name);
     if (!rc && (!op || !variant)) rc = bad(c, "/cases/%s: its op or variant attribute is missing or not a string", name);
     if (!rc && (!status || !known_status(status)))
         rc = bad(c, "/cases/%s: its status is missing, not a string or not one of ok, verify_failed, skipped, error", name);
-    if (!rc && c->minor >= 1 && (h5_read_i64(g, "session", &session) || session < 0 || session >= c->nsessions))
+    if (!rc && c->minor >= 1 && (h5util_read_i64(g, "session", &session) || session < 0 || session >= c->nsessions))
         rc = bad(c, "/cases/%s: its session is missing or names no /sessions group", name);
     if (!rc) rc = check_samples(c, g, name, status, &n);
     if (!rc && c->minor >= 3) rc = check_counters(c, g, name);
@@ -367,13 +367,13 @@ static int find_case(const checker *c, const char *id)
     return -1;
 }
 
-static int check_rows(checker *c, const h5_summary_row *rows, hsize_t n)
+static int check_rows(checker *c, const h5util_summary_row *rows, hsize_t n)
 {
     if (n != (hsize_t)c->n) return bad(c, "/summary has %llu rows for %d cases", (unsigned long long)n, c->n);
     unsigned char *seen = tl_xcalloc((size_t)c->n + 1, 1);
     int rc = 0;
     for (hsize_t r = 0; r < n && !rc; r++) {
-        const h5_summary_row *row = &rows[r];
+        const h5util_summary_row *row = &rows[r];
         int i = row->case_id ? find_case(c, row->case_id) : -1;
         if (i < 0) rc = bad(c, "/summary row %llu names no case of /cases", (unsigned long long)r);
         else if (seen[i]) rc = bad(c, "/summary lists case %s twice", row->case_id);
@@ -407,7 +407,7 @@ static int same_fields(hid_t file_type, hid_t mem_type)
 static int check_summary(checker *c, hid_t f)
 {
     hid_t d = -1, space = -1, type = -1;
-    h5_summary_row *rows = NULL;
+    h5util_summary_row *rows = NULL;
     hsize_t n = 0;
     int rc = -1;
     if ((d = H5Dopen2(f, "/summary", H5P_DEFAULT)) < 0 || (space = H5Dget_space(d)) < 0 ||
@@ -415,7 +415,7 @@ static int check_summary(checker *c, hid_t f)
         bad(c, "/summary is not a 1-D dataset");
         goto out;
     }
-    if ((type = h5_summary_type()) < 0) {
+    if ((type = h5util_summary_type()) < 0) {
         bad(c, "cannot make /summary's row type");
         goto out;
     }
@@ -452,10 +452,10 @@ static int source_ok(void *ctx, const char *origin, const char *path, const char
                      tl_err *e)
 {
     checker *c = ctx;
-    src_store probe;
-    src_store_init_preloaded(&probe, "", 0);
-    int rc = src_store_add(&probe, origin, path, text, len, sha, e);
-    src_store_free(&probe);
+    source_store probe;
+    source_store_init_preloaded(&probe, "", 0);
+    int rc = source_store_add(&probe, origin, path, text, len, sha, e);
+    source_store_free(&probe);
     if (rc) return rc;
     for (int i = 0; i < c->nshas; i++)
         if (!strcmp(c->shas[i], sha)) return 0;
@@ -472,7 +472,7 @@ static int check_case_sources(checker *c, hid_t f)
     int rc = 0;
     for (int i = 0; i < c->n && !rc; i++) {
         hid_t g = H5Gopen2(cases, c->ids[i], H5P_DEFAULT);
-        char *text = g >= 0 ? h5_read_str(g, "sources") : NULL;
+        char *text = g >= 0 ? h5util_read_str(g, "sources") : NULL;
         if (g >= 0) H5Gclose(g);
         for (char *save = NULL, *line = text ? strtok_r(text, "\n", &save) : NULL; line && !rc;
              line = strtok_r(NULL, "\n", &save)) {

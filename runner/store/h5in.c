@@ -17,7 +17,7 @@
 /* Opens and checks path in this process. */
 static hid_t open_checked(const char *path, tl_err *e)
 {
-    hid_t f = h5_open_result(path, e);
+    hid_t f = h5util_open_result(path, e);
     if (f >= 0 && h5check_file(f, path, e)) {
         H5Fclose(f);
         return -1;
@@ -116,19 +116,19 @@ hid_t h5in_open_locked(const char *path, tl_err *e)
     if (regular(path, e)) return -1;
     int checked = probe(path, e);
     if (checked < 0) return -1;
-    return checked ? h5_open_result(path, e) : open_checked(path, e);
+    return checked ? h5util_open_result(path, e) : open_checked(path, e);
 }
 
 int h5in_read_source(hid_t f, const char *path, h5in_source *s, tl_err *e)
 {
     memset(s, 0, sizeof *s);
-    if (!(s->config_yaml = h5_read_str(f, "config_yaml"))) {
+    if (!(s->config_yaml = h5util_read_str(f, "config_yaml"))) {
         tl_err_set(e, "%s: has no config_yaml attribute", path);
         return -1;
     }
-    s->config_path = h5_read_str(f, "config_path");
-    s->created_utc = h5_read_str(f, "created_utc");
-    s->host = h5_read_str(f, "host");
+    s->config_path = h5util_read_str(f, "config_path");
+    s->created_utc = h5util_read_str(f, "created_utc");
+    s->host = h5util_read_str(f, "host");
     return 0;
 }
 

@@ -43,7 +43,7 @@ static int exchange(h5out *o, int *gone, tl_err *e)
 {
     *gone = 0;
     if (!o->no_exchange) {
-        if (renameat2(AT_FDCWD, o->shadow, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0) return h5_fsync_dir_of(o->path, e);
+        if (renameat2(AT_FDCWD, o->shadow, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0) return h5util_fsync_dir_of(o->path, e);
         if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP && errno != EOPNOTSUPP) {
             tl_err_set(e, "%s: cannot swap in the new copy %s: %s", o->path, o->shadow, strerror(errno));
             return -1;
@@ -55,7 +55,7 @@ static int exchange(h5out *o, int *gone, tl_err *e)
         return -1;
     }
     *gone = 1;
-    return h5_fsync_dir_of(o->path, e);
+    return h5util_fsync_dir_of(o->path, e);
 }
 
 /* 1 when another process has the shadow open (it was `path` until the last swap, and a reader,
@@ -90,7 +90,7 @@ static int commit(h5out *o, const tl_result *const *results, int nresults, int f
     if (c->ncases >= 0 && far_behind(o, o->at_path.ncases - c->ncases)) c->ncases = -1;
     if (c->ncases < 0) {
         /* A fresh inode: whoever still reads the old one keeps reading what it was. */
-        if (h5_copy_file(o->path, o->fresh, e)) return -1;
+        if (h5util_copy_file(o->path, o->fresh, e)) return -1;
         if (rename(o->fresh, o->shadow) < 0) {
             tl_err_set(e, "%s: cannot rename %s: %s", o->shadow, o->fresh, strerror(errno));
             return -1;
@@ -100,7 +100,7 @@ static int commit(h5out *o, const tl_result *const *results, int nresults, int f
     hid_t f = H5Fopen(o->shadow, H5F_ACC_RDWR, o->fapl);
     if (f < 0) {
         char why[512];
-        h5_last_error(why, sizeof why);
+        h5util_last_error(why, sizeof why);
         tl_err_set(e, "%s: cannot open the working copy of %s: %s", o->shadow, o->path, why);
         c->ncases = -1;
         return -1;
@@ -117,30 +117,30 @@ static int commit(h5out *o, const tl_result *const *results, int nresults, int f
         hid_t g = -1;
         snprintf(name, sizeof name, "/sessions/%d", o->session);
         H5_CHECK(g = H5Gopen2(f, name, H5P_DEFAULT));
-        herr_t rc = h5_put_f64(g, SCH_SESSION_WALL_S, o->wall_s) | h5_put_f64(g, SCH_SESSION_TIMED_S, o->timed_s);
+        herr_t rc = h5util_put_f64(g, SCH_SESSION_WALL_S, o->wall_s) | h5util_put_f64(g, SCH_SESSION_TIMED_S, o->timed_s);
         /* Schema 1.5: where the session's wall time went (the cases' phases, the writer's time). */
-        for (int p = 0; p < PH_N; p++) rc |= h5_put_f64(g, SCH_SESSION_T_COMPILE_S + p, o->phase_s[p]);
-        rc |= h5_put_f64(g, SCH_SESSION_T_WRITE_S, o->write_s);
+        for (int p = 0; p < PH_N; p++) rc |= h5util_put_f64(g, SCH_SESSION_T_COMPILE_S + p, o->phase_s[p]);
+        rc |= h5util_put_f64(g, SCH_SESSION_T_WRITE_S, o->write_s);
         /* Schema 1.8: the process's start-up before the first case, outside wall_s. */
-        rc |= h5_put_f64(g, SCH_SESSION_T_START_S, o->start_s) | h5_put_f64(g, SCH_SESSION_T_START_CUDA_S, o->start_cuda_s) |
-              h5_put_f64(g, SCH_SESSION_T_START_LIBS_S, o->start_libs_s);
+        rc |= h5util_put_f64(g, SCH_SESSION_T_START_S, o->start_s) | h5util_put_f64(g, SCH_SESSION_T_START_CUDA_S, o->start_cuda_s) |
+              h5util_put_f64(g, SCH_SESSION_T_START_LIBS_S, o->start_libs_s);
         H5Gclose(g);
         H5_CHECK(rc);
-        H5_CHECK(h5_put_f64(f, SCH_ROOT_WALL_S, o->prior_wall_s + o->wall_s));
-        H5_CHECK(h5_put_f64(f, SCH_ROOT_TIMED_S, o->prior_timed_s + o->timed_s));
+        H5_CHECK(h5util_put_f64(f, SCH_ROOT_WALL_S, o->prior_wall_s + o->wall_s));
+        H5_CHECK(h5util_put_f64(f, SCH_ROOT_TIMED_S, o->prior_timed_s + o->timed_s));
     }
-    herr_t closed = h5_fclose(f);
+    herr_t closed = h5util_fclose(f);
     f = -1; /* closed even when it failed: never closed twice */
     H5_CHECK(closed);
     crash_point("shadow_closed");
-    if (h5_fsync_path(o->shadow, e) || exchange(o, &gone, e)) goto fail;
+    if (h5util_fsync_path(o->shadow, e) || exchange(o, &gone, e)) goto fail;
     h5out_copy now = {nresults, 1, finished};
     o->at_shadow = gone ? (h5out_copy){-1, 0, 0} : o->at_path;
     o->at_path = now;
     crash_point("exchanged");
     return 0;
 fail:
-    if (f >= 0) h5_fclose(f);
+    if (f >= 0) h5util_fclose(f);
     c->ncases = -1; /* half-written: made again from path */
     return -1;
 }
@@ -357,16 +357,16 @@ static int create_new(h5out *o, tl_err *e)
     hid_t f = H5Fcreate(o->shadow, H5F_ACC_TRUNC, H5P_DEFAULT, o->fapl);
     if (f < 0) {
         char why[512];
-        h5_last_error(why, sizeof why);
+        h5util_last_error(why, sizeof why);
         tl_err_set(e, "%s: cannot create the result file: %s", o->path, why);
         goto out;
     }
     h5write_run run = run_of(o);
     if (h5write_header(&run, f, e)) goto fail;
-    herr_t closed = h5_fclose(f);
+    herr_t closed = h5util_fclose(f);
     f = -1; /* closed even when it failed: never closed twice */
     H5_CHECK(closed);
-    if (h5_fsync_path(o->shadow, e) || h5_copy_file(o->shadow, fresh, e)) goto out;
+    if (h5util_fsync_path(o->shadow, e) || h5util_copy_file(o->shadow, fresh, e)) goto out;
     if (link(fresh, o->path) < 0) {
         int err = errno;
         if (err == EEXIST) {
@@ -380,13 +380,13 @@ static int create_new(h5out *o, tl_err *e)
             goto out;
         }
     }
-    if (h5_fsync_dir_of(o->path, e)) goto out;
+    if (h5util_fsync_dir_of(o->path, e)) goto out;
     o->at_path = o->at_shadow = (h5out_copy){0, 1, 0};
     crash_point("created");
     rc = 0;
     goto out;
 fail:
-    if (f >= 0) h5_fclose(f);
+    if (f >= 0) h5util_fclose(f);
 out:
     unlink(fresh);
     return rc;
@@ -400,7 +400,7 @@ static int check_resumable(h5out *o, h5out_existing *have, tl_err *e)
         tl_err_set(e, "%s: cannot open it to resume", o->path);
         return -1;
     }
-    char *sha = h5_read_str(f, "config_sha256");
+    char *sha = h5util_read_str(f, "config_sha256");
     int rc = -1;
     if (!sha || strcmp(sha, o->x->sha256)) {
         tl_err_set(e, "%s: was written by a different experiment (config_sha256 %.12s..., %s is %.12s...); "
@@ -522,9 +522,9 @@ static herr_t add_case(hid_t g, const char *name, const H5L_info_t *info, void *
     h5out_existing *h = w->h;
     hid_t c = H5Gopen2(g, name, H5P_DEFAULT);
     if (c < 0) return -1;
-    char *status = h5_read_str(c, "status");
+    char *status = h5util_read_str(c, "status");
     long long session = 0;
-    h5_read_i64(c, "session", &session);
+    h5util_read_i64(c, "session", &session);
     H5Gclose(c);
     if (h->n == w->cap) {
         w->cap = w->cap ? 2 * w->cap : 64;
@@ -562,14 +562,14 @@ int h5out_read_existing(const char *path, int locked, h5out_existing *h, tl_err 
         h->nsessions = (int)info.nlinks;
         hid_t first = H5Lexists(g, "0", H5P_DEFAULT) > 0 ? H5Gopen2(g, "0", H5P_DEFAULT) : -1;
         if (first >= 0) {
-            h->shard = h5_read_str(first, "shard");
+            h->shard = h5util_read_str(first, "shard");
             H5Gclose(first);
         }
     }
     /* Absent until a session finishes. */
     h->wall_s = h->timed_s = 0;
-    h5_read_f64(f, "wall_s", &h->wall_s);
-    h5_read_f64(f, "timed_s", &h->timed_s);
+    h5util_read_f64(f, "wall_s", &h->wall_s);
+    h5util_read_f64(f, "timed_s", &h->timed_s);
     rc = 0;
 out:
     if (g >= 0) H5Gclose(g);

@@ -38,18 +38,18 @@ int h5src_add(hid_t f, const char *where, const char *origin, const char *path, 
     if (ensure_group(f, where, e)) goto fail;
     if (H5Lexists(f, name, H5P_DEFAULT) > 0) {
         H5_CHECK(d = H5Dopen2(f, name, H5P_DEFAULT));
-        paths = h5_read_str(d, "paths");
+        paths = h5util_read_str(d, "paths");
         if (!paths || !has_line(paths, line)) {
             joined = paths && *paths ? tl_xasprintf("%s\n%s", paths, line) : tl_xstrdup(line);
-            H5_CHECK(h5_put_str(d, SCH_SOURCES_PATHS, joined));
+            H5_CHECK(h5util_put_str(d, SCH_SOURCES_PATHS, joined));
         }
     } else {
         hsize_t n = text ? (hsize_t)len : 0; /* a file not carried: no bytes, its size */
         H5_CHECK(space = H5Screate_simple(1, &n, NULL));
         H5_CHECK(d = H5Dcreate2(f, name, H5T_STD_U8LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         if (n) H5_CHECK(H5Dwrite(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, text));
-        H5_CHECK(h5_put_str(d, SCH_SOURCES_PATHS, line));
-        if (!text) H5_CHECK(h5_put_i64(d, SCH_SOURCES_BYTES, (long long)len));
+        H5_CHECK(h5util_put_str(d, SCH_SOURCES_PATHS, line));
+        if (!text) H5_CHECK(h5util_put_i64(d, SCH_SOURCES_BYTES, (long long)len));
     }
     H5Dclose(d);
     if (space >= 0) H5Sclose(space);
@@ -62,11 +62,11 @@ fail:
     return -1;
 }
 
-int h5src_add_store(hid_t f, const char *where, const src_store *s, tl_err *e)
+int h5src_add_store(hid_t f, const char *where, const source_store *s, tl_err *e)
 {
     for (int i = 0; i < s->n; i++) {
-        const src_file *sf = &s->files[i];
-        if (sf->used && h5src_add(f, where, sf->origin, sf->path, src_carried(sf) ? sf->text : NULL, sf->len,
+        const source_file *sf = &s->files[i];
+        if (sf->used && h5src_add(f, where, sf->origin, sf->path, source_carried(sf) ? sf->text : NULL, sf->len,
                                   sf->sha256, e))
             return -1;
     }
@@ -114,13 +114,13 @@ static char *read_bytes(hid_t g, const char *where, const char *sha, size_t *len
     }
     if ((d = H5Dopen2(g, sha, H5P_DEFAULT)) < 0 || (space = H5Dget_space(d)) < 0 || (t = H5Dget_type(d)) < 0 ||
         H5Sget_simple_extent_ndims(space) != 1 || H5Tget_class(t) != H5T_INTEGER || H5Tget_size(t) != 1 ||
-        H5Sget_simple_extent_dims(space, &n, NULL) < 0 || n > SRC_CARRY_DATA_BYTES) {
+        H5Sget_simple_extent_dims(space, &n, NULL) < 0 || n > SOURCE_CARRY_DATA_BYTES) {
         tl_err_set(e, "%s: /sources/%s: not a dataset of at most %llu bytes", where, sha,
-                   (unsigned long long)SRC_CARRY_DATA_BYTES);
+                   (unsigned long long)SOURCE_CARRY_DATA_BYTES);
         goto out;
     }
     if (H5Aexists(d, "bytes") > 0) {
-        if (n != 0 || h5_read_i64(d, "bytes", &size) || size <= 0 || !(*paths = h5_read_str(d, "paths"))) {
+        if (n != 0 || h5util_read_i64(d, "bytes", &size) || size <= 0 || !(*paths = h5util_read_str(d, "paths"))) {
             tl_err_set(e, "%s: /sources/%s: a file not carried is an empty dataset with its size and paths", where, sha);
         } else {
             *absent = 1, *len = (size_t)size;
@@ -140,7 +140,7 @@ static char *read_bytes(hid_t g, const char *where, const char *sha, size_t *len
         free(buf), buf = NULL;
         goto out;
     }
-    if (!(*paths = h5_read_str(d, "paths"))) {
+    if (!(*paths = h5util_read_str(d, "paths"))) {
         tl_err_set(e, "%s: /sources/%s: %s", where, sha, H5Aexists(d, "paths") > 0 ? "its paths attribute is not one "
                    "string (the file is damaged or was edited)" : "has no paths attribute");
         free(buf), buf = NULL;
@@ -201,7 +201,7 @@ out:
 /* ---- rerun, extract, resume --------------------------------------------------------------------- */
 
 typedef struct {
-    src_store *s;
+    source_store *s;
     int local_kernels;
     int n;
 } loader;
@@ -211,23 +211,23 @@ static int load_one(void *ctx, const char *origin, const char *path, const char 
 {
     (void)sha;
     loader *l = ctx;
-    if (l->local_kernels && !strcmp(origin, SRC_TILELAB)) return 0;
-    const src_file *had = src_store_find(l->s, origin, path);
+    if (l->local_kernels && !strcmp(origin, SOURCE_TILELAB)) return 0;
+    const source_file *had = source_store_find(l->s, origin, path);
     if (had) {
         tl_err_set(e, "%s:%s: the file holds two versions of it (%.12s..., %.12s...): a merge of runs with other "
                       "sources; rerun one of its inputs", origin, path, had->sha256, sha);
         return -1;
     }
     l->n++;
-    return src_store_add(l->s, origin, path, text, len, sha, e);
+    return source_store_add(l->s, origin, path, text, len, sha, e);
 }
 
-int h5src_load_store(hid_t f, const char *where, int local_kernels, src_store *s, int *nfiles, tl_err *e)
+int h5src_load_store(hid_t f, const char *where, int local_kernels, source_store *s, int *nfiles, tl_err *e)
 {
     char *display = tl_xasprintf("%s:/sources", where);
     int have;
     loader l = {s, local_kernels, 0};
-    src_store_init_preloaded(s, display, 0);
+    source_store_init_preloaded(s, display, 0);
     free(display);
     if (h5src_each(f, where, load_one, &l, &have, e)) {
         tl_err_wrap(e, "%s", where);
@@ -235,14 +235,14 @@ int h5src_load_store(hid_t f, const char *where, int local_kernels, src_store *s
     }
     /* The runner's own kernels from the file, unless asked not to or the file has none of them. */
     int tilelab_files = 0;
-    for (int i = 0; i < s->n; i++) tilelab_files += !strcmp(s->files[i].origin, SRC_TILELAB);
+    for (int i = 0; i < s->n; i++) tilelab_files += !strcmp(s->files[i].origin, SOURCE_TILELAB);
     s->tilelab_preloaded = !local_kernels && tilelab_files > 0;
     *nfiles = l.n;
     return 0;
 }
 
 typedef struct {
-    const src_store *s;
+    const source_store *s;
     char **lines; /* "origin:path sha" held by the file */
     int n;
 } holder;
@@ -258,20 +258,20 @@ static int hold_one(void *ctx, const char *origin, const char *path, const char 
     return 0;
 }
 
-int h5src_check_store(hid_t f, const char *where, const src_store *s, tl_err *e)
+int h5src_check_store(hid_t f, const char *where, const source_store *s, tl_err *e)
 {
     holder h = {s, NULL, 0};
     int have, rc = -1;
     if (h5src_each(f, where, hold_one, &h, &have, e)) goto out;
     rc = 0;
     for (int i = 0; have && i < s->n && rc == 0; i++) {
-        const src_file *sf = &s->files[i];
+        const source_file *sf = &s->files[i];
         if (!sf->used) continue;
         char *want = tl_xasprintf("%s:%s %s", sf->origin, sf->path, sf->sha256);
         int found = 0;
         for (int k = 0; k < h.n && !found; k++) found = !strcmp(h.lines[k], want);
         if (!found) {
-            char *shown = src_display(s, sf);
+            char *shown = source_display(s, sf);
             tl_err_set(e, "%s: was started with another version of %s (sha256 now %.12s...): resuming would mix "
                           "kernels; resume with the sources it was started with, or write a new file", where, shown,
                        sf->sha256);

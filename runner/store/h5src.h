@@ -13,7 +13,7 @@
 int h5src_add(hid_t f, const char *where, const char *origin, const char *path, const char *text, size_t len,
               const char *sha256, tl_err *e);
 /* Adds every used file of the store. */
-int h5src_add_store(hid_t f, const char *where, const src_store *s, tl_err *e);
+int h5src_add_store(hid_t f, const char *where, const source_store *s, tl_err *e);
 
 typedef int (*h5src_fn)(void *ctx, const char *origin, const char *path, const char *text, size_t len,
                         const char *sha256, tl_err *e);
@@ -24,10 +24,10 @@ int h5src_each(hid_t f, const char *where, h5src_fn fn, void *ctx, int *have, tl
 
 /* A store preloaded with a result file's sources (the experiment's, and the runner's own kernels
  * unless local_kernels): what `rerun` and `extract` read. *nfiles counts them. */
-int h5src_load_store(hid_t f, const char *where, int local_kernels, src_store *s, int *nfiles, tl_err *e);
+int h5src_load_store(hid_t f, const char *where, int local_kernels, source_store *s, int *nfiles, tl_err *e);
 
 /* 0 when f's /sources hold every used file of the store as it is now (or f has no /sources);
  * -1 with e naming the first file that differs (resuming would mix kernels). */
-int h5src_check_store(hid_t f, const char *where, const src_store *s, tl_err *e);
+int h5src_check_store(hid_t f, const char *where, const source_store *s, tl_err *e);
 
 #endif

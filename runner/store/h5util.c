@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int h5_schema_ok(const char *schema)
+int h5util_schema_ok(const char *schema)
 {
     if (!schema || strncmp(schema, "tilelab/1", 9)) return 0;
     if (schema[9] == '\0') return 1;
@@ -44,7 +44,7 @@ static herr_t take_error(unsigned k, const H5E_error2_t *err, void *data)
     return 0;
 }
 
-void h5_last_error(char *buf, size_t n)
+void h5util_last_error(char *buf, size_t n)
 {
     last_error l = {buf, n, 0};
     buf[0] = '\0';
@@ -52,21 +52,21 @@ void h5_last_error(char *buf, size_t n)
     H5Eclear2(H5E_DEFAULT);
 }
 
-int h5_close_failed;
+int h5util_close_failed;
 
-herr_t h5_fclose(hid_t f)
+herr_t h5util_fclose(hid_t f)
 {
     herr_t rc = H5Fclose(f);
-    if (rc < 0) h5_close_failed = 1;
+    if (rc < 0) h5util_close_failed = 1;
     return rc;
 }
 
-int h5_left_open(void)
+int h5util_left_open(void)
 {
     return H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) > 0;
 }
 
-hid_t h5_open_result(const char *path, tl_err *e)
+hid_t h5util_open_result(const char *path, tl_err *e)
 {
     struct stat st;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -85,12 +85,12 @@ hid_t h5_open_result(const char *path, tl_err *e)
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
         char why[512];
-        h5_last_error(why, sizeof why);
+        h5util_last_error(why, sizeof why);
         tl_err_set(e, "%s: not a complete HDF5 file (truncated or damaged%s%s)", path, why[0] ? ": " : "", why);
         return -1;
     }
-    char *schema = h5_read_str(f, "schema");
-    int ok = h5_schema_ok(schema);
+    char *schema = h5util_read_str(f, "schema");
+    int ok = h5util_schema_ok(schema);
     if (!schema && H5Aexists(f, "schema") > 0)
         tl_err_set(e, "%s: its root attribute 'schema' is not one string: not a tilelab result file", path);
     else if (!ok && (!schema || strncmp(schema, "tilelab/", 8)))
@@ -103,7 +103,7 @@ hid_t h5_open_result(const char *path, tl_err *e)
     return -1;
 }
 
-hid_t h5_str_type(void)
+hid_t h5util_str_type(void)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0) return -1;
@@ -135,9 +135,9 @@ static herr_t attr_scalar(hid_t obj, const char *name, hid_t type, const void *v
     return rc;
 }
 
-herr_t h5_attr_str(hid_t obj, const char *name, const char *value)
+herr_t h5util_attr_str(hid_t obj, const char *name, const char *value)
 {
-    hid_t t = h5_str_type();
+    hid_t t = h5util_str_type();
     if (t < 0) return -1;
     const char *v = value ? value : "";
     herr_t rc = attr_scalar(obj, name, t, &v);
@@ -145,17 +145,17 @@ herr_t h5_attr_str(hid_t obj, const char *name, const char *value)
     return rc;
 }
 
-herr_t h5_attr_f64(hid_t obj, const char *name, double v)
+herr_t h5util_attr_f64(hid_t obj, const char *name, double v)
 {
     return attr_scalar(obj, name, H5T_NATIVE_DOUBLE, &v);
 }
 
-herr_t h5_attr_i64(hid_t obj, const char *name, long long v)
+herr_t h5util_attr_i64(hid_t obj, const char *name, long long v)
 {
     return attr_scalar(obj, name, H5T_NATIVE_LLONG, &v);
 }
 
-herr_t h5_attr_i64_array(hid_t obj, const char *name, const long long *v, hsize_t n)
+herr_t h5util_attr_i64_array(hid_t obj, const char *name, const long long *v, hsize_t n)
 {
     hid_t space = H5Screate_simple(1, &n, NULL);
     if (space < 0) return -1;
@@ -164,7 +164,7 @@ herr_t h5_attr_i64_array(hid_t obj, const char *name, const long long *v, hsize_
     return rc;
 }
 
-int h5_attr_shape(hid_t a, hssize_t *n, int *rank)
+int h5util_attr_shape(hid_t a, hssize_t *n, int *rank)
 {
     hid_t sp = H5Aget_space(a);
     if (sp < 0) return -1;
@@ -184,7 +184,7 @@ static hid_t attr_open_one(hid_t obj, const char *name, H5T_class_t cl, H5T_clas
     int rank;
     *type = -1;
     if (H5Aexists(obj, name) <= 0 || (a = H5Aopen(obj, name, H5P_DEFAULT)) < 0) return -1;
-    if (h5_attr_shape(a, &n, &rank) == 0 && n == 1 && (t = H5Aget_type(a)) >= 0 &&
+    if (h5util_attr_shape(a, &n, &rank) == 0 && n == 1 && (t = H5Aget_type(a)) >= 0 &&
         (H5Tget_class(t) == cl || H5Tget_class(t) == cl2)) {
         *type = t;
         return a;
@@ -197,14 +197,14 @@ static hid_t attr_open_one(hid_t obj, const char *name, H5T_class_t cl, H5T_clas
 /* The most a fixed-length string attribute may take: a crafted size is not an allocation. */
 #define H5_MAX_FIXED_STR (64u << 20)
 
-char *h5_read_str(hid_t obj, const char *name)
+char *h5util_read_str(hid_t obj, const char *name)
 {
     char *out = NULL;
     hid_t a = -1, t = -1, mt = -1;
     if ((a = attr_open_one(obj, name, H5T_STRING, H5T_STRING, &t)) < 0) goto out;
     if (H5Tis_variable_str(t) > 0) {
         char *v = NULL;
-        if ((mt = h5_str_type()) < 0 || H5Aread(a, mt, &v) < 0) goto out;
+        if ((mt = h5util_str_type()) < 0 || H5Aread(a, mt, &v) < 0) goto out;
         out = tl_xstrdup(v ? v : "");
         H5free_memory(v);
     } else {
@@ -223,7 +223,7 @@ out:
     return out;
 }
 
-int h5_read_i64(hid_t obj, const char *name, long long *v)
+int h5util_read_i64(hid_t obj, const char *name, long long *v)
 {
     hid_t a = -1, t = -1;
     int rc = -1;
@@ -234,7 +234,7 @@ int h5_read_i64(hid_t obj, const char *name, long long *v)
     return rc;
 }
 
-int h5_read_f64(hid_t obj, const char *name, double *v)
+int h5util_read_f64(hid_t obj, const char *name, double *v)
 {
     hid_t a = -1, t = -1;
     int rc = -1;
@@ -245,22 +245,22 @@ int h5_read_f64(hid_t obj, const char *name, double *v)
     return rc;
 }
 
-hid_t h5_summary_type(void)
+hid_t h5util_summary_type(void)
 {
-    hid_t s = h5_str_type(), t = H5Tcreate(H5T_COMPOUND, sizeof(h5_summary_row));
+    hid_t s = h5util_str_type(), t = H5Tcreate(H5T_COMPOUND, sizeof(h5util_summary_row));
     if (s < 0 || t < 0) {
         if (s >= 0) H5Tclose(s);
         if (t >= 0) H5Tclose(t);
         return -1;
     }
     herr_t rc = 0;
-#define STR(f) rc |= H5Tinsert(t, #f, offsetof(h5_summary_row, f), s)
-#define F64(f) rc |= H5Tinsert(t, #f, offsetof(h5_summary_row, f), H5T_NATIVE_DOUBLE)
+#define STR(f) rc |= H5Tinsert(t, #f, offsetof(h5util_summary_row, f), s)
+#define F64(f) rc |= H5Tinsert(t, #f, offsetof(h5util_summary_row, f), H5T_NATIVE_DOUBLE)
     STR(case_id), STR(op), STR(variant), STR(target), STR(params), STR(sizes), STR(layout), STR(status);
     F64(median_ms), F64(mean_ms), F64(stdev_ms), F64(min_ms), F64(max_ms), F64(p10_ms), F64(p90_ms);
     F64(gflops), F64(gbs);
-    rc |= H5Tinsert(t, "reps", offsetof(h5_summary_row, reps), H5T_NATIVE_INT);
-    rc |= H5Tinsert(t, "throttled", offsetof(h5_summary_row, throttled), H5T_NATIVE_INT);
+    rc |= H5Tinsert(t, "reps", offsetof(h5util_summary_row, reps), H5T_NATIVE_INT);
+    rc |= H5Tinsert(t, "throttled", offsetof(h5util_summary_row, throttled), H5T_NATIVE_INT);
 #undef STR
 #undef F64
     H5Tclose(s);
@@ -271,14 +271,14 @@ hid_t h5_summary_type(void)
     return t;
 }
 
-hid_t h5_counter_type(void)
+hid_t h5util_counter_type(void)
 {
-    hid_t s = h5_str_type(), t = H5Tcreate(H5T_COMPOUND, sizeof(h5_counter_row));
+    hid_t s = h5util_str_type(), t = H5Tcreate(H5T_COMPOUND, sizeof(h5util_counter_row));
     herr_t rc = s < 0 || t < 0 ? -1 : 0;
     if (!rc) {
-        rc |= H5Tinsert(t, "name", offsetof(h5_counter_row, name), s);
-        rc |= H5Tinsert(t, "value", offsetof(h5_counter_row, value), H5T_NATIVE_DOUBLE);
-        rc |= H5Tinsert(t, "unit", offsetof(h5_counter_row, unit), s);
+        rc |= H5Tinsert(t, "name", offsetof(h5util_counter_row, name), s);
+        rc |= H5Tinsert(t, "value", offsetof(h5util_counter_row, value), H5T_NATIVE_DOUBLE);
+        rc |= H5Tinsert(t, "unit", offsetof(h5util_counter_row, unit), s);
     }
     if (s >= 0) H5Tclose(s);
     if (rc < 0) {
@@ -316,20 +316,20 @@ out:
     return rc;
 }
 
-int h5_copy_attrs(hid_t from, hid_t to)
+int h5util_copy_attrs(hid_t from, hid_t to)
 {
     hsize_t idx = 0;
     return H5Aiterate2(from, H5_INDEX_NAME, H5_ITER_INC, &idx, copy_attr, &to) < 0 ? -1 : 0;
 }
 
-int h5_read_attrs(hid_t loc)
+int h5util_read_attrs(hid_t loc)
 {
     hid_t none = -1;
     hsize_t idx = 0;
     return H5Aiterate2(loc, H5_INDEX_NAME, H5_ITER_INC, &idx, copy_attr, &none) < 0 ? -1 : 0;
 }
 
-int h5_copy_file(const char *src, const char *dst, tl_err *e)
+int h5util_copy_file(const char *src, const char *dst, tl_err *e)
 {
     int in = -1, out = -1, rc = -1;
     char buf[1 << 16];
@@ -373,7 +373,7 @@ done:
     return rc;
 }
 
-int h5_fsync_path(const char *path, tl_err *e)
+int h5util_fsync_path(const char *path, tl_err *e)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fsync(fd) < 0) {
@@ -385,7 +385,7 @@ int h5_fsync_path(const char *path, tl_err *e)
     return 0;
 }
 
-int h5_fsync_dir_of(const char *path, tl_err *e)
+int h5util_fsync_dir_of(const char *path, tl_err *e)
 {
     char *copy = tl_xstrdup(path);
     const char *dir = dirname(copy);
@@ -412,31 +412,31 @@ static const char *put_name(sch_id id, sch_type type)
     return sch_fields[id].name;
 }
 
-herr_t h5_put_str(hid_t obj, sch_id id, const char *value)
+herr_t h5util_put_str(hid_t obj, sch_id id, const char *value)
 {
-    return h5_attr_str(obj, put_name(id, SCH_STR), value);
+    return h5util_attr_str(obj, put_name(id, SCH_STR), value);
 }
 
-herr_t h5_put_f64(hid_t obj, sch_id id, double v)
+herr_t h5util_put_f64(hid_t obj, sch_id id, double v)
 {
-    return h5_attr_f64(obj, put_name(id, SCH_F64), v);
+    return h5util_attr_f64(obj, put_name(id, SCH_F64), v);
 }
 
-herr_t h5_put_i64(hid_t obj, sch_id id, long long v)
+herr_t h5util_put_i64(hid_t obj, sch_id id, long long v)
 {
-    return h5_attr_i64(obj, put_name(id, SCH_I64), v);
+    return h5util_attr_i64(obj, put_name(id, SCH_I64), v);
 }
 
-herr_t h5_put_i64_array(hid_t obj, sch_id id, const long long *v, hsize_t n)
+herr_t h5util_put_i64_array(hid_t obj, sch_id id, const long long *v, hsize_t n)
 {
-    return h5_attr_i64_array(obj, put_name(id, SCH_I64_ARRAY), v, n);
+    return h5util_attr_i64_array(obj, put_name(id, SCH_I64_ARRAY), v, n);
 }
 
-herr_t h5_put_f64_named(hid_t obj, sch_id id, const char *name, double v)
+herr_t h5util_put_f64_named(hid_t obj, sch_id id, const char *name, double v)
 {
     if ((int)id < 0 || id >= SCH_N || sch_fields[id].type != SCH_F64 || sch_fields[id].name[0] != '<') {
         fprintf(stderr, "tilelab: the writer puts '%s' under schema row %d, which stands for no family\n", name, (int)id);
         abort();
     }
-    return h5_attr_f64(obj, name, v);
+    return h5util_attr_f64(obj, name, v);
 }

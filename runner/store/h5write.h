@@ -31,6 +31,6 @@ int h5write_header(const h5write_run *o, hid_t f, tl_err *e);
 /* /sessions/<k>: who ran which cases, where (a resumed or merged file has several). */
 int h5write_session(const h5write_run *o, hid_t f, tl_err *e);
 /* Case r as /cases/<id> (an earlier attempt of the same id set aside) and its /summary row. */
-int h5write_case(hid_t f, const char *where, const tl_result *r, int session, const src_store *st, tl_err *e);
+int h5write_case(hid_t f, const char *where, const tl_result *r, int session, const source_store *st, tl_err *e);
 
 #endif

@@ -20,7 +20,7 @@ typedef struct {
     char *sha, *yaml, *experiment;
     int nsessions;         /* its /sessions groups */
     int session0;          /* their first index in the output */
-    h5_summary_row *rows;  /* its /summary */
+    h5util_summary_row *rows;  /* its /summary */
     hsize_t nrows;
     hid_t row_type;
 } input;
@@ -39,10 +39,10 @@ static int open_input(input *in, const char *path, int trusted, tl_err *e)
     memset(in, 0, sizeof *in);
     in->path = path;
     in->f = in->row_type = -1;
-    if ((in->f = trusted ? h5_open_result(path, e) : h5in_open(path, e)) < 0) return -1;
-    in->sha = h5_read_str(in->f, "config_sha256");
-    in->yaml = h5_read_str(in->f, "config_yaml");
-    in->experiment = h5_read_str(in->f, "experiment");
+    if ((in->f = trusted ? h5util_open_result(path, e) : h5in_open(path, e)) < 0) return -1;
+    in->sha = h5util_read_str(in->f, "config_sha256");
+    in->yaml = h5util_read_str(in->f, "config_yaml");
+    in->experiment = h5util_read_str(in->f, "experiment");
     if (!in->sha || !in->yaml) {
         tl_err_set(e, "%s: has no config_sha256 / config_yaml attribute", path);
         return -1;
@@ -56,7 +56,7 @@ static int open_input(input *in, const char *path, int trusted, tl_err *e)
         g = -1;
     }
     hid_t d = -1, space = -1;
-    H5_CHECK(in->row_type = h5_summary_type());
+    H5_CHECK(in->row_type = h5util_summary_type());
     H5_CHECK(d = H5Dopen2(in->f, "/summary", H5P_DEFAULT));
     H5_CHECK(space = H5Dget_space(d));
     H5_CHECK(H5Sget_simple_extent_dims(space, &in->nrows, NULL));
@@ -174,17 +174,17 @@ static int write_merged(const char *tmp, input *ins, int n, placed *cases, int n
 {
     const char *where = tmp;
     hid_t f = -1, g = -1, d = -1, space = -1, dcpl = -1;
-    h5_summary_row *rows = NULL;
+    h5util_summary_row *rows = NULL;
     double wall = 0, timed = 0;
     tl_buf from = {0};
     const int onto = o->trusted; /* the output starts as the first input */
     if (onto) {
-        if (h5_copy_file(inputs[0], tmp, e)) return -1;
+        if (h5util_copy_file(inputs[0], tmp, e)) return -1;
         H5_CHECK(f = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT));
         H5_CHECK(H5Ldelete(f, "/summary", H5P_DEFAULT));
     } else {
         H5_CHECK(f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-        H5_CHECK(h5_copy_attrs(ins[0].f, f));
+        H5_CHECK(h5util_copy_attrs(ins[0].f, f));
         if (H5Lexists(ins[0].f, "/env", H5P_DEFAULT) > 0)
             H5_CHECK(H5Ocopy(ins[0].f, "/env", f, "/env", H5P_DEFAULT, H5P_DEFAULT));
         H5_CHECK(g = H5Gcreate2(f, "/sessions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
@@ -193,11 +193,11 @@ static int write_merged(const char *tmp, input *ins, int n, placed *cases, int n
         H5Gclose(g);
         g = -1;
     }
-    H5_CHECK(h5_put_str(f, SCH_ROOT_SCHEMA, H5_SCHEMA));
+    H5_CHECK(h5util_put_str(f, SCH_ROOT_SCHEMA, H5_SCHEMA));
     for (int i = 0; i < n; i++) {
         double v;
-        if (!h5_read_f64(ins[i].f, "wall_s", &v)) wall += v;
-        if (!h5_read_f64(ins[i].f, "timed_s", &v)) timed += v;
+        if (!h5util_read_f64(ins[i].f, "wall_s", &v)) wall += v;
+        if (!h5util_read_f64(ins[i].f, "timed_s", &v)) timed += v;
         tl_buf_printf(&from, "%s%s", i ? "\n" : "", inputs[i]);
         for (int k = 0; k < ins[i].nsessions; k++) {
             char a[64], b[64];
@@ -205,18 +205,18 @@ static int write_merged(const char *tmp, input *ins, int n, placed *cases, int n
             snprintf(b, sizeof b, "/sessions/%d", ins[i].session0 + k);
             if (!(onto && i == 0)) H5_CHECK(H5Ocopy(ins[i].f, a, f, b, H5P_DEFAULT, H5P_DEFAULT));
             H5_CHECK(g = H5Gopen2(f, b, H5P_DEFAULT));
-            H5_CHECK(h5_put_str(g, SCH_SESSION_MERGED_FROM, inputs[i]));
-            H5_CHECK(h5_put_str(g, SCH_SESSION_CONFIG_SHA256, ins[i].sha));
+            H5_CHECK(h5util_put_str(g, SCH_SESSION_MERGED_FROM, inputs[i]));
+            H5_CHECK(h5util_put_str(g, SCH_SESSION_CONFIG_SHA256, ins[i].sha));
             H5Gclose(g);
             g = -1;
         }
     }
     if (merge_sources(f, where, ins + onto, n - onto, e)) goto fail;
-    H5_CHECK(h5_put_f64(f, SCH_ROOT_WALL_S, wall));
-    H5_CHECK(h5_put_f64(f, SCH_ROOT_TIMED_S, timed));
-    H5_CHECK(h5_put_str(f, SCH_ROOT_MERGED_FROM, from.s));
-    H5_CHECK(h5_put_str(f, SCH_ROOT_MERGE_ARGV, o->argv_text));
-    H5_CHECK(h5_put_i64(f, SCH_ROOT_MERGE_FORCED, o->force));
+    H5_CHECK(h5util_put_f64(f, SCH_ROOT_WALL_S, wall));
+    H5_CHECK(h5util_put_f64(f, SCH_ROOT_TIMED_S, timed));
+    H5_CHECK(h5util_put_str(f, SCH_ROOT_MERGED_FROM, from.s));
+    H5_CHECK(h5util_put_str(f, SCH_ROOT_MERGE_ARGV, o->argv_text));
+    H5_CHECK(h5util_put_i64(f, SCH_ROOT_MERGE_FORCED, o->force));
     rows = tl_xcalloc((size_t)ncases + 1, sizeof *rows);
     int nrows = 0;
     for (int c = 0; c < ncases; c++) {
@@ -231,8 +231,8 @@ static int write_merged(const char *tmp, input *ins, int n, placed *cases, int n
         }
         H5_CHECK(H5Ocopy(in->f, name, f, name, H5P_DEFAULT, H5P_DEFAULT));
         H5_CHECK(g = H5Gopen2(f, name, H5P_DEFAULT));
-        h5_read_i64(g, "session", &session); /* absent in tilelab/1 files: their one session */
-        H5_CHECK(h5_put_i64(g, SCH_CASE_SESSION, in->session0 + session));
+        h5util_read_i64(g, "session", &session); /* absent in tilelab/1 files: their one session */
+        H5_CHECK(h5util_put_i64(g, SCH_CASE_SESSION, in->session0 + session));
         H5Gclose(g);
         g = -1;
         if (p->row >= 0) rows[nrows++] = in->rows[p->row];
@@ -248,16 +248,16 @@ static int write_merged(const char *tmp, input *ins, int n, placed *cases, int n
     H5Sclose(space);
     free(rows);
     tl_buf_free(&from);
-    herr_t closed = h5_fclose(f);
+    herr_t closed = h5util_fclose(f);
     f = -1; /* closed even when it failed: never closed twice */
     H5_CHECK(closed);
-    return h5_fsync_path(tmp, e);
+    return h5util_fsync_path(tmp, e);
 fail:
     if (d >= 0) H5Dclose(d);
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
     if (g >= 0) H5Gclose(g);
-    if (f >= 0) h5_fclose(f);
+    if (f >= 0) h5util_fclose(f);
     free(rows);
     tl_buf_free(&from);
     return -1;
@@ -342,7 +342,7 @@ int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merg
         tl_err pe;
         plan_limits lim = {0};
         char *label = tl_xasprintf("%s:config_yaml", inputs[0]);
-        src_store store;
+        source_store store;
         int nfiles;
         if (h5src_load_store(ins[0].f, inputs[0], 0, &store, &nfiles, &pe) == 0 &&
             config_parse_with(label, ins[0].yaml, strlen(ins[0].yaml), &store, &x, &pe) == 0 &&
@@ -351,7 +351,7 @@ int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merg
         else
             fprintf(log, "merge: warning: cannot plan the embedded experiment (%s); cases keep the inputs' order\n",
                     pe.msg);
-        src_store_free(&store); /* what config_parse_with did not take over */
+        source_store_free(&store); /* what config_parse_with did not take over */
         free(label);
     }
     plan_id *ids = pl ? plan_ids(pl) : NULL;
@@ -388,7 +388,7 @@ int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merg
             goto out;
         }
     }
-    if (h5_fsync_dir_of(out, e)) goto out;
+    if (h5util_fsync_dir_of(out, e)) goto out;
     rc = 0;
 out:
     if (tmp) unlink(tmp);

@@ -1,6 +1,6 @@
 /* schema: the result file's layout as one table, a row an attribute, dataset or /summary field: its group,
  * name, type, unit, the schema minor that added it, when it is there, what a reader checks of it, and a line
- * of doc. The writer (h5write.c, h5out.c, merge.c) writes through its rows (h5util.h's h5_put_*), the checker
+ * of doc. The writer (h5write.c, h5out.c, merge.c) writes through its rows (h5util.h's h5util_put_*), the checker
  * (h5check.c) and the Python reader (analysis/tilelab_analysis/schema.py, generated) check by them, and
  * results/README.md's tables are generated from them (schema_doc_test fails when a generated file is not
  * current). A new attribute is one row here, and a line of the writer. */

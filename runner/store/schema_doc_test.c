@@ -119,7 +119,7 @@ static int check_positions(void)
               "phase %d is %s in the runner, %s / %s in the schema", p, want, sch_fields[SCH_CASE_T_COMPILE_S + p].name,
               sch_fields[SCH_SESSION_T_COMPILE_S + p].name);
     }
-    hid_t t = h5_summary_type();
+    hid_t t = h5util_summary_type();
     CHECK(t >= 0, "no /summary row type");
     int k = 0;
     for (int i = 0; i < SCH_N && t >= 0; i++) {

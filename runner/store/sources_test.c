@@ -52,7 +52,7 @@ static int same_ids(tl_experiment *a, tl_experiment *b, const char *what)
         CHECK(pa.ncases == pb.ncases && pa.ncases > 0, "%s: %d vs %d cases", what, pa.ncases, pb.ncases);
         for (int i = 0; i < pa.ncases && i < pb.ncases; i++) {
             CHECK(!strcmp(pa.cases[i].id, pb.cases[i].id), "%s: case %d: %s vs %s", what, i, pa.cases[i].id, pb.cases[i].id);
-            char *sa = src_set_text(&a->store, &pa.cases[i].cv->src), *sb = src_set_text(&b->store, &pb.cases[i].cv->src);
+            char *sa = source_set_text(&a->store, &pa.cases[i].cv->src), *sb = source_set_text(&b->store, &pb.cases[i].cv->src);
             CHECK(!strcmp(sa, sb), "%s: case %d reads other sources:\n%s\nvs\n%s", what, i, sa, sb);
             free(sa), free(sb);
         }
@@ -64,7 +64,7 @@ static int same_ids(tl_experiment *a, tl_experiment *b, const char *what)
 
 /* Every file the experiment's compiles read is in /sources, and every NVRTC case names its files. */
 /* The kernel sources of a result file, through the one reader. */
-static int load_sources(const char *h5, int local, src_store *st, int *n, tl_err *e)
+static int load_sources(const char *h5, int local, source_store *st, int *n, tl_err *e)
 {
     memset(st, 0, sizeof *st);
     hid_t f = h5in_open(h5, e);
@@ -76,24 +76,24 @@ static int load_sources(const char *h5, int local, src_store *st, int *n, tl_err
 
 static int check_file(const char *h5, tl_experiment *x)
 {
-    src_store st;
+    source_store st;
     int nfiles;
     tl_err e;
     CHECK(load_sources(h5, 0, &st, &nfiles, &e) == 0, "%s", e.msg);
     int used = 0;
     for (int i = 0; i < x->store.n; i++) {
-        const src_file *f = &x->store.files[i];
+        const source_file *f = &x->store.files[i];
         if (!f->used) continue;
         used++;
-        const src_file *g = src_store_find(&st, f->origin, f->path);
+        const source_file *g = source_store_find(&st, f->origin, f->path);
         CHECK(g && g->len == f->len && !memcmp(g->text, f->text, f->len), "%s:%s not in /sources as read", f->origin,
               f->path);
     }
     CHECK(nfiles == used && used >= 6, "/sources holds %d files, the compiles read %d", nfiles, used);
-    CHECK(src_store_find(&st, SRC_EXPERIMENT, "kernels/my_tiled.cu") && src_store_find(&st, SRC_EXPERIMENT, "kernels/tile_load.cuh"),
+    CHECK(source_store_find(&st, SOURCE_EXPERIMENT, "kernels/my_tiled.cu") && source_store_find(&st, SOURCE_EXPERIMENT, "kernels/tile_load.cuh"),
           "the experiment's own files");
-    CHECK(src_store_find(&st, SRC_TILELAB, "sgemm/11_hopper.cu") != NULL, "the runner's own kernels too");
-    src_store_free(&st);
+    CHECK(source_store_find(&st, SOURCE_TILELAB, "sgemm/11_hopper.cu") != NULL, "the runner's own kernels too");
+    source_store_free(&st);
     hid_t f = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT);
     tl_plan p;
     if (f >= 0 && plan_of(x, &p) == 0) {
@@ -101,9 +101,9 @@ static int check_file(const char *h5, tl_experiment *x)
             char name[64];
             snprintf(name, sizeof name, "/cases/%s", p.cases[i].id);
             hid_t g = H5Gopen2(f, name, H5P_DEFAULT);
-            char *origin = h5_read_str(g, "variant_origin"), *sources = h5_read_str(g, "sources"), *entry = h5_read_str(g, "entry");
+            char *origin = h5util_read_str(g, "variant_origin"), *sources = h5util_read_str(g, "sources"), *entry = h5util_read_str(g, "entry");
             char *want = p.cases[i].run->kind == REG_NVRTC && p.cases[i].run->entry
-                             ? src_set_text(&x->store, p.cases[i].run_src) : NULL;
+                             ? source_set_text(&x->store, p.cases[i].run_src) : NULL;
             CHECK(origin && !strcmp(origin, p.cases[i].cv->origin), "case %s origin %s", p.cases[i].id, origin);
             CHECK(!want || (sources && !strcmp(sources, want)), "case %s sources:\n%s\nwant\n%s", p.cases[i].id, sources, want);
             CHECK(!want || (entry && !strcmp(entry, p.cases[i].variant->entry)), "case %s entry %s", p.cases[i].id, entry);
@@ -151,7 +151,7 @@ static int check_extract(const char *h5, tl_experiment *x)
 static int check_embedded(const char *h5, tl_experiment *x)
 {
     h5in_source src;
-    src_store st;
+    source_store st;
     tl_experiment y;
     tl_err e;
     int nfiles;
@@ -166,7 +166,7 @@ static int check_embedded(const char *h5, tl_experiment *x)
     } else {
         CHECK(0, "%s", e.msg);
     }
-    src_store_free(&st);
+    source_store_free(&st);
     h5in_source_free(&src);
     return 1;
 }
@@ -176,10 +176,10 @@ static int check_hostile(const char *h5)
 {
     char bad[600];
     tl_err e;
-    src_store st;
+    source_store st;
     int n;
     snprintf(bad, sizeof bad, "%s/damaged.h5", tmp);
-    CHECK(h5_copy_file(h5, bad, &e) == 0, "%s", e.msg);
+    CHECK(h5util_copy_file(h5, bad, &e) == 0, "%s", e.msg);
     hid_t f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
     tl_err ignored;
     const char *text = "// not what ran\n";
@@ -191,18 +191,18 @@ static int check_hostile(const char *h5)
     hsize_t len = strlen(text);
     hid_t sp = H5Screate_simple(1, &len, NULL), d = H5Dcreate2(g, name, H5T_STD_U8LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, text);
-    h5_attr_str(d, "paths", "experiment:kernels/my_tiled.cu");
+    h5util_attr_str(d, "paths", "experiment:kernels/my_tiled.cu");
     H5Dclose(d), H5Sclose(sp), H5Gclose(g), H5Fclose(f);
     CHECK(load_sources(bad, 0, &st, &n, &e) != 0 && strstr(e.msg, "damaged or was edited"), "damaged: %s", e.msg);
-    src_store_free(&st);
+    source_store_free(&st);
     /* A path that would leave the extraction folder. */
     snprintf(bad, sizeof bad, "%s/escaping.h5", tmp);
-    CHECK(h5_copy_file(h5, bad, &e) == 0, "%s", e.msg);
+    CHECK(h5util_copy_file(h5, bad, &e) == 0, "%s", e.msg);
     f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
-    CHECK(h5src_add(f, bad, SRC_EXPERIMENT, "../../escaped.cu", "x", 1, NULL, &ignored) == 0, "h5src_add");
+    CHECK(h5src_add(f, bad, SOURCE_EXPERIMENT, "../../escaped.cu", "x", 1, NULL, &ignored) == 0, "h5src_add");
     H5Fclose(f);
     CHECK(load_sources(bad, 0, &st, &n, &e) != 0 && strstr(e.msg, "not a usable source path"), "escape: %s", e.msg);
-    src_store_free(&st);
+    source_store_free(&st);
     char dir[600];
     extract_report r;
     snprintf(dir, sizeof dir, "%s/escape-target/inner", tmp);
@@ -272,11 +272,11 @@ static int table_round_trip(const char *dir, const char *yaml, const char *origi
     }
     snprintf(h5, sizeof h5, "%s/%s.h5", tmp, origin);
     CHECK(test_write_skipped(h5, x, "sources_test", 0, &e) == 0, "%s", e.msg);
-    src_store st;
+    source_store st;
     int n;
     CHECK(load_sources(h5, 0, &st, &n, &e) == 0, "reading %s back: %s", table, e.msg);
-    const src_file *f = src_store_find(&st, origin, table), *g = src_store_find(&x->store, origin, table);
-    CHECK(f && g && f->len == g->len && g->len > SRC_MAX_BYTES && !memcmp(f->text, g->text, f->len),
+    const source_file *f = source_store_find(&st, origin, table), *g = source_store_find(&x->store, origin, table);
+    CHECK(f && g && f->len == g->len && g->len > SOURCE_MAX_BYTES && !memcmp(f->text, g->text, f->len),
           "%s:%s not carried as read", origin, table);
     h5in_source src;
     hid_t hf = h5in_open(h5, &e);
@@ -289,8 +289,8 @@ static int table_round_trip(const char *dir, const char *yaml, const char *origi
         CHECK(0, "%s", e.msg);
     }
     h5in_source_free(&src);
-    src_store_free(&st);
-    if (!strcmp(origin, SRC_EXPERIMENT)) {
+    source_store_free(&st);
+    if (!strcmp(origin, SOURCE_EXPERIMENT)) {
         extract_report r;
         char out[700], want[700];
         snprintf(out, sizeof out, "%s/tables-extracted", tmp);
@@ -317,16 +317,16 @@ static int check_tables(void)
     write_text(path, big, len);
     free(big);
     if (table_round_trip(dir, "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\n"
-                              "variants: [{name: tuned, table: mine.table}]\n", SRC_EXPERIMENT, "mine.table", &x) == 0)
+                              "variants: [{name: tuned, table: mine.table}]\n", SOURCE_EXPERIMENT, "mine.table", &x) == 0)
         config_free(&x);
     /* The registry's own table, where it is over a kernel's limit. */
     const reg_source *own = reg_find_source("sgemm/tuned_h100.table");
-    if (own && own->len > SRC_MAX_BYTES &&
-        table_round_trip(dir, "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\nvariants: [tuned]\n", SRC_TILELAB,
+    if (own && own->len > SOURCE_MAX_BYTES &&
+        table_round_trip(dir, "name: t\nop: sgemm\nseed: 1\nsizes: {mnk: 4096}\nvariants: [tuned]\n", SOURCE_TILELAB,
                          "sgemm/tuned_h100.table", &x) == 0)
         config_free(&x);
     /* Over the table limit: refused, named. */
-    big = padded_table(SRC_MAX_TABLE_BYTES, &len);
+    big = padded_table(SOURCE_MAX_TABLE_BYTES, &len);
     snprintf(path, sizeof path, "%s/mine.table", dir);
     write_text(path, big, len);
     free(big);
@@ -342,21 +342,21 @@ static int check_tables(void)
  * refused where the compile would read it, named. */
 static int check_big_preloaded_kernel(void)
 {
-    src_store st;
-    src_set set;
+    source_store st;
+    source_set set;
     tl_err e;
     size_t n = 2u << 20;
     char *text = tl_xmalloc(n);
     memset(text, ' ', n);
     memcpy(text, "// a kernel of 2 MiB\n", 21);
-    src_store_init_preloaded(&st, "r.h5:/sources", 0);
-    CHECK(src_store_add(&st, SRC_EXPERIMENT, "kernels/big.cu", text, n, NULL, &e) == 0, "preloading 2 MiB: %s", e.msg);
-    CHECK(src_resolve(&st, SRC_EXPERIMENT, "kernels/big.cu", &set, &e) != 0 &&
+    source_store_init_preloaded(&st, "r.h5:/sources", 0);
+    CHECK(source_store_add(&st, SOURCE_EXPERIMENT, "kernels/big.cu", text, n, NULL, &e) == 0, "preloading 2 MiB: %s", e.msg);
+    CHECK(source_resolve(&st, SOURCE_EXPERIMENT, "kernels/big.cu", &set, &e) != 0 &&
               strstr(e.msg, "kernels/big.cu: 2.0 MiB, over the 1 MiB limit for a kernel source"),
           "a 2 MiB kernel from a result file: %s", e.msg);
-    CHECK(src_resolve_table(&st, SRC_EXPERIMENT, "kernels/big.cu", &set, &e) == 0, "as a table: %s", e.msg);
-    src_set_free(&set);
-    src_store_free(&st);
+    CHECK(source_resolve_table(&st, SOURCE_EXPERIMENT, "kernels/big.cu", &set, &e) == 0, "as a table: %s", e.msg);
+    source_set_free(&set);
+    source_store_free(&st);
     free(text);
     return 2;
 }

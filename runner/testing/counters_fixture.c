@@ -30,7 +30,7 @@ static long param(const tl_case *c, const char *name, long def)
     return def;
 }
 
-static void add(ctr_result *r, const char *name, double v, const char *unit)
+static void add(counters_result *r, const char *name, double v, const char *unit)
 {
     int i = r->n++;
     r->names = realloc(r->names, (size_t)r->n * sizeof *r->names);
@@ -43,7 +43,7 @@ static void add(ctr_result *r, const char *name, double v, const char *unit)
 }
 
 /* Fills r's counters and returns the run's time, s. */
-static double model(const tl_case *c, ctr_result *r)
+static double model(const tl_case *c, counters_result *r)
 {
     const int64_t *d = c->spec.dims;
     r->status = "ok";
@@ -56,7 +56,7 @@ static double model(const tl_case *c, ctr_result *r)
         add(r, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", mis ? n / 32 * 5 : n / 8 * w, "l2_sector");
         add(r, "dram__bytes_read.sum", 4 * n * w / (mis ? 0.8 : 1), "byte");
         add(r, "dram__bytes_write.sum", 4 * n, "byte");
-        add(r, CTR_DURATION, 4 * n * (1 + w) / 2e12 * 1e9, "nanosecond");
+        add(r, COUNTERS_DURATION, 4 * n * (1 + w) / 2e12 * 1e9, "nanosecond");
         return 4 * n * (1 + w) / 2e12;
     }
     double m = (double)d[0], n = (double)d[1], k = (double)d[2];
@@ -72,7 +72,7 @@ static double model(const tl_case *c, ctr_result *r)
     add(r, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", lds * (!strcmp(v, "vectorized") ? 2 : 0.02),
         "l1data_bank_conflict");
     add(r, "sm__warps_active.avg.pct_of_peak_sustained_active", 25, "percent");
-    add(r, CTR_DURATION, t * 1e9, "nanosecond");
+    add(r, COUNTERS_DURATION, t * 1e9, "nanosecond");
     return t;
 }
 

@@ -21,6 +21,7 @@ import matplotlib.image as mpimg  # noqa: E402
 import numpy as np  # noqa: E402
 
 from tilelab_analysis import load, verdict  # noqa: E402
+from shards import load_tests  # noqa: E402,F401 (unittest's protocol: this shard's tests)
 from tilelab_analysis.peaks import FLOP_PER_CLOCK  # noqa: E402
 
 FIXTURE = os.path.join("runner", "testing", "counters_fixture")
@@ -153,34 +154,41 @@ class Report(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("Verdicts", p.stdout)
 
-    def test_the_report_renders_in_a_browser(self):
+    def render_in_a_browser(self, name, files):
         self.assertIsNotNone(CHROMIUM, "chromium is missing (tools/setup.sh installs it)")
-        # The sample files measured on an H200 (analysis/sample), as a newcomer renders them first.
-        sample = [os.path.join("analysis", "sample", n) for n in ("sgemm.h5", "copy_counters.h5")]
-        for name, files in (("counters", [self.copy, self.tc]), ("host", [self.host]), ("sample", sample)):
-            base = os.path.join(self.tmp, "browser-" + name)
-            p = sh(TOOL["report"], *files, "-o", base)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            n = int(re.search(r"\((\d+) figures\)", p.stdout).group(1))
-            self.assertGreaterEqual(n, 3, p.stdout)
-            home = os.path.join(self.tmp, "home-" + name)
-            os.makedirs(home)
-            p = sh(CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                   "--user-data-dir=" + os.path.join(home, "profile"), "--virtual-time-budget=5000",
-                   "--dump-dom", "file://" + base + ".report.html", env=dict(os.environ, HOME=home), timeout=120)
-            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
-            dom = p.stdout
-            self.assertIn('data-images="%d/%d"' % (n, n), dom, re.findall(r'data-images="[^"]*"', dom))
-            first = dom.index("<h2>")
-            self.assertEqual(dom[first:first + len("<h2>Verdicts</h2>")], "<h2>Verdicts</h2>")
-            self.assertIn('class="t v sortable"', dom)
-            self.assertNotIn("Nothing to draw", dom)
-            # No figure is empty: each has marks of more than one colour beyond its frame.
-            for png in sorted(os.listdir(base + ".report_files")):
-                img = mpimg.imread(os.path.join(base + ".report_files", png))
-                colours = np.unique((img[..., :3] * 255).astype(np.uint8).reshape(-1, 3), axis=0)
-                self.assertGreater(len(colours), 8, png)
+        base = os.path.join(self.tmp, "browser-" + name)
+        p = sh(TOOL["report"], *files, "-o", base)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        n = int(re.search(r"\((\d+) figures\)", p.stdout).group(1))
+        self.assertGreaterEqual(n, 3, p.stdout)
+        home = os.path.join(self.tmp, "home-" + name)
+        os.makedirs(home)
+        p = sh(CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+               "--user-data-dir=" + os.path.join(home, "profile"), "--virtual-time-budget=5000",
+               "--dump-dom", "file://" + base + ".report.html", env=dict(os.environ, HOME=home), timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        dom = p.stdout
+        self.assertIn('data-images="%d/%d"' % (n, n), dom, re.findall(r'data-images="[^"]*"', dom))
+        first = dom.index("<h2>")
+        self.assertEqual(dom[first:first + len("<h2>Verdicts</h2>")], "<h2>Verdicts</h2>")
+        self.assertIn('class="t v sortable"', dom)
+        self.assertNotIn("Nothing to draw", dom)
+        # No figure is empty: each has marks of more than one colour beyond its frame.
+        for png in sorted(os.listdir(base + ".report_files")):
+            img = mpimg.imread(os.path.join(base + ".report_files", png))
+            colours = np.unique((img[..., :3] * 255).astype(np.uint8).reshape(-1, 3), axis=0)
+            self.assertGreater(len(colours), 8, png)
 
+    def test_the_report_of_counters_renders_in_a_browser(self):
+        self.render_in_a_browser("counters", [self.copy, self.tc])
+
+    def test_the_report_of_a_host_run_renders_in_a_browser(self):
+        self.render_in_a_browser("host", [self.host])
+
+    def test_the_report_of_the_samples_renders_in_a_browser(self):
+        # The sample files measured on an H200 (analysis/sample), as a newcomer renders them first.
+        self.render_in_a_browser("sample", [os.path.join("analysis", "sample", n) for n in ("sgemm.h5",
+                                                                                            "copy_counters.h5")])
 
 if __name__ == "__main__":
     unittest.main()

@@ -447,7 +447,7 @@ static int verified_run(run_ctx *rc, tl_err *e)
 /* Before each replay, outside the profiled range: the L2 as a timed run finds it. Cold (l2_flush), the
  * outputs reset and the L2 flushed; hot, a run before the reset, so that what the profiler's set-up
  * left in the L2 is gone as a timed run's predecessor would have displaced it. */
-static int counters_prepare(void *ctx, tl_err *e)
+static int prepare_counters(void *ctx, tl_err *e)
 {
     run_ctx *rc = ctx;
     int flush = rc->l2_buf && rc->tc->protocol.l2_flush;
@@ -461,7 +461,7 @@ fail:
 }
 
 /* One run, finished before the range closes. */
-static int counters_run(void *ctx, tl_err *e)
+static int run_counters(void *ctx, tl_err *e)
 {
     run_ctx *rc = ctx;
     if (run_launch(rc, e)) return -1;
@@ -486,7 +486,7 @@ static int collect_counters(execute_ctx *c, run_ctx *rc, tl_result *r, tl_err *e
     rc->l2_buf = c->l2_buf;
     rc->l2_bytes = c->l2_bytes;
     int kernels = tc->run->kind == REG_NVRTC ? rc->nk : 0; /* a library's: counted */
-    return counters_collect(c->ctr, &tc->cv->counters, kernels, counters_prepare, counters_run, rc, &r->counters, e);
+    return counters_collect(c->ctr, &tc->cv->counters, kernels, prepare_counters, run_counters, rc, &r->counters, e);
 }
 
 static void finish_stats(tl_result *r)

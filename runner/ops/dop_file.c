@@ -149,7 +149,7 @@ out:
 /* ---- HDF5 ------------------------------------------------------------------------------------- */
 
 /* The memory type of t (HDF5 converts order and, within a class and size, nothing else). */
-static hid_t h5util_mem_type(int t, hid_t file_type)
+static hid_t hdf5_mem_type(int t, hid_t file_type)
 {
     switch (t) {
     case TL_GEN_F32: return H5Tcopy(H5T_NATIVE_FLOAT);
@@ -171,7 +171,7 @@ static hid_t h5util_mem_type(int t, hid_t file_type)
 }
 
 /* What a dataset type is, for messages: "float64", "int16", "a string". */
-static void h5util_type_name(hid_t ft, char *out, size_t n)
+static void hdf5_type_name(hid_t ft, char *out, size_t n)
 {
     H5T_class_t cl = H5Tget_class(ft);
     size_t size = H5Tget_size(ft);
@@ -181,7 +181,7 @@ static void h5util_type_name(hid_t ft, char *out, size_t n)
 }
 
 /* HDF5 looks for its signature at 0 and at each power of two from 512 on (a user block before it). */
-static int h5util_signed(const char *b, size_t len)
+static int hdf5_signed(const char *b, size_t len)
 {
     for (size_t at = 0; at + 8 <= len; at = at ? 2 * at : 512)
         if (!memcmp(b + at, "\x89HDF\r\n\x1a\n", 8)) return 1;
@@ -215,7 +215,7 @@ static int filter_ok(H5Z_filter_t id)
 /* Whether dataset d (count elements of size bytes) keeps its elements in this file and bounded: no virtual or
  * external storage, only the standard filters, chunks no larger than the dataset (or 4 MiB) and every one
  * written. 0, or -1 with why. Its metadata only: no element is read. */
-static int h5util_storage_ok(dop_file *f, hid_t d, int64_t count, int size, char *why, size_t n)
+static int hdf5_storage_ok(dop_file *f, hid_t d, int64_t count, int size, char *why, size_t n)
 {
     hid_t dcpl = H5Dget_create_plist(d);
     int rc = 0, rank;
@@ -273,13 +273,13 @@ static int h5util_storage_ok(dop_file *f, hid_t d, int64_t count, int size, char
     return rc;
 }
 
-static int h5util_decode(dop_file *f, int t, int size, const char *b, size_t len, char *why, size_t n)
+static int hdf5_decode(dop_file *f, int t, int size, const char *b, size_t len, char *why, size_t n)
 {
     hid_t fapl = -1, file = -1, d = -1, ft = -1, space = -1, mt = -1, dapl = -1;
     int rc = -1;
     char have[32];
     elink_seen seen = {""};
-    if (!h5util_signed(b, len)) return fail(why, n, "not an HDF5 file (no HDF5 signature)");
+    if (!hdf5_signed(b, len)) return fail(why, n, "not an HDF5 file (no HDF5 signature)");
     H5E_BEGIN_TRY {
         /* Opened from the bytes the store holds: the file on disk is never read twice (nor swapped between). Links
          * are followed inside the file only, a few deep: an external link would read another file. */
@@ -304,7 +304,7 @@ static int h5util_decode(dop_file *f, int t, int size, const char *b, size_t len
             int rank = H5Sget_simple_extent_ndims(space);
             hsize_t hd[32];
             uint64_t dims[32];
-            h5util_type_name(ft, have, sizeof have);
+            hdf5_type_name(ft, have, sizeof have);
             if (cl != (want_float ? H5T_FLOAT : H5T_INTEGER) || fsize != (size_t)size || !sign_ok) {
                 fail(why, n, "dataset '%s' holds %s, not %s: write it as %s", f->dataset, have, npy_names[t].name,
                      npy_names[t].numpy);
@@ -317,9 +317,9 @@ static int h5util_decode(dop_file *f, int t, int size, const char *b, size_t len
                 if (rank == 0) snprintf(f->shape, sizeof f->shape, "()"), count = 1;
                 if (count <= 0) {
                     fail(why, n, "dataset '%s' of shape %s holds no elements, or too many", f->dataset, f->shape);
-                } else if (h5util_storage_ok(f, d, count, size, why, n)) {
+                } else if (hdf5_storage_ok(f, d, count, size, why, n)) {
                     /* why says it */
-                } else if ((mt = h5util_mem_type(t, ft)) < 0) {
+                } else if ((mt = hdf5_mem_type(t, ft)) < 0) {
                     fail(why, n, "HDF5 has no memory type for %s", npy_names[t].name);
                 } else {
                     f->data = tl_xmalloc((size_t)count * (size_t)size);
@@ -346,7 +346,7 @@ static int h5util_decode(dop_file *f, int t, int size, const char *b, size_t len
 /* A data file travels in result files, so it is untrusted like them: HDF5 first reads it in a child, where a file
  * crafted to crash or hang the library costs only the child. 0 when the child read it (or could not be started:
  * then this process reads it), -1 with why. */
-static int h5util_probe(dop_file *f, int t, int size, const char *bytes, size_t len, char *why, size_t n)
+static int hdf5_probe(dop_file *f, int t, int size, const char *bytes, size_t len, char *why, size_t n)
 {
 #ifdef TL_LIBFUZZER
     (void)f, (void)t, (void)size, (void)bytes, (void)len, (void)why, (void)n;
@@ -360,7 +360,7 @@ static int h5util_probe(dop_file *f, int t, int size, const char *bytes, size_t 
         if (null >= 0) dup2(null, 2);
         alarm(30);
         char w[8];
-        _exit(h5util_decode(f, t, size, bytes, len, w, sizeof w) == 0 ? 0 : 1);
+        _exit(hdf5_decode(f, t, size, bytes, len, w, sizeof w) == 0 ? 0 : 1);
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
@@ -372,7 +372,7 @@ static int h5util_probe(dop_file *f, int t, int size, const char *bytes, size_t 
 
 int dop_file_decode(dop_file *f, int t, int size, const char *bytes, size_t len, char *why, size_t n)
 {
-    int rc = f->dataset ? (h5util_probe(f, t, size, bytes, len, why, n) ? -1 : h5util_decode(f, t, size, bytes, len, why, n))
+    int rc = f->dataset ? (hdf5_probe(f, t, size, bytes, len, why, n) ? -1 : hdf5_decode(f, t, size, bytes, len, why, n))
                         : npy_decode(f, t, size, bytes, len, why, n);
     if (rc == 0) tl_sha256_hex(f->data, (size_t)f->count * (size_t)size, f->sha256);
     return rc;

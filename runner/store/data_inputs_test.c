@@ -106,7 +106,7 @@ static char *folder(const char *name)
     return d;
 }
 
-static hid_t h5util_create(const char *dir, const char *name)
+static hid_t hdf5_create(const char *dir, const char *name)
 {
     char *path = tl_xasprintf("%s/%s", dir, name);
     hid_t h = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -151,7 +151,7 @@ static int fill_matches(tl_experiment *x, tl_plan *p, const unsigned char *want,
 static int test_types(void)
 {
     char *d = folder("types");
-    hid_t h = h5util_create(d, "all.h5");
+    hid_t h = hdf5_create(d, "all.h5");
     for (int i = 0; i < NTYPES; i++) {
         unsigned char data[40];
         char rel[32], init[128];
@@ -225,7 +225,7 @@ static int test_bad(void)
     CHECK(symlink(out, link) == 0, "symlink");
     char *sub = tl_xasprintf("%s/sub.npy", d);
     mkdir(sub, 0700);
-    hid_t h = h5util_create(d, "w.h5");
+    hid_t h = hdf5_create(d, "w.h5");
     hsize_t five = 5;
     hid_t sp = H5Screate_simple(1, &five, NULL);
     short s[5] = {1, 2, 3, 4, 5};
@@ -301,7 +301,7 @@ static int test_ids(void)
     put_npy(d, "a.npy", "'<f4'", 0, "(5,)", f, sizeof f);
     put_npy(d, "renamed.npy", "'<f4'", 0, "(5,)", f, sizeof f);
     put_npy(d, "other.npy", "'<f4'", 0, "(5,)", g, sizeof g);
-    hid_t h = h5util_create(d, "a.h5");
+    hid_t h = hdf5_create(d, "a.h5");
     hsize_t five = 5;
     hid_t sp = H5Screate_simple(1, &five, NULL), ds = H5Dcreate2(h, "x", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT,
                                                                  H5P_DEFAULT);

@@ -406,11 +406,81 @@ fail:
     return rc;
 }
 
+/* Starts a worker process for each of ws[0, nw): `runner run` of the experiment into its file in parts, with the cases
+ * owner gives it; the number started (fewer after a failure, said on stderr). */
+static int start_workers(const devices_opts *o, const tl_experiment *x, const tl_plan *p, const int *owner,
+                         const char *parts, int out_exists, worker *ws, int nw)
+{
+    tl_err e;
+    int jobs = o->compile_jobs < 0 ? compile_default_threads() : o->compile_jobs;
+    int started = 0;
+    for (int k = 0; k < nw; k++) {
+        worker *w = &ws[k];
+        char *ids = tl_xasprintf("%s/device-%d.ids", parts, w->ord), *part = tl_xasprintf("%s/device-%d.h5", parts, w->ord);
+        char njobs[16];
+        snprintf(njobs, sizeof njobs, "%d", jobs / nw > 0 ? jobs / nw : 1);
+        char *argv[20];
+        int a = 0;
+        argv[a++] = (char *)o->argv0;
+        argv[a++] = "run";
+        argv[a++] = (char *)o->yaml;
+        argv[a++] = "-o", argv[a++] = part;
+        argv[a++] = "--resume";
+        argv[a++] = "--worker-cases", argv[a++] = ids;
+        argv[a++] = "--compile-jobs", argv[a++] = njobs;
+        if (o->shard_text[0]) argv[a++] = "--shard", argv[a++] = (char *)o->shard_text;
+        if (x->search && out_exists) argv[a++] = "--search-held", argv[a++] = (char *)o->out;
+        if (o->quiet) argv[a++] = "-q";
+        if (o->sanitize) argv[a++] = "--sanitize", argv[a++] = (char *)o->sanitize;
+        argv[a] = NULL;
+        char **env = worker_env(w->ord);
+        int bad = write_ids(ids, p, owner, w->which, &e) || spawn(w, o->runner, argv, env, &e);
+        for (int i = 0; env[i]; i++)
+            if (!env[i + 1]) free(env[i]); /* the last: its TILELAB_DEVICE */
+        free(env), free(ids), free(part);
+        if (bad) {
+            fprintf(stderr, "runner: %s\n", e.msg);
+            break;
+        }
+        started++;
+    }
+    return started;
+}
+
+static int workers_exited(const worker *ws, int started)
+{
+    for (int k = 0; k < started; k++)
+        if (!WIFEXITED(ws[k].status)) return 0;
+    return 1;
+}
+
+/* The run's exit code from its workers': the worst of theirs; a worker killed, stopped on its own or never started
+ * is a failed run (what the others finished is kept), said on stderr. */
+static int worst_exit(const worker *ws, int started, int nw)
+{
+    int worst = 0;
+    for (int k = 0; k < started; k++) {
+        int s = ws[k].status, code = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+        if (code == TL_EXIT_OK || code == TL_EXIT_FAILED || code == TL_EXIT_BAD_INPUT) {
+            worst = code > worst ? code : worst;
+            continue;
+        }
+        worst = worst < TL_EXIT_FAILED ? TL_EXIT_FAILED : worst;
+        if (WIFSIGNALED(s))
+            fprintf(stderr, "runner: the worker of %s was killed by signal %d; the cases it finished are kept\n",
+                    ws[k].label, WTERMSIG(s));
+        else
+            fprintf(stderr, "runner: the worker of %s stopped with exit code %d; the cases it finished are kept\n",
+                    ws[k].label, code);
+    }
+    return started < nw && worst < TL_EXIT_FAILED ? TL_EXIT_FAILED : worst;
+}
+
 int devices_run(const devices_opts *o, const devices_list *d, const tl_experiment *x, const tl_plan *p, const unsigned char *share)
 {
     tl_err e;
     struct stat st;
-    int lock = -1, rc = TL_EXIT_BAD_INPUT, held = 0, nshare = 0, nw = 0, worst = 0;
+    int lock = -1, rc = TL_EXIT_BAD_INPUT, held = 0, nshare = 0, nw = 0;
     char *parts = run_parts_dir(o->out), **in = NULL;
     int nin = 0;
     unsigned char *todo = tl_xcalloc((size_t)p->ncases + 1, 1);
@@ -473,59 +543,13 @@ int devices_run(const devices_opts *o, const devices_list *d, const tl_experimen
         for (int k = 0; k < nw; k++)
             fprintf(stderr, "  %s: %d cases, expected %.1f s\n", ws[k].label, ws[k].ncases, ws[k].cost);
     }
-    int jobs = o->compile_jobs < 0 ? compile_default_threads() : o->compile_jobs;
-    int started = 0;
-    for (int k = 0; k < nw; k++) {
-        worker *w = &ws[k];
-        char *ids = tl_xasprintf("%s/device-%d.ids", parts, w->ord), *part = tl_xasprintf("%s/device-%d.h5", parts, w->ord);
-        char njobs[16];
-        snprintf(njobs, sizeof njobs, "%d", jobs / nw > 0 ? jobs / nw : 1);
-        char *argv[20];
-        int a = 0;
-        argv[a++] = (char *)o->argv0;
-        argv[a++] = "run";
-        argv[a++] = (char *)o->yaml;
-        argv[a++] = "-o", argv[a++] = part;
-        argv[a++] = "--resume";
-        argv[a++] = "--worker-cases", argv[a++] = ids;
-        argv[a++] = "--compile-jobs", argv[a++] = njobs;
-        if (o->shard_text[0]) argv[a++] = "--shard", argv[a++] = (char *)o->shard_text;
-        if (x->search && out_exists) argv[a++] = "--search-held", argv[a++] = (char *)o->out;
-        if (o->quiet) argv[a++] = "-q";
-        if (o->sanitize) argv[a++] = "--sanitize", argv[a++] = (char *)o->sanitize;
-        argv[a] = NULL;
-        char **env = worker_env(w->ord);
-        int bad = write_ids(ids, p, owner, w->which, &e) || spawn(w, o->runner, argv, env, &e);
-        for (int i = 0; env[i]; i++)
-            if (!env[i + 1]) free(env[i]); /* the last: its TILELAB_DEVICE */
-        free(env), free(ids), free(part);
-        if (bad) {
-            fprintf(stderr, "runner: %s\n", e.msg);
-            break;
-        }
-        started++;
-    }
+    int started = start_workers(o, x, p, owner, parts, out_exists, ws, nw);
     double t_follow = tl_now_s();
     follow(ws, started);
     double t_merge = tl_now_s();
     /* Only this run's workers wrote files (none held from before), and each of them exited. */
-    int trusted = nin == 0;
-    for (int k = 0; k < started; k++) {
-        int s = ws[k].status, code = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
-        trusted &= WIFEXITED(s);
-        if (code == TL_EXIT_OK || code == TL_EXIT_FAILED || code == TL_EXIT_BAD_INPUT) {
-            worst = code > worst ? code : worst;
-            continue;
-        }
-        worst = worst < TL_EXIT_FAILED ? TL_EXIT_FAILED : worst;
-        if (WIFSIGNALED(s))
-            fprintf(stderr, "runner: the worker of %s was killed by signal %d; the cases it finished are kept\n",
-                    ws[k].label, WTERMSIG(s));
-        else
-            fprintf(stderr, "runner: the worker of %s stopped with exit code %d; the cases it finished are kept\n",
-                    ws[k].label, code);
-    }
-    if (started < nw) worst = worst < TL_EXIT_FAILED ? TL_EXIT_FAILED : worst;
+    int trusted = nin == 0 && workers_exited(ws, started);
+    int worst = worst_exit(ws, started, nw);
     int have = 0, failed = 0;
     merge_report r;
     int merged = merge_parts(o, parts, p, trusted, &r, &e);

@@ -263,6 +263,76 @@ fail:
     return -1;
 }
 
+/* Opens and checks the inputs: none given twice, all of one experiment (unless o->force, then said on log). */
+static int open_inputs(input *ins, char **inputs, int n, const merge_opts *o, FILE *log, tl_err *e)
+{
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < i; j++)
+            if (!strcmp(inputs[i], inputs[j])) {
+                tl_err_set(e, "%s: given twice", inputs[i]);
+                return -1;
+            }
+        if (open_input(&ins[i], inputs[i], o->trusted, e)) return -1;
+        ins[i].session0 = i ? ins[i - 1].session0 + (ins[i - 1].nsessions ? ins[i - 1].nsessions : 1) : 0;
+        if (strcmp(ins[i].sha, ins[0].sha)) {
+            if (!o->force) {
+                tl_err_set(e, "%s: a different experiment from %s (config_sha256 %.12s... vs %.12s...): merge refuses "
+                              "to mix them; --force merges anyway, keeping each session's config_sha256",
+                           inputs[i], inputs[0], ins[i].sha, ins[0].sha);
+                return -1;
+            }
+            fprintf(log, "merge: warning: %s is a different experiment from %s (--force)\n", inputs[i], inputs[0]);
+        }
+    }
+    return 0;
+}
+
+/* The cases of the inputs, each once: a case in two inputs is an error, or the first input's (o->force,
+ * o->first_wins). */
+static int union_of_cases(input *ins, char **inputs, int n, const merge_opts *o, collect *all, tl_err *e)
+{
+    /* The union, checking that no case is in two inputs. */
+    for (int i = 0; i < n; i++) {
+        collect c = {0};
+        c.input = i;
+        c.in = &ins[i];
+        hid_t g = H5Gopen2(ins[i].f, "/cases", H5P_DEFAULT);
+        if (g < 0 || H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, collect_case, &c) < 0) {
+            if (g >= 0) H5Gclose(g);
+            free(c.v);
+            tl_err_set(e, "%s: cannot read /cases", inputs[i]);
+            return -1;
+        }
+        H5Gclose(g);
+        qsort(c.v, (size_t)c.n, sizeof *c.v, by_id);
+        match_rows(c.v, c.n, &ins[i]);
+        if (all->n + c.n > all->cap) {
+            all->cap = all->n + c.n > 2 * all->cap ? all->n + c.n : 2 * all->cap;
+            all->v = realloc(all->v, sizeof *all->v * (size_t)(all->cap + 1));
+            if (!all->v) abort();
+        }
+        memcpy(all->v + all->n, c.v, sizeof *c.v * (size_t)c.n);
+        all->n += c.n;
+        free(c.v);
+    }
+    /* A case in several inputs: an error, or the first input's copy. */
+    qsort(all->v, (size_t)all->n, sizeof *all->v, by_id);
+    int kept = 0;
+    for (int k = 0; k < all->n; k++) {
+        if (kept && !strcmp(all->v[kept - 1].id, all->v[k].id)) {
+            if (!o->force && !o->first_wins) {
+                tl_err_set(e, "case %s is in both %s and %s: the inputs overlap (--force keeps the first)",
+                           all->v[k].id, inputs[all->v[kept - 1].input], inputs[all->v[k].input]);
+                return -1;
+            }
+            continue;
+        }
+        all->v[kept++] = all->v[k];
+    }
+    all->n = kept;
+    return 0;
+}
+
 int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merge_report *r, FILE *log, tl_err *e)
 {
     input *ins = tl_xcalloc((size_t)n, sizeof *ins);
@@ -279,63 +349,7 @@ int merge_files(const char *out, char **inputs, int n, const merge_opts *o, merg
         goto out;
     }
     for (int i = 0; i < n; i++) ins[i].f = ins[i].row_type = -1;
-    for (int i = 0; i < n; i++) {
-        for (int j = 0; j < i; j++)
-            if (!strcmp(inputs[i], inputs[j])) {
-                tl_err_set(e, "%s: given twice", inputs[i]);
-                goto out;
-            }
-        if (open_input(&ins[i], inputs[i], o->trusted, e)) goto out;
-        ins[i].session0 = i ? ins[i - 1].session0 + (ins[i - 1].nsessions ? ins[i - 1].nsessions : 1) : 0;
-        if (strcmp(ins[i].sha, ins[0].sha)) {
-            if (!o->force) {
-                tl_err_set(e, "%s: a different experiment from %s (config_sha256 %.12s... vs %.12s...): merge refuses "
-                              "to mix them; --force merges anyway, keeping each session's config_sha256",
-                           inputs[i], inputs[0], ins[i].sha, ins[0].sha);
-                goto out;
-            }
-            fprintf(log, "merge: warning: %s is a different experiment from %s (--force)\n", inputs[i], inputs[0]);
-        }
-    }
-    /* The union, checking that no case is in two inputs. */
-    for (int i = 0; i < n; i++) {
-        collect c = {0};
-        c.input = i;
-        c.in = &ins[i];
-        hid_t g = H5Gopen2(ins[i].f, "/cases", H5P_DEFAULT);
-        if (g < 0 || H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, collect_case, &c) < 0) {
-            if (g >= 0) H5Gclose(g);
-            free(c.v);
-            tl_err_set(e, "%s: cannot read /cases", inputs[i]);
-            goto out;
-        }
-        H5Gclose(g);
-        qsort(c.v, (size_t)c.n, sizeof *c.v, by_id);
-        match_rows(c.v, c.n, &ins[i]);
-        if (all.n + c.n > all.cap) {
-            all.cap = all.n + c.n > 2 * all.cap ? all.n + c.n : 2 * all.cap;
-            all.v = realloc(all.v, sizeof *all.v * (size_t)(all.cap + 1));
-            if (!all.v) abort();
-        }
-        memcpy(all.v + all.n, c.v, sizeof *c.v * (size_t)c.n);
-        all.n += c.n;
-        free(c.v);
-    }
-    /* A case in several inputs: an error, or the first input's copy. */
-    qsort(all.v, (size_t)all.n, sizeof *all.v, by_id);
-    int kept = 0;
-    for (int k = 0; k < all.n; k++) {
-        if (kept && !strcmp(all.v[kept - 1].id, all.v[k].id)) {
-            if (!o->force && !o->first_wins) {
-                tl_err_set(e, "case %s is in both %s and %s: the inputs overlap (--force keeps the first)",
-                           all.v[k].id, inputs[all.v[kept - 1].input], inputs[all.v[k].input]);
-                goto out;
-            }
-            continue;
-        }
-        all.v[kept++] = all.v[k];
-    }
-    all.n = kept;
+    if (open_inputs(ins, inputs, n, o, log, e) || union_of_cases(ins, inputs, n, o, &all, e)) goto out;
     /* Plan order, and what is missing, from the experiment the first input embeds (or the caller's plan of it). */
     const tl_plan *pl = o->plan;
     if (!pl) {
